@@ -1,0 +1,51 @@
+package io.stunwatch.model;
+
+import io.stunwatch.model.json.Schema;
+import java.time.Instant;
+
+/**
+ * One vGPU instance as the hypervisor sees it ({@code nvidia-smi vgpu -q} on the ESXi host). This is the view
+ * that survives a guest stun and allows comparing the scheduler policies of the physical GPU.
+ *
+ * @param vmId                 canonical SMBIOS UUID of the VM that owns the vGPU; the Kafka key
+ * @param hostname             hypervisor host name
+ * @param timestamp            when the reading was taken
+ * @param gpuPciBusId          PCI bus id of the physical GPU
+ * @param gpuName              product name of the physical GPU
+ * @param vmName               VM name as the host reports it
+ * @param vgpuInstanceId       vGPU instance id on the host
+ * @param vgpuType             vGPU type name, e.g. {@code GRID T4-16C}
+ * @param vgpuProfile          profile parsed from {@code vgpuType}, absent when it does not parse
+ * @param fbTotalMiB           framebuffer assigned, MiB
+ * @param fbUsedMiB            framebuffer in use, MiB
+ * @param utilizationGpuPct    GPU utilization of this vGPU, percent
+ * @param utilizationMemoryPct memory utilization of this vGPU, percent
+ * @param schedulerPolicy      the physical GPU's vGPU scheduler: best effort, equal share or fixed share
+ */
+@Schema(name = "host-vgpu-sample")
+public record HostVgpuSample(
+    String vmId,
+    String hostname,
+    Instant timestamp,
+    String gpuPciBusId,
+    String gpuName,
+    String vmName,
+    String vgpuInstanceId,
+    String vgpuType,
+    VgpuProfile vgpuProfile,
+    Long fbTotalMiB,
+    Long fbUsedMiB,
+    Double utilizationGpuPct,
+    Double utilizationMemoryPct,
+    String schedulerPolicy) {
+
+  public HostVgpuSample {
+    Checks.requiredText(vmId, "vmId");
+    Checks.requiredText(hostname, "hostname");
+    Checks.required(timestamp, "timestamp");
+    Checks.nonNegative(fbTotalMiB, "fbTotalMiB");
+    Checks.nonNegative(fbUsedMiB, "fbUsedMiB");
+    Checks.range(utilizationGpuPct, 0, 100, "utilizationGpuPct");
+    Checks.range(utilizationMemoryPct, 0, 100, "utilizationMemoryPct");
+  }
+}

@@ -1,0 +1,70 @@
+package io.stunwatch.model;
+
+import io.stunwatch.model.json.Schema;
+import java.time.Instant;
+
+/**
+ * One vMotion migration as assembled from its task and events; published each time it changes, to a compacted
+ * topic keyed by {@link #id()}.
+ *
+ * @param id              {@code <vcenterUuid>/<chainId>} (see {@link Keys#migration})
+ * @param vcenterUuid     instance UUID of the vCenter
+ * @param vmMoref         VM moref value
+ * @param vmName          VM name
+ * @param vmId            canonical SMBIOS UUID of the VM, when the inventory knows it
+ * @param vgpuProfile     the VM's vGPU profile name, e.g. {@code T4-16C}, when known
+ * @param state           where it stands
+ * @param initiator       user or DRS
+ * @param initiatorName   the user name, or the DRS task description
+ * @param encrypted       whether it was an encrypted vMotion, when known
+ * @param sourceHost      source host
+ * @param destHost        destination host
+ * @param sourceCluster   source cluster
+ * @param destCluster     destination cluster
+ * @param sourceDatastore source datastore
+ * @param destDatastore   destination datastore
+ * @param startTime       start: the task's startTime, else the first event's createdTime
+ * @param endTime         end: the task's completeTime, else the completing event's createdTime
+ * @param failureReason   the fault message of a failed migration
+ * @param updatedAt       event time of the newest input that changed this record
+ */
+@Schema(name = "migration")
+public record Migration(
+    String id,
+    String vcenterUuid,
+    String vmMoref,
+    String vmName,
+    String vmId,
+    String vgpuProfile,
+    MigrationState state,
+    Initiator initiator,
+    String initiatorName,
+    Boolean encrypted,
+    EntityRef sourceHost,
+    EntityRef destHost,
+    EntityRef sourceCluster,
+    EntityRef destCluster,
+    EntityRef sourceDatastore,
+    EntityRef destDatastore,
+    Instant startTime,
+    Instant endTime,
+    String failureReason,
+    Instant updatedAt) {
+
+  public Migration {
+    Checks.requiredText(id, "id");
+    Checks.requiredText(vcenterUuid, "vcenterUuid");
+    Checks.requiredText(vmMoref, "vmMoref");
+    Checks.required(state, "state");
+    Checks.required(initiator, "initiator");
+    if (startTime != null && endTime != null && endTime.isBefore(startTime)) {
+      throw new IllegalArgumentException("endTime " + endTime + " is before startTime " + startTime);
+    }
+  }
+
+  /** Duration in seconds, absent until both ends are known. */
+  public Double durationSeconds() {
+    return startTime == null || endTime == null ? null
+        : (endTime.toEpochMilli() - startTime.toEpochMilli()) / 1000.0;
+  }
+}

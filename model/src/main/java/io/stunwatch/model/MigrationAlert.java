@@ -1,0 +1,102 @@
+package io.stunwatch.model;
+
+import io.stunwatch.model.json.Schema;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * "Migration under load": raised when a migration starts while its VM is busy, and updated with the measured impact
+ * when it ends. Compacted topic keyed by the migration id, so the newest state of each alert is kept.
+ *
+ * @param migrationId  the migration this alert is about
+ * @param state        firing while the migration runs, resolved when it ended
+ * @param vmMoref      VM moref value
+ * @param vmName       VM name
+ * @param vmId         canonical SMBIOS UUID
+ * @param sourceHost   source host
+ * @param destHost     destination host, when known at start
+ * @param initiator    user or DRS
+ * @param vgpuProfile  the VM's vGPU profile name
+ * @param load         the load that crossed a threshold
+ * @param reasons      which thresholds were crossed
+ * @param forecast     forecast stun time when it was raised
+ * @param raisedAt     the migration's start (event time)
+ * @param updatedAt    event time of the last update
+ * @param measured     the measured impact, once the migration has ended
+ */
+@Schema(name = "migration-alert")
+public record MigrationAlert(
+    String migrationId,
+    AlertState state,
+    String vmMoref,
+    String vmName,
+    String vmId,
+    EntityRef sourceHost,
+    EntityRef destHost,
+    Initiator initiator,
+    String vgpuProfile,
+    Load load,
+    List<Reason> reasons,
+    StunForecast forecast,
+    Instant raisedAt,
+    Instant updatedAt,
+    Measured measured) {
+
+  public MigrationAlert {
+    Checks.requiredText(migrationId, "migrationId");
+    Checks.required(state, "state");
+    Checks.required(initiator, "initiator");
+    Checks.required(load, "load");
+    reasons = Checks.list(reasons);
+    if (reasons.isEmpty()) {
+      throw new IllegalArgumentException("reasons must name at least one crossed threshold");
+    }
+    Checks.required(raisedAt, "raisedAt");
+    Checks.required(updatedAt, "updatedAt");
+  }
+
+  /** Alert lifecycle. */
+  public enum AlertState {
+    FIRING,
+    RESOLVED
+  }
+
+  /** A threshold that a migration crossed. */
+  public enum Reason {
+    GPU_UTILIZATION,
+    FB_USED,
+    RDMA_RATE
+  }
+
+  /**
+   * The VM's load when the migration started; absent figures had no samples.
+   *
+   * @param gpuUtilizationAvgPct GPU utilization averaged over the look-back window, percent
+   * @param gpuUtilizationWindowSeconds the look-back window, seconds
+   * @param fbUsedMiB            framebuffer used, MiB
+   * @param fbUsedPct            framebuffer used, percent of total
+   * @param rdmaBitsPerSec       RDMA rate, rx plus tx, bits per second
+   */
+  public record Load(
+      Double gpuUtilizationAvgPct,
+      Long gpuUtilizationWindowSeconds,
+      Long fbUsedMiB,
+      Double fbUsedPct,
+      Double rdmaBitsPerSec) {
+  }
+
+  /**
+   * The measured impact, filled in when the migration ends.
+   *
+   * @param result           how the migration ended
+   * @param durationSeconds  seconds
+   * @param stun             stun time and its source
+   * @param throughputDipPct throughput dip, percent
+   */
+  public record Measured(MigrationState result, Double durationSeconds, StunTime stun, Double throughputDipPct) {
+
+    public Measured {
+      Checks.required(result, "measured.result");
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.stunwatch.model;
+
+import io.stunwatch.model.json.Schema;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Where a vCenter collector has got to, so a restart resumes with no gap and no duplicate. Compacted topic keyed by
+ * {@code vcenterUuid}.
+ *
+ * <p>Events are ordered by {@code (createdTime, key)}: on resume the collector re-reads from
+ * {@link #lastCreatedTime()} and skips the keys already published at exactly that time.
+ *
+ * @param vcenterUuid        instance UUID of the vCenter
+ * @param lastCreatedTime    createdTime of the newest event published
+ * @param keysAtLastCreated  event keys already published with exactly {@code lastCreatedTime}
+ * @param savedAt            when the checkpoint was written
+ */
+@Schema(name = "vcenter-checkpoint")
+public record VcenterCheckpoint(
+    String vcenterUuid,
+    Instant lastCreatedTime,
+    List<Long> keysAtLastCreated,
+    Instant savedAt) {
+
+  public VcenterCheckpoint {
+    Checks.requiredText(vcenterUuid, "vcenterUuid");
+    Checks.required(lastCreatedTime, "lastCreatedTime");
+    keysAtLastCreated = Checks.list(keysAtLastCreated);
+    Checks.required(savedAt, "savedAt");
+  }
+}

@@ -1,0 +1,229 @@
+package io.stunwatch.model.json;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Versioned JSON encoding of one bus message type, usable directly ({@link #encode}, {@link #decode}) and as a
+ * Kafka {@link Serde}.
+ *
+ * <p>Wire form: a JSON object whose first field is {@code "v"} (the {@link Schema#version()}), followed by the
+ * record's fields, with absent values omitted. For example:
+ * {@code {"v":1,"vmId":"4c4c4544-...","timestamp":"2026-11-21T12:02:20.123Z","gpuIndex":0,...}}.
+ *
+ * <p>Decoding accepts {@code "v"} anywhere in the object, any version between {@link Schema#minVersion()} and
+ * {@link Schema#version()}, and ignores unknown fields. Anything else is a {@link SchemaException} with a one-line
+ * reason; a null payload decodes to null (a Kafka tombstone).
+ *
+ * @param <T> the record type, annotated with {@link Schema}
+ */
+public final class JsonSerde<T> implements Serde<T> {
+
+  /** Name of the schema-version field. */
+  public static final String VERSION_FIELD = "v";
+
+  private final Class<T> type;
+  private final String schemaName;
+  private final int version;
+  private final int minVersion;
+  private final ObjectWriter writer;
+  private final ObjectReader reader;
+
+  private JsonSerde(Class<T> type) {
+    Schema schema = type.getAnnotation(Schema.class);
+    if (schema == null) {
+      throw new IllegalArgumentException(type.getName() + " has no @Schema annotation");
+    }
+    if (schema.minVersion() < 1 || schema.minVersion() > schema.version()) {
+      throw new IllegalArgumentException(type.getName() + ": @Schema minVersion must be in 1.." + schema.version());
+    }
+    this.type = type;
+    this.schemaName = schema.name();
+    this.version = schema.version();
+    this.minVersion = schema.minVersion();
+    this.writer = Json.mapper().writerFor(Envelope.class);
+    this.reader = Json.mapper().readerFor(type);
+  }
+
+  /** The serde of a {@link Schema}-annotated record type. */
+  public static <T> JsonSerde<T> of(Class<T> type) {
+    return new JsonSerde<>(type);
+  }
+
+  public Class<T> type() {
+    return type;
+  }
+
+  public String schemaName() {
+    return schemaName;
+  }
+
+  public int version() {
+    return version;
+  }
+
+  /** Encodes {@code value}; null encodes to null (a tombstone). */
+  public byte[] encode(T value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return writer.writeValueAsBytes(new Envelope(version, value));
+    } catch (JsonProcessingException e) {
+      // Only a bug in a record (an unserializable field) gets here; it must not be mistaken for bad input.
+      throw new IllegalStateException("cannot encode " + schemaName + ": " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /**
+   * Decodes one payload.
+   *
+   * @throws SchemaException with a one-line reason when the payload is not a valid {@code schemaName()} message
+   */
+  public T decode(byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    if (data.length == 0) {
+      throw new SchemaException("empty payload (0 bytes), expected a JSON " + schemaName + " object");
+    }
+    try (JsonParser p = Json.mapper().createParser(data)) {
+      JsonToken first = p.nextToken();
+      if (first != JsonToken.START_OBJECT) {
+        throw new SchemaException("expected a JSON object (" + schemaName + "), found " + describe(first));
+      }
+      // Fast path: our own encoder always writes "v" first, so the body can be read in the same pass.
+      if (p.nextToken() == JsonToken.FIELD_NAME && VERSION_FIELD.equals(p.currentName())) {
+        p.nextToken();
+        checkVersion(p.currentToken() == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : null, p.getText());
+        p.nextToken(); // the next FIELD_NAME or END_OBJECT: Jackson's bean reader resumes mid-object from here
+        return reader.readValue(p);
+      }
+    } catch (SchemaException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new SchemaException(reasonOf(e), e);
+    }
+    return decodeTree(data);
+  }
+
+  /** Slow path for hand-written JSON whose "v" is not the first field. */
+  private T decodeTree(byte[] data) {
+    try {
+      JsonNode tree = Json.mapper().readTree(data);
+      JsonNode v = tree.get(VERSION_FIELD);
+      if (v == null) {
+        throw new SchemaException("missing schema version field \"" + VERSION_FIELD + "\" (" + schemaName
+            + " expects " + versionRange() + ")");
+      }
+      checkVersion(v.isInt() ? v.intValue() : null, v.toString());
+      ((ObjectNode) tree).remove(VERSION_FIELD);
+      return reader.readValue(tree);
+    } catch (SchemaException e) {
+      throw e;
+    } catch (IOException | IllegalArgumentException e) {
+      throw new SchemaException(reasonOf(e), e);
+    }
+  }
+
+  private void checkVersion(Integer v, String raw) {
+    if (v == null) {
+      throw new SchemaException("schema version \"" + VERSION_FIELD + "\" must be an integer, found " + raw);
+    }
+    if (v < minVersion || v > version) {
+      throw new SchemaException("unsupported " + schemaName + " schema version " + v + " (this build reads "
+          + versionRange() + ")");
+    }
+  }
+
+  private String versionRange() {
+    return minVersion == version ? String.valueOf(version) : minVersion + " to " + version;
+  }
+
+  private String reasonOf(Throwable e) {
+    if (e instanceof ValueInstantiationException vie && vie.getCause() != null) {
+      // A record's compact constructor rejected the values: its message already names the field.
+      return "invalid " + schemaName + ": " + vie.getCause().getMessage();
+    }
+    if (e instanceof JsonMappingException jme && !jme.getPath().isEmpty()) {
+      String path = jme.getPath().stream()
+          .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+          .collect(Collectors.joining("."));
+      return "invalid " + schemaName + " field '" + path + "': " + firstLine(jme.getOriginalMessage());
+    }
+    if (e instanceof JsonProcessingException jpe) {
+      JsonLocation loc = jpe.getLocation();
+      String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+      String kind = e instanceof JsonMappingException ? "invalid " + schemaName : "not valid JSON";
+      return kind + where + ": " + firstLine(jpe.getOriginalMessage());
+    }
+    return "cannot read " + schemaName + ": " + firstLine(String.valueOf(e.getMessage()));
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static String describe(JsonToken t) {
+    return t == null ? "no content" : switch (t) {
+      case START_ARRAY -> "an array";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+      case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+      case VALUE_NULL -> "null";
+      default -> t.asString() == null ? t.name() : t.asString();
+    };
+  }
+
+  @Override
+  public Serializer<T> serializer() {
+    return (topic, value) -> encode(value);
+  }
+
+  @Override
+  public Deserializer<T> deserializer() {
+    return (topic, data) -> {
+      try {
+        return decode(data);
+      } catch (SchemaException e) {
+        // Kafka only tells a Deserializer the topic; the consumer side adds partition and offset.
+        throw new SerializationException("topic " + topic + ": " + e.reason(), e);
+      }
+    };
+  }
+
+  @Override
+  public String toString() {
+    return "JsonSerde[" + schemaName + " v" + version + "]";
+  }
+
+  /** Writes "v" first, then the record's own fields flattened beside it. */
+  @JsonPropertyOrder({VERSION_FIELD})
+  private record Envelope(@JsonProperty(VERSION_FIELD) int v, @JsonUnwrapped Object body) {
+    Envelope {
+      Objects.requireNonNull(body);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.stunwatch.model.topic;
+
+import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.HostVgpuSample;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.ThroughputSample;
+import io.stunwatch.model.VcenterCheckpoint;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.JsonSerde;
+import io.stunwatch.model.topic.Topic.Cleanup;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The catalog of every topic on the Stunwatch bus: the single place a topic name is spelled. {@code docs/events.md}
+ * documents each one, and a test keeps the two in step.
+ */
+public final class Topics {
+
+  /** Prefix of every Stunwatch topic, so one ACL or one {@code kcat -L} filter covers them. */
+  public static final String PREFIX = "stunwatch.";
+
+  private static final Duration SAMPLE_RETENTION = Duration.ofDays(7);
+  private static final Duration EVENT_RETENTION = Duration.ofDays(30);
+  private static final Duration TOMBSTONE_RETENTION = Duration.ofDays(1);
+
+  /** nvidia-smi readings from workers. Key: VM id (canonical SMBIOS UUID). */
+  public static final Topic<String, GpuSample> GPU_SAMPLES =
+      delete("gpu-samples", GpuSample.class, SAMPLE_RETENTION);
+
+  /** Per-vGPU readings from hypervisor hosts. Key: VM id. */
+  public static final Topic<String, HostVgpuSample> HOST_VGPU_SAMPLES =
+      delete("host-vgpu-samples", HostVgpuSample.class, SAMPLE_RETENTION);
+
+  /** Raw cumulative RDMA port counters. Key: VM id. */
+  public static final Topic<String, RdmaCounterSample> RDMA_SAMPLES =
+      delete("rdma-samples", RdmaCounterSample.class, SAMPLE_RETENTION);
+
+  /** Training throughput from job logs. Key: VM id. */
+  public static final Topic<String, ThroughputSample> THROUGHPUT_SAMPLES =
+      delete("throughput-samples", ThroughputSample.class, SAMPLE_RETENTION);
+
+  /** Normalized vim25 events and migration TaskInfo changes. Key: {@code <vcenterUuid>/<vm moref>}. */
+  public static final Topic<String, VcenterEvent> VCENTER_EVENTS =
+      delete("vcenter-events", VcenterEvent.class, EVENT_RETENTION);
+
+  /** Current VM inventory. Key: {@code <vcenterUuid>/<vm moref>}. Compacted. */
+  public static final Topic<String, VmInventoryEntry> VM_INVENTORY =
+      compact("vm-inventory", VmInventoryEntry.class);
+
+  /** Current host inventory. Key: {@code <vcenterUuid>/<host moref>}. Compacted. */
+  public static final Topic<String, HostInventoryEntry> HOST_INVENTORY =
+      compact("host-inventory", HostInventoryEntry.class);
+
+  /** Stun times read from vmware.log. Key: {@code <vcenterUuid>/<vm moref>}. Kept a year: the stun model's input. */
+  public static final Topic<String, StunObservation> STUN_OBSERVATIONS =
+      delete("stun-observations", StunObservation.class, Duration.ofDays(365));
+
+  /** vCenter collector resume points. Key: vCenter instance UUID. Compacted. */
+  public static final Topic<String, VcenterCheckpoint> VCENTER_CHECKPOINTS =
+      compact("vcenter-checkpoints", VcenterCheckpoint.class);
+
+  /** Migrations as they progress, newest state per migration. Key: migration id. Compacted. */
+  public static final Topic<String, Migration> MIGRATIONS =
+      compact("migrations", Migration.class);
+
+  /** Final impact record per migration. Key: migration id. Compacted, so history is kept. */
+  public static final Topic<String, MigrationImpact> MIGRATION_IMPACTS =
+      compact("migration-impacts", MigrationImpact.class);
+
+  /** "Migration under load" alerts, newest state per migration. Key: migration id. Compacted. */
+  public static final Topic<String, MigrationAlert> MIGRATION_ALERTS =
+      compact("migration-alerts", MigrationAlert.class);
+
+  /** Records that could not be decoded or processed. Key: source topic name. */
+  public static final Topic<String, DeadLetter> DEAD_LETTERS =
+      delete("dead-letters", DeadLetter.class, EVENT_RETENTION);
+
+  /** Every topic, in documentation order. */
+  public static final List<Topic<?, ?>> ALL = List.of(
+      GPU_SAMPLES, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
+      VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
+      MIGRATIONS, MIGRATION_IMPACTS, MIGRATION_ALERTS, DEAD_LETTERS);
+
+  private Topics() {
+  }
+
+  /** The catalog entry of a topic name, if it is one of ours. */
+  public static Optional<Topic<?, ?>> byName(String name) {
+    return ALL.stream().filter(t -> t.name().equals(name)).findFirst();
+  }
+
+  private static <V> Topic<String, V> delete(String name, Class<V> type, Duration retention) {
+    return new Topic<>(PREFIX + name, Serdes.String(), JsonSerde.of(type), Cleanup.DELETE, retention);
+  }
+
+  private static <V> Topic<String, V> compact(String name, Class<V> type) {
+    return new Topic<>(PREFIX + name, Serdes.String(), JsonSerde.of(type), Cleanup.COMPACT, TOMBSTONE_RETENTION);
+  }
+}
