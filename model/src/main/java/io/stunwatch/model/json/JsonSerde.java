@@ -115,7 +115,13 @@ public final class JsonSerde<T> implements Serde<T> {
         p.nextToken();
         checkVersion(p.currentToken() == JsonToken.VALUE_NUMBER_INT ? p.getIntValue() : null, p.getText());
         p.nextToken(); // the next FIELD_NAME or END_OBJECT: Jackson's bean reader resumes mid-object from here
-        return reader.readValue(p);
+        T value = reader.readValue(p);
+        if (p.nextToken() != null) {
+          JsonLocation loc = p.currentLocation();
+          throw new SchemaException("not valid JSON at line " + loc.getLineNr() + ", column " + loc.getColumnNr()
+              + ": trailing content after the " + schemaName + " object");
+        }
+        return value;
       }
     } catch (SchemaException e) {
       throw e;
@@ -167,7 +173,11 @@ public final class JsonSerde<T> implements Serde<T> {
       String path = jme.getPath().stream()
           .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
           .collect(Collectors.joining("."));
-      return "invalid " + schemaName + " field '" + path + "': " + firstLine(jme.getOriginalMessage());
+      String msg = firstLine(jme.getOriginalMessage());
+      if (msg.startsWith("Cannot map `null` into type")) {
+        msg = "is required"; // a missing primitive: Jackson's own text suggests a config switch, not the fix
+      }
+      return "invalid " + schemaName + " field '" + path + "': " + msg;
     }
     if (e instanceof JsonProcessingException jpe) {
       JsonLocation loc = jpe.getLocation();

@@ -50,7 +50,7 @@ public interface DecodeFailureHandler {
     private final Logger log;
     private final int perMinute;
     private final Clock clock;
-    private long windowStart = Long.MIN_VALUE;
+    private long windowStart;
     private int inWindow;
     private long suppressed;
 
@@ -58,6 +58,7 @@ public interface DecodeFailureHandler {
       this.log = log;
       this.perMinute = perMinute;
       this.clock = clock;
+      this.windowStart = clock.millis();
     }
 
     synchronized void log(ConsumerRecord<byte[], byte[]> raw, RecordDecodeException error) {

@@ -1,0 +1,32 @@
+package io.stunwatch.launcher;
+
+import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.config.ConfigKey;
+import io.stunwatch.config.KafkaClientConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every configuration key of every component in this build: the source of {@code docs/configuration.md} and of the
+ * unknown-key check. A component's keys are declared next to the config record that reads them and listed here.
+ */
+public final class ConfigCatalog {
+
+  /** Every key, grouped by component, in documentation order. */
+  public static final List<ConfigKey<?>> ALL = all();
+
+  private ConfigCatalog() {
+  }
+
+  private static List<ConfigKey<?>> all() {
+    List<ConfigKey<?>> keys = new ArrayList<>();
+    keys.addAll(LoggingConfig.KEYS);
+    keys.addAll(KafkaClientConfig.KEYS);
+    keys.addAll(BrokerConfig.KEYS);
+    long distinct = keys.stream().map(ConfigKey::name).distinct().count();
+    if (distinct != keys.size()) {
+      throw new IllegalStateException("a config key is declared twice");
+    }
+    return List.copyOf(keys);
+  }
+}

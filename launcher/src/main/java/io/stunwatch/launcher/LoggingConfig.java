@@ -1,0 +1,61 @@
+package io.stunwatch.launcher;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import io.stunwatch.config.ConfigKey;
+import io.stunwatch.config.ConfigKeys;
+import io.stunwatch.config.ConfigReader;
+import io.stunwatch.config.ConfigSource;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Log levels. Logs go to standard error through SLF4J and Logback (the one binding); standard output is kept for
+ * command results.
+ *
+ * @param level      level of Stunwatch's own loggers and the default
+ * @param kafkaLevel level of the Kafka client, broker and Streams loggers, which are chatty at INFO
+ */
+public record LoggingConfig(LogLevel level, LogLevel kafkaLevel) {
+
+  /** Log levels, as SLF4J names them. */
+  public enum LogLevel { TRACE, DEBUG, INFO, WARN, ERROR }
+
+  public static final ConfigKey<LogLevel> LEVEL = ConfigKeys.enumeration("log.level", LogLevel.class, LogLevel.INFO,
+      "Level of Stunwatch's own log messages.");
+  public static final ConfigKey<LogLevel> KAFKA_LEVEL = ConfigKeys.enumeration("log.kafka-level", LogLevel.class,
+      LogLevel.WARN, "Level of Kafka's log messages (clients, Streams and the embedded broker).");
+
+  public static final List<ConfigKey<?>> KEYS = List.of(LEVEL, KAFKA_LEVEL);
+
+  /** Kafka logger names (the broker logs under "kafka" and "state.change.logger" as well as its packages). */
+  private static final List<String> KAFKA_LOGGERS = List.of("org.apache.kafka", "kafka", "state.change.logger");
+  /** Loggers whose WARNs are expected on every start of a single-node broker, shown only when asked for. */
+  private static final List<String> BENIGN_WARN_LOGGERS = List.of(
+      "org.apache.kafka.controller.QuorumController", "org.apache.kafka.clients.NetworkClient");
+
+  public static LoggingConfig from(ConfigSource source) {
+    ConfigReader r = source.reader();
+    LogLevel level = r.get(LEVEL);
+    LogLevel kafka = r.get(KAFKA_LEVEL);
+    r.done();
+    return new LoggingConfig(level, kafka);
+  }
+
+  /** Applies the levels to Logback. */
+  public void apply() {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
+      return; // another binding (a test harness): leave its configuration alone
+    }
+    ctx.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.toLevel(level.name()));
+    ctx.getLogger("io.stunwatch").setLevel(Level.toLevel(level.name()));
+    for (String name : KAFKA_LOGGERS) {
+      ctx.getLogger(name).setLevel(Level.toLevel(kafkaLevel.name()));
+    }
+    Level benign = kafkaLevel.compareTo(LogLevel.WARN) >= 0 ? Level.ERROR : Level.toLevel(kafkaLevel.name());
+    for (String name : BENIGN_WARN_LOGGERS) {
+      ctx.getLogger(name).setLevel(benign);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.stunwatch.model;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** One fully populated instance of every bus record, for round-trip and schema tests. */
+public final class Samples {
+
+  public static final String VM = "4c4c4544-0042-3510-8052-b4c04f4e3232";
+  public static final String VC = "0b6e3a1c-7d2e-4f5a-9b8c-1d2e3f4a5b6c";
+  public static final Instant T0 = Instant.parse("2026-11-21T12:00:00.125Z");
+
+  private Samples() {
+  }
+
+  public static GpuSample gpu() {
+    return new GpuSample(VM, "worker-01", T0, 0, "GPU-6a1b", "GRID T4-16C", "00000000:02:00.0", 88.0, 41.0, 15360L,
+        16384L, null, null, 1590L, "P0", VgpuProfile.parse("GRID T4-16C").orElseThrow());
+  }
+
+  public static EntityRef host(String moref) {
+    return new EntityRef("HostSystem", moref, "esx-" + moref + ".lab");
+  }
+
+  public static Migration migration() {
+    return new Migration(Keys.migration(VC, 5636613), VC, "vm-42", "train-01", VM, "T4-16C",
+        MigrationState.SUCCEEDED, Initiator.DRS, "Drm.ExecuteVMotionLRO", false, host("host-1"), host("host-2"),
+        new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), null, null, null, T0, T0.plusSeconds(180),
+        null, T0.plusSeconds(180));
+  }
+
+  public static StunTime stun() {
+    return new StunTime(30.5, StunTime.Source.VMWARE_LOG);
+  }
+
+  /** One instance of each value type in the topic catalog, in catalog order. */
+  public static List<Object> all() {
+    PhaseStats phase = new PhaseStats(T0, T0.plusSeconds(300), 300, 88.0, 15000.0, 16384.0, 1.2e9, 245.3);
+    return List.of(
+        gpu(),
+        new HostVgpuSample(VM, "esx01", T0, "0000:3b:00.0", "Tesla T4", "train-01", "3251634213", "GRID T4-16C",
+            VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "equal share"),
+        new RdmaCounterSample(VM, "worker-01", T0, "mlx5_0", 1, "Ethernet",
+            Map.of("port_xmit_data", CounterReading.valid(123456789L),
+                "port_rcv_data", CounterReading.saturated(4294967295L, "32-bit PMA counter latched at all ones"),
+                "port_xmit_packets", CounterReading.unavailable("N/A (no PMA)")),
+            Map.of("rx_write_requests", CounterReading.valid(42L)), null),
+        new ThroughputSample(VM, "worker-01", T0, "resnet50", ThroughputSample.ThroughputScope.STEP, 245.3,
+            "images/sec"),
+        new VcenterEvent(VC, 5636626, 5636613L, T0, "VmMigratedEvent", null, VcenterEventCategory.MIGRATION_COMPLETED,
+            "VSPHERE.LOCAL\\Administrator", new EntityRef("VirtualMachine", "vm-42", "train-01"), host("host-2"),
+            host("host-1"), null, new EntityRef("ClusterComputeResource", "domain-c7", "gpu"),
+            new EntityRef("Datacenter", "datacenter-3", "dc"), new EntityRef("Datastore", "datastore-1", "ds1"), null,
+            null, "Virtual machine train-01 was migrated", null,
+            new TaskSnapshot("task-1", "VirtualMachine.relocate", new EntityRef("VirtualMachine", "vm-42", null),
+                "success", false, T0.minusSeconds(181), T0.minusSeconds(180), T0, null, null, 5636613L,
+                "TaskReasonUser", "VSPHERE.LOCAL\\Administrator")),
+        new VmInventoryEntry(VC, "vm-42", "train-01", VM.toUpperCase(), "5012abcd-0000-1111-2222-333344445555",
+            host("host-1"), new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), "dc",
+            "[ds1] train-01/train-01.vmx", 65536L, List.of("grid_t4-16c"),
+            VgpuProfile.parse("grid_t4-16c").orElseThrow(), T0),
+        new HostInventoryEntry(VC, "host-1", "esx01.lab", new EntityRef("ClusterComputeResource", "domain-c7", "gpu"),
+            List.of(new HostInventoryEntry.HostGpu("0000:3b:00.0", "NVIDIA Tesla T4", "NVIDIA Corporation", 16384L)),
+            25000L, T0),
+        new StunObservation(VC, "vm-42", "train-01", "1637000000123456", T0, 188405,
+            StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-01/vmware.log", 1234),
+        new VcenterCheckpoint(VC, T0, List.of(5636626L, 5636627L), T0.plusSeconds(1)),
+        migration(),
+        new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
+            List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300)),
+        new MigrationAlert(migration().id(), MigrationAlert.AlertState.RESOLVED, "vm-42", "train-01", VM,
+            host("host-1"), host("host-2"), Initiator.DRS, "T4-16C",
+            new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, 2.0e9),
+            List.of(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED),
+            new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.FITTED), T0, T0.plusSeconds(180),
+            new MigrationAlert.Measured(MigrationState.SUCCEEDED, 180.0, stun(), 12.5)),
+        DeadLetter.of("stunwatch.gpu-samples", 0, 41, T0, null, new byte[] {0, (byte) 0xff},
+            DeadLetter.Stage.DESERIALIZATION, "not valid JSON", "stream-processor", T0));
+  }
+}

@@ -1,0 +1,57 @@
+package io.stunwatch.testsupport;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Finds the real programs ITs talk to (kcat, later vcsim and Prometheus). When one is missing, the IT is skipped,
+ * or fails when {@code STUNWATCH_STRICT=1} (as in CI), so a green CI run proves the peers were really there.
+ */
+public final class RealPeers {
+
+  private RealPeers() {
+  }
+
+  /** True when {@code STUNWATCH_STRICT} is {@code 1} or {@code true}. */
+  public static boolean strict() {
+    String v = System.getenv("STUNWATCH_STRICT");
+    return v != null && (v.equals("1") || v.equalsIgnoreCase("true"));
+  }
+
+  /** The real kcat (Debian package {@code kafkacat}, which installs it as {@code kcat} and {@code kafkacat}). */
+  public static Path kcat() {
+    return require("kcat (Debian package kafkacat; ./test.sh installs it)", "kcat", "kafkacat");
+  }
+
+  /** The first of {@code names} found on the PATH; skips or fails the test when none is. */
+  public static Path require(String what, String... names) {
+    Optional<Path> found = onPath(names);
+    if (found.isPresent()) {
+      return found.get();
+    }
+    String message = "real peer not found on PATH: " + what;
+    if (strict()) {
+      Assertions.fail(message + " (STUNWATCH_STRICT=1, so this fails instead of skipping)");
+    }
+    Assumptions.abort(message);
+    throw new AssertionError("unreachable");
+  }
+
+  /** The first of {@code names} on the PATH, if any. */
+  public static Optional<Path> onPath(String... names) {
+    String path = System.getenv().getOrDefault("PATH", "");
+    for (String name : names) {
+      for (String dir : path.split(File.pathSeparator)) {
+        Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          return Optional.of(candidate);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+}

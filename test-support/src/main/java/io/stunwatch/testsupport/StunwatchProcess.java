@@ -1,0 +1,187 @@
+package io.stunwatch.testsupport;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real {@code stunwatch} command (the launcher's executable jar) run as a child process, with its stdout and
+ * stderr captured line by line, for ITs that exercise what an operator types.
+ */
+public final class StunwatchProcess implements AutoCloseable {
+
+  private final Process process;
+  private final List<String> stdout = new ArrayList<>();
+  private final List<String> stderr = new ArrayList<>();
+
+  private StunwatchProcess(Process process) {
+    this.process = process;
+    pump(process.getInputStream(), stdout, "stdout");
+    pump(process.getErrorStream(), stderr, "stderr");
+  }
+
+  /** The executable jar built by {@code mvn package} in the launcher module. */
+  public static Path jar() {
+    Path jar = SharedFixtures.repoRoot().resolve("launcher/target/stunwatch.jar");
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing: run the ITs with mvn verify, after package");
+    }
+    return jar;
+  }
+
+  /** Starts {@code java -jar stunwatch.jar ARGS} with extra environment variables. */
+  public static StunwatchProcess start(Map<String, String> env, String... args) {
+    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-jar", jar().toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
+    try {
+      return new StunwatchProcess(pb.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + cmd, e);
+    }
+  }
+
+  public static StunwatchProcess start(String... args) {
+    return start(Map.of(), args);
+  }
+
+  /**
+   * Waits for a stdout line matching {@code regex} and returns its match.
+   *
+   * @throws AssertionError naming the pattern and showing the output when it does not appear in time, or the
+   *                        process exits first
+   */
+  public Matcher awaitStdout(String regex, Duration timeout) {
+    return await(stdout, "stdout", regex, timeout);
+  }
+
+  /** Like {@link #awaitStdout}, on stderr. */
+  public Matcher awaitStderr(String regex, Duration timeout) {
+    return await(stderr, "stderr", regex, timeout);
+  }
+
+  private Matcher await(List<String> lines, String stream, String regex, Duration timeout) {
+    Pattern p = Pattern.compile(regex);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    int seen = 0;
+    synchronized (lines) {
+      while (true) {
+        for (; seen < lines.size(); seen++) {
+          Matcher m = p.matcher(lines.get(seen));
+          if (m.find()) {
+            return m;
+          }
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || (!process.isAlive() && seen == lines.size() && closed(lines))) {
+          throw new AssertionError("no " + stream + " line matching /" + regex + "/ within " + timeout
+              + (process.isAlive() ? "" : " (process exited with " + process.exitValue() + ")")
+              + "\n--- stdout ---\n" + String.join("\n", stdout()) + "\n--- stderr ---\n"
+              + String.join("\n", stderr()));
+        }
+        try {
+          lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError("interrupted", e);
+        }
+      }
+    }
+  }
+
+  // Keyed by identity: a List's hashCode changes as lines arrive.
+  private final Map<List<String>, Boolean> closedStreams =
+      java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+
+  private boolean closed(List<String> lines) {
+    return closedStreams.containsKey(lines);
+  }
+
+  /** Waits for the process to exit and returns its exit code. */
+  public int awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("process still running after " + timeout + "\n--- stderr ---\n"
+            + String.join("\n", stderr()));
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  /** Sends SIGTERM (what Ctrl-C or systemd stop does) and waits for a clean exit. */
+  public int terminate(Duration timeout) {
+    process.destroy();
+    return awaitExit(timeout);
+  }
+
+  public List<String> stdout() {
+    synchronized (stdout) {
+      return List.copyOf(stdout);
+    }
+  }
+
+  public List<String> stderr() {
+    synchronized (stderr) {
+      return List.copyOf(stderr);
+    }
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void pump(InputStream in, List<String> sink, String name) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          synchronized (sink) {
+            sink.add(line);
+            sink.notifyAll();
+          }
+        }
+      } catch (IOException e) {
+        // the process went away; what was read is kept
+      } finally {
+        closedStreams.put(sink, Boolean.TRUE);
+        synchronized (sink) {
+          sink.notifyAll();
+        }
+      }
+    }, "stunwatch-" + name);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static String javaBin() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+}
