@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -83,8 +84,14 @@ final class BrokerCommand implements Callable<Integer> {
       ctx.out().flush();
       stop.await();
     } finally {
-      broker.close();
-      stopped.countDown();
+      try {
+        broker.close();
+      } catch (RuntimeException | Error e) {
+        LoggerFactory.getLogger(BrokerCommand.class).error("Broker did not shut down cleanly", e);
+        throw e;
+      } finally {
+        stopped.countDown();
+      }
     }
     return ExitCodes.OK;
   }

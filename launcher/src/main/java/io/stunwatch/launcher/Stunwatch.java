@@ -54,7 +54,7 @@ public final class Stunwatch implements Runnable {
     CommandLine cl = new CommandLine(Stunwatch.class, new ContextFactory(ctx));
     cl.setOut(ctx.out());
     cl.setErr(ctx.err());
-    cl.setExitCodeExceptionMapper(e -> e instanceof ConfigException ? ExitCodes.USAGE : ExitCodes.FAILED);
+    // Parse errors, and ParameterExceptions thrown by commands, exit with picocli's exitCodeOnInvalidInput (2).
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       if (e instanceof ConfigException) {
         commandLine.getErr().println("stunwatch " + commandLine.getCommandName() + ": " + e.getMessage());

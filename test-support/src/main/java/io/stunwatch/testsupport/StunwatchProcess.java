@@ -126,7 +126,8 @@ public final class StunwatchProcess implements AutoCloseable {
 
   /** Sends SIGTERM (what Ctrl-C or systemd stop does) and waits for a clean exit. */
   public int terminate(Duration timeout) {
-    process.destroy();
+    // Not process.destroy(): that also closes our ends of the pipes, losing what the process prints on its way out.
+    process.toHandle().destroy();
     return awaitExit(timeout);
   }
 

@@ -1,0 +1,124 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class StunwatchCommandTest {
+
+  @TempDir
+  Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(Map<String, String> env, String... args) {
+    return Stunwatch.execute(new LaunchContext(env, new PrintWriter(out, true), new PrintWriter(err, true),
+        Clock.systemUTC()), args);
+  }
+
+  @Test
+  void everyCommandAndSubcommandAnswersHelp() {
+    List<List<String>> paths = new ArrayList<>();
+    walk(Stunwatch.commandLine(new LaunchContext(Map.of(), new PrintWriter(out), new PrintWriter(err),
+        Clock.systemUTC())), new ArrayList<>(), paths);
+    assertThat(paths).extracting(p -> String.join(" ", p))
+        .contains("broker", "demo", "collect worker", "collect vcenter", "process", "api", "tail", "version",
+            "config keys", "config check");
+    for (List<String> path : paths) {
+      StringWriter o = new StringWriter();
+      List<String> args = new ArrayList<>(path);
+      args.add("--help");
+      int rc = Stunwatch.execute(new LaunchContext(Map.of(), new PrintWriter(o, true), new PrintWriter(err, true),
+          Clock.systemUTC()), args.toArray(String[]::new));
+      assertThat(rc).as(String.join(" ", path)).isZero();
+      assertThat(o.toString()).as(String.join(" ", path)).startsWith("Usage: stunwatch " + String.join(" ", path));
+    }
+  }
+
+  private static void walk(CommandLine cl, List<String> prefix, List<List<String>> out) {
+    for (var e : cl.getSubcommands().entrySet()) {
+      if (e.getKey().equals("help")) {
+        continue;
+      }
+      List<String> path = new ArrayList<>(prefix);
+      path.add(e.getKey());
+      out.add(path);
+      walk(e.getValue(), path, out);
+    }
+  }
+
+  @ParameterizedTest(name = "stunwatch {0}")
+  @CsvSource({"demo, 7", "collect worker, 3", "collect vcenter, 4", "process, 5", "api, 6"})
+  void commandsOfLaterIssuesSaySoAndExitNonZero(String command, int issue) {
+    int rc = run(Map.of(), command.split(" "));
+    assertThat(rc).isEqualTo(ExitCodes.NOT_BUILT);
+    assertThat(err.toString()).contains("stunwatch " + command + ": not built yet")
+        .contains("issue #" + issue).contains("nothing was started");
+  }
+
+  @Test
+  void badConfigurationStopsTheBrokerBeforeStartingAndListsEveryProblem() {
+    int rc = run(Map.of("STUNWATCH_BROKER_PORT", "ninety"), "broker", "--partitions", "0",
+        "--data-dir", dir.toString());
+    assertThat(rc).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString())
+        .contains("broker.port = 'ninety' (from env STUNWATCH_BROKER_PORT): must be an integer in 0..65535")
+        .contains("broker.partitions = '0' (from --partitions): must be an integer in 1..1000")
+        .doesNotContain("\tat ");
+    assertThat(Files.exists(dir.resolve("kafka-logs"))).as("nothing was started").isFalse();
+  }
+
+  @Test
+  void unknownKeyInTheConfigFileNamesFileAndLine() throws Exception {
+    Path file = dir.resolve("stunwatch.properties");
+    Files.writeString(file, "# site config\nbroker.partitions=6\nbroker.prot=19092\n");
+    int rc = run(Map.of(), "config", "check", "--config", file.toString());
+    assertThat(rc).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("broker.prot (from " + file + ":3): unknown key; did you mean 'broker.port'?");
+  }
+
+  @Test
+  void configCheckShowsEveryEffectiveValueWithItsOrigin() throws Exception {
+    Path file = dir.resolve("stunwatch.properties");
+    Files.writeString(file, "broker.partitions=6\n");
+    int rc = run(Map.of("STUNWATCH_CONFIG", file.toString(), "STUNWATCH_LOG_LEVEL", "debug"), "config", "check");
+    assertThat(rc).isZero();
+    assertThat(out.toString())
+        .contains("broker.partitions = 6 (" + file + ":1)")
+        .contains("log.level = DEBUG (env STUNWATCH_LOG_LEVEL)")
+        .contains("kafka.bootstrap-servers = localhost:9092 (default)")
+        .contains("configuration is valid");
+  }
+
+  @Test
+  void tailRejectsATopicThatIsNotInTheCatalog() {
+    int rc = run(Map.of(), "tail", "gpu-samples");
+    assertThat(rc).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("unknown topic 'gpu-samples'").contains("stunwatch.gpu-samples");
+  }
+
+  @Test
+  void noCommandIsAUsageError() {
+    assertThat(run(Map.of())).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("missing command");
+  }
+
+  @Test
+  void versionNamesStunwatchJavaAndKafka() {
+    assertThat(run(Map.of(), "version")).isZero();
+    assertThat(out.toString()).contains("stunwatch ").contains("Java 17").contains("Kafka 4.1");
+  }
+}
