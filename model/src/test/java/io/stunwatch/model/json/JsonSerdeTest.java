@@ -27,9 +27,8 @@ class JsonSerdeTest {
     }
   }
 
-  @SuppressWarnings("unchecked")
   private static <K, V> void assertRoundTrip(Topic<K, V> topic, Object value) {
-    V v = (V) topic.valueSerde().type().cast(value);
+    V v = topic.valueSerde().type().cast(value);
     byte[] bytes = topic.encodeValue(v);
     assertThat(topic.valueSerde().decode(bytes)).as(topic.name()).isEqualTo(v);
   }
