@@ -7,7 +7,8 @@ import java.time.Instant;
  * One vGPU instance as the hypervisor sees it ({@code nvidia-smi vgpu -q} on the ESXi host). This is the view
  * that survives a guest stun and allows comparing the scheduler policies of the physical GPU.
  *
- * @param vmId                 canonical SMBIOS UUID of the VM that owns the vGPU; the Kafka key
+ * @param vmId                 canonical SMBIOS UUID of the VM that owns the vGPU, when the host reports it (KVM
+ *                             does; ESXi reports the VM's name and world id instead)
  * @param hostname             hypervisor host name
  * @param timestamp            when the reading was taken
  * @param gpuPciBusId          PCI bus id of the physical GPU
@@ -40,12 +41,24 @@ public record HostVgpuSample(
     String schedulerPolicy) {
 
   public HostVgpuSample {
-    Checks.requiredText(vmId, "vmId");
+    if (vmId != null) {
+      vmId = VmIds.canonical(vmId);
+    } else if (vmName == null || vmName.isBlank()) {
+      throw new IllegalArgumentException("vmId or vmName is required");
+    }
     Checks.requiredText(hostname, "hostname");
     Checks.required(timestamp, "timestamp");
     Checks.nonNegative(fbTotalMiB, "fbTotalMiB");
     Checks.nonNegative(fbUsedMiB, "fbUsedMiB");
     Checks.range(utilizationGpuPct, 0, 100, "utilizationGpuPct");
     Checks.range(utilizationMemoryPct, 0, 100, "utilizationMemoryPct");
+  }
+
+  /**
+   * The Kafka key: the VM id when known, else {@code name:<hostname>/<vmName>}, which the processor resolves
+   * through the inventory (VM names are unique per host at a given time).
+   */
+  public String key() {
+    return vmId != null ? vmId : "name:" + hostname + "/" + vmName;
   }
 }

@@ -39,8 +39,13 @@ public final class Samples {
     PhaseStats phase = new PhaseStats(T0, T0.plusSeconds(300), 300, 88.0, 15000.0, 16384.0, 1.2e9, 245.3);
     return List.of(
         gpu(),
+        new GpuSnapshot(VM, "worker-01", T0, "535.54.03", "12.2", List.of(new GpuSnapshot.Gpu("00000000:02:00.0",
+            "GPU-6a1b", "GRID T4-16C", 0, "VGPU", null, "Disabled", 16384L, 15360L, 88.0,
+            VgpuProfile.parse("GRID T4-16C").orElseThrow(),
+            List.of(new GpuSnapshot.MigDevice(0, 3, 0, 19968L, 12L)),
+            List.of(new GpuSnapshot.GpuProcess(5762L, "C", "python train.py", 15000L, null, null))))),
         new HostVgpuSample(VM, "esx01", T0, "0000:3b:00.0", "Tesla T4", "train-01", "3251634213", "GRID T4-16C",
-            VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "equal share"),
+            VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "Equal Share"),
         new RdmaCounterSample(VM, "worker-01", T0, "mlx5_0", 1, "Ethernet",
             Map.of("port_xmit_data", CounterReading.valid(123456789L),
                 "port_rcv_data", CounterReading.saturated(4294967295L, "32-bit PMA counter latched at all ones"),

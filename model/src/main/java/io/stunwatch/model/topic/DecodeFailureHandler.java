@@ -1,5 +1,6 @@
 package io.stunwatch.model.topic;
 
+import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.DeadLetter;
 import java.time.Clock;
 import java.time.Instant;
@@ -31,7 +32,13 @@ public interface DecodeFailureHandler {
    * the count of lines held back is logged with the next line that gets through.
    */
   static DecodeFailureHandler logging(Logger log, int perMinute, Clock clock) {
-    return new RateLimitedLog(log, perMinute, clock)::log;
+    LogLimiter limiter = new LogLimiter(perMinute, clock);
+    return (raw, error) -> {
+      String suffix = limiter.admit();
+      if (suffix != null) {
+        log.warn("Skipped undecodable record: {}{}", error.getMessage(), suffix);
+      }
+    };
   }
 
   /** Publishes each failure to {@link Topics#DEAD_LETTERS}, keyed by the source topic. */
@@ -43,41 +50,5 @@ public interface DecodeFailureHandler {
       producer.send(new ProducerRecord<>(Topics.DEAD_LETTERS.name(),
           Topics.DEAD_LETTERS.encodeKey(raw.topic()), Topics.DEAD_LETTERS.encodeValue(letter)));
     };
-  }
-
-  /** Keeps a flood of bad records from flooding the log as well. */
-  final class RateLimitedLog {
-    private final Logger log;
-    private final int perMinute;
-    private final Clock clock;
-    private long windowStart;
-    private int inWindow;
-    private long suppressed;
-
-    RateLimitedLog(Logger log, int perMinute, Clock clock) {
-      this.log = log;
-      this.perMinute = perMinute;
-      this.clock = clock;
-      this.windowStart = clock.millis();
-    }
-
-    synchronized void log(ConsumerRecord<byte[], byte[]> raw, RecordDecodeException error) {
-      long now = clock.millis();
-      if (now - windowStart >= 60_000L) {
-        windowStart = now;
-        inWindow = 0;
-      }
-      if (inWindow++ < perMinute) {
-        if (suppressed > 0) {
-          log.warn("Skipped undecodable record: {} ({} more not logged since the last line)", error.getMessage(),
-              suppressed);
-          suppressed = 0;
-        } else {
-          log.warn("Skipped undecodable record: {}", error.getMessage());
-        }
-      } else {
-        suppressed++;
-      }
-    }
   }
 }

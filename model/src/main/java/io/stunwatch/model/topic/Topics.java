@@ -2,6 +2,7 @@ package io.stunwatch.model.topic;
 
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.GpuSnapshot;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.Migration;
@@ -37,7 +38,11 @@ public final class Topics {
   public static final Topic<String, GpuSample> GPU_SAMPLES =
       delete("gpu-samples", GpuSample.class, SAMPLE_RETENTION);
 
-  /** Per-vGPU readings from hypervisor hosts. Key: VM id. */
+  /** nvidia-smi -q -x snapshots: processes, MIG devices, virtualization mode. Key: VM id. */
+  public static final Topic<String, GpuSnapshot> GPU_SNAPSHOTS =
+      delete("gpu-snapshots", GpuSnapshot.class, SAMPLE_RETENTION);
+
+  /** Per-vGPU readings from hypervisor hosts. Key: {@link HostVgpuSample#key()}. */
   public static final Topic<String, HostVgpuSample> HOST_VGPU_SAMPLES =
       delete("host-vgpu-samples", HostVgpuSample.class, SAMPLE_RETENTION);
 
@@ -87,7 +92,7 @@ public final class Topics {
 
   /** Every topic, in documentation order. */
   public static final List<Topic<?, ?>> ALL = List.of(
-      GPU_SAMPLES, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
+      GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
       VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
       MIGRATIONS, MIGRATION_IMPACTS, MIGRATION_ALERTS, DEAD_LETTERS);
 

@@ -1,0 +1,36 @@
+package io.stunwatch.collectors.worker;
+
+/**
+ * Input that an input's parser rejects. The message says where (file or stream and line) and why, so an operator
+ * can find the line; the input counts it and goes on.
+ */
+public final class InputParseException extends Exception {
+
+  private final String source;
+  private final long line;
+  private final String reason;
+
+  /**
+   * @param source the file or stream, e.g. {@code /var/log/train.log} or {@code nvidia-smi stdout}
+   * @param line   1-based line number, or 0 when not line-oriented
+   * @param reason what is wrong, in one line
+   */
+  public InputParseException(String source, long line, String reason) {
+    super(source + (line > 0 ? ":" + line : "") + ": " + reason);
+    this.source = source;
+    this.line = line;
+    this.reason = reason;
+  }
+
+  public String source() {
+    return source;
+  }
+
+  public long line() {
+    return line;
+  }
+
+  public String reason() {
+    return reason;
+  }
+}
