@@ -148,7 +148,8 @@ public final class NvidiaSmiCsvParser {
     }
   }
 
+  /** At most 80 characters of untrusted input, with control characters escaped, safe to quote in a log line. */
   static String abbreviate(String s) {
-    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+    return InputParseException.quote(s, 80);
   }
 }

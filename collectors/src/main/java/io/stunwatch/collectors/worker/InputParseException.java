@@ -22,6 +22,24 @@ public final class InputParseException extends Exception {
     this.reason = reason;
   }
 
+  /**
+   * Untrusted input made safe to quote in a message: control characters as {@code \\uXXXX}, cut to {@code max}
+   * characters with "..." when longer.
+   */
+  public static String quote(String input, int max) {
+    StringBuilder b = new StringBuilder(Math.min(input.length(), max) + 8);
+    int i = 0;
+    for (; i < input.length() && b.length() < max; i++) {
+      char c = input.charAt(i);
+      if (Character.isISOControl(c) || c == '\uFFFD') {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return i < input.length() ? b.append("...").toString() : b.toString();
+  }
+
   public String source() {
     return source;
   }

@@ -1,0 +1,36 @@
+package io.stunwatch.testsupport;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/** Waits for a condition with a deadline, polling: the alternative to sleep-and-hope in tests. */
+public final class Await {
+
+  private Await() {
+  }
+
+  /**
+   * Returns as soon as {@code condition} holds.
+   *
+   * @throws AssertionError with {@code what} and the last {@code state} when it does not hold within {@code timeout}
+   */
+  public static void until(Duration timeout, BooleanSupplier condition, String what, Supplier<?> state) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + timeout + ": " + what + " (state: " + state.get() + ")");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while waiting for " + what, e);
+      }
+    }
+  }
+
+  public static void until(Duration timeout, BooleanSupplier condition, String what) {
+    until(timeout, condition, what, () -> "n/a");
+  }
+}
