@@ -4,9 +4,7 @@ import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
-import java.time.DateTimeException;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.List;
 
 /**
@@ -16,11 +14,10 @@ import java.util.List;
  * @param executable       the nvidia-smi program
  * @param interval         sampling interval of the streaming child ({@code -lms})
  * @param snapshotInterval interval of {@code nvidia-smi -q -x} snapshots; zero turns them off
- * @param timezone         zone of nvidia-smi's local-time timestamps
  * @param restartBackoffMax longest wait between restarts of a child that keeps exiting
  */
 public record NvidiaSmiConfig(boolean enabled, String executable, Duration interval, Duration snapshotInterval,
-    ZoneId timezone, Duration restartBackoffMax) {
+    Duration restartBackoffMax) {
 
   public static final ConfigKey<Boolean> ENABLED = ConfigKeys.bool("nvidia-smi.enabled", true,
       "Run the nvidia-smi input (GPU samples and -q -x snapshots).");
@@ -32,30 +29,18 @@ public record NvidiaSmiConfig(boolean enabled, String executable, Duration inter
   public static final ConfigKey<Duration> SNAPSHOT_INTERVAL = ConfigKeys.duration("nvidia-smi.snapshot-interval",
       Duration.ofSeconds(60), Duration.ZERO, Duration.ofDays(1),
       "Interval of nvidia-smi -q -x snapshots (processes, MIG devices, virtualization mode); 0s turns them off.");
-  public static final ConfigKey<ZoneId> TIMEZONE = ConfigKeys.custom("nvidia-smi.timezone", "zone",
-      "a time zone id such as UTC or Europe/Berlin", ZoneId.systemDefault(),
-      "Zone of nvidia-smi's timestamps, which are host local time without a zone. Default: this machine's zone.",
-      NvidiaSmiConfig::zone);
   public static final ConfigKey<Duration> RESTART_BACKOFF_MAX = ConfigKeys.duration(
       "nvidia-smi.restart-backoff-max", Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofHours(1),
       "Longest wait between restarts of an nvidia-smi child that keeps exiting (backoff doubles from 1s).");
 
-  public static final List<ConfigKey<?>> KEYS = List.of(ENABLED, EXECUTABLE, INTERVAL, SNAPSHOT_INTERVAL, TIMEZONE,
+  public static final List<ConfigKey<?>> KEYS = List.of(ENABLED, EXECUTABLE, INTERVAL, SNAPSHOT_INTERVAL,
       RESTART_BACKOFF_MAX);
 
   public static NvidiaSmiConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
     NvidiaSmiConfig c = new NvidiaSmiConfig(r.get(ENABLED), r.get(EXECUTABLE), r.get(INTERVAL),
-        r.get(SNAPSHOT_INTERVAL), r.get(TIMEZONE), r.get(RESTART_BACKOFF_MAX));
+        r.get(SNAPSHOT_INTERVAL), r.get(RESTART_BACKOFF_MAX));
     r.done();
     return c;
-  }
-
-  private static ZoneId zone(String raw) {
-    try {
-      return ZoneId.of(raw);
-    } catch (DateTimeException e) {
-      throw new IllegalArgumentException("must be a time zone id such as UTC or Europe/Berlin");
-    }
   }
 }

@@ -1,20 +1,17 @@
 package io.stunwatch.collectors.nvidiasmi;
 
 import io.stunwatch.collectors.worker.Backoff;
-import io.stunwatch.collectors.worker.CollectorMetrics;
 import io.stunwatch.collectors.worker.CollectorSource;
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.LineReader;
-import io.stunwatch.collectors.worker.SampleSink;
-import io.stunwatch.collectors.worker.WorkerIdentity;
-import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.topic.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -33,24 +30,22 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   private static final Duration HEALTHY_RUN = Duration.ofSeconds(30);
 
   private final NvidiaSmiConfig config;
-  private final WorkerIdentity identity;
-  private final SampleSink sink;
-  private final CollectorMetrics metrics;
-  private final Clock clock;
-  private final LogLimiter errorLog;
+  private final ZoneId zone;
+  private final Inputs inputs;
   private final Backoff backoff;
   private final Thread thread;
   private volatile boolean running;
   private volatile Process child;
 
-  public NvidiaSmiStreamingSource(NvidiaSmiConfig config, WorkerIdentity identity, SampleSink sink,
-      CollectorMetrics metrics, Clock clock) {
+  /**
+   * @param config its settings
+   * @param zone   the zone of nvidia-smi's timestamps
+   * @param inputs where samples and errors go
+   */
+  public NvidiaSmiStreamingSource(NvidiaSmiConfig config, ZoneId zone, Inputs inputs) {
     this.config = config;
-    this.identity = identity;
-    this.sink = sink;
-    this.metrics = metrics;
-    this.clock = clock;
-    this.errorLog = new LogLimiter(10, clock);
+    this.zone = zone;
+    this.inputs = inputs;
     this.backoff = new Backoff(Duration.ofSeconds(1).compareTo(config.restartBackoffMax()) > 0
         ? config.restartBackoffMax() : Duration.ofSeconds(1), config.restartBackoffMax());
     this.thread = new Thread(this::run, "stunwatch-nvidia-smi");
@@ -72,7 +67,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     boolean first = true;
     while (running) {
       if (!first) {
-        metrics.restart(CollectorInput.NVIDIA_SMI);
+        inputs.metrics().restart(CollectorInput.NVIDIA_SMI);
         Duration delay = backoff.nextDelay();
         LOG.warn("nvidia-smi exited; restarting in {} ms", delay.toMillis());
         if (!sleep(delay)) {
@@ -120,7 +115,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   }
 
   private void streamOnce(NvidiaSmiQuery query) throws IOException {
-    NvidiaSmiCsvParser parser = NvidiaSmiCsvParser.forQuery(query, config.timezone(), identity, clock);
+    NvidiaSmiCsvParser parser = NvidiaSmiCsvParser.forQuery(query, zone, inputs.identity(), inputs.clock());
     Process p = new ProcessBuilder(command(query))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
@@ -134,7 +129,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
         if (line.isBlank()) {
           continue;
         }
-        accept(parser, line, lineNumber, lines.truncated());
+        accept(parser, line, lineNumber, lines.truncated(), inputs);
       }
     } finally {
       p.destroy();
@@ -142,21 +137,16 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     }
   }
 
-  /** Parses and publishes one line; package-private so replay and tests take the live path exactly. */
-  void accept(NvidiaSmiCsvParser parser, String line, long lineNumber, boolean truncated) {
+  /** Parses and publishes one line: the live path, which replay and tests take as well. */
+  static void accept(NvidiaSmiCsvParser parser, String line, long lineNumber, boolean truncated, Inputs inputs) {
     try {
       if (truncated) {
         throw new InputParseException("nvidia-smi stdout", lineNumber, "line longer than " + MAX_LINE + " bytes");
       }
       GpuSample s = parser.parse(line, lineNumber);
-      metrics.read(CollectorInput.NVIDIA_SMI, s.timestamp());
-      sink.publish(CollectorInput.NVIDIA_SMI, Topics.GPU_SAMPLES, s.vmId(), s, s.timestamp());
+      inputs.sample(CollectorInput.NVIDIA_SMI, Topics.GPU_SAMPLES, s.vmId(), s, s.timestamp());
     } catch (InputParseException e) {
-      metrics.parseError(CollectorInput.NVIDIA_SMI);
-      String suffix = errorLog.admit();
-      if (suffix != null) {
-        LOG.warn("Skipped unparsable nvidia-smi line: {}{}", e.getMessage(), suffix);
-      }
+      inputs.parseError(CollectorInput.NVIDIA_SMI, e);
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.collectors.worker.CollectorMetrics;
+import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.RecordingSink;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.GpuSample;
@@ -26,11 +27,12 @@ class NvidiaSmiStreamingSourceTest {
 
   private final CollectorMetrics metrics = new CollectorMetrics(new SimpleMeterRegistry(), Clock.systemUTC());
   private final RecordingSink sink = new RecordingSink();
+  private final Inputs inputs = new Inputs(NvidiaSmiCsvParserTest.ID, sink, metrics, Clock.systemUTC());
 
   private NvidiaSmiStreamingSource source(Path executable) {
     NvidiaSmiConfig config = new NvidiaSmiConfig(true, executable.toString(), Duration.ofMillis(100),
-        Duration.ZERO, ZoneOffset.UTC, Duration.ofMillis(50));
-    return new NvidiaSmiStreamingSource(config, NvidiaSmiCsvParserTest.ID, sink, metrics, Clock.systemUTC());
+        Duration.ZERO, Duration.ofMillis(50));
+    return new NvidiaSmiStreamingSource(config, ZoneOffset.UTC, inputs);
   }
 
   @Test
@@ -66,12 +68,11 @@ class NvidiaSmiStreamingSourceTest {
 
   @Test
   void tenThousandMalformedLinesAreEachCountedAndNoneCrashes() {
-    NvidiaSmiStreamingSource s = source(dir.resolve("unused"));
     NvidiaSmiCsvParser parser = NvidiaSmiCsvParser.forQuery(NvidiaSmiQuery.all(), ZoneOffset.UTC,
         NvidiaSmiCsvParserTest.ID, Clock.systemUTC());
     Random random = new Random(20261121);
     for (int i = 0; i < 10_000; i++) {
-      s.accept(parser, malformed(random, i), i + 1, false);
+      NvidiaSmiStreamingSource.accept(parser, malformed(random, i), i + 1, false, inputs);
     }
     assertThat(metrics.parseErrorCount(IN)).isEqualTo(10_000);
     assertThat(metrics.readCount(IN)).isZero();

@@ -1,0 +1,43 @@
+package io.stunwatch.collectors.rdma;
+
+import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.Inputs;
+import io.stunwatch.collectors.worker.PeriodicSource;
+import io.stunwatch.metrics.CollectorInput;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.topic.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Reads the RDMA port counters from sysfs every interval. */
+public final class SysfsRdmaSource extends PeriodicSource {
+
+  private final Path root;
+  private final Inputs inputs;
+
+  public SysfsRdmaSource(RdmaConfig config, Inputs inputs) {
+    super("rdma", config.interval());
+    this.root = config.root();
+    this.inputs = inputs;
+  }
+
+  @Override
+  protected void poll() {
+    if (Files.isDirectory(root)) { // a machine without RDMA devices: nothing to read, nothing wrong
+      readOnce(root, inputs);
+    }
+  }
+
+  /** Reads and publishes every port once: the live path, which replay of a sysfs tree takes as well. */
+  public static void readOnce(Path root, Inputs inputs) {
+    try {
+      SysfsRdmaReader.Result r = new SysfsRdmaReader(root, inputs.identity()).read(inputs.clock().instant());
+      for (RdmaCounterSample s : r.samples()) {
+        inputs.sample(CollectorInput.RDMA, Topics.RDMA_SAMPLES, s.vmId(), s, s.timestamp());
+      }
+      r.problems().forEach(p -> inputs.parseError(CollectorInput.RDMA, p));
+    } catch (InputParseException e) {
+      inputs.parseError(CollectorInput.RDMA, e);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.stunwatch.collectors.worker;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/** What a replay file holds; {@link #detect} tells from its content, {@code --replay-as} overrides. */
+public enum ReplayKind {
+  /** {@code nvidia-smi --query-gpu ... --format=csv} with its header. */
+  NVIDIA_SMI_CSV,
+  /** {@code nvidia-smi -q -x}. */
+  NVIDIA_SMI_XML,
+  /** {@code nvidia-smi vgpu -q}. */
+  VGPU_QUERY,
+  /** A directory laid out like {@code /sys/class/infiniband}. */
+  SYSFS,
+  /** A training log. */
+  LOG;
+
+  /** Detects the kind of a file or directory from its first bytes or its layout. */
+  public static ReplayKind detect(Path path) throws IOException {
+    if (Files.isDirectory(path)) {
+      try (Stream<Path> devices = Files.list(path)) {
+        if (devices.anyMatch(d -> Files.isDirectory(d.resolve("ports")))) {
+          return SYSFS;
+        }
+      }
+      throw new IOException(path + " is a directory but not a sysfs RDMA tree (no <device>/ports)");
+    }
+    String head;
+    try (InputStream in = Files.newInputStream(path)) {
+      head = new String(in.readNBytes(4096), StandardCharsets.UTF_8).stripLeading();
+    }
+    String lower = head.toLowerCase(Locale.ROOT);
+    if (head.startsWith("<?xml") || head.startsWith("<nvidia_smi_log") || head.startsWith("<!DOCTYPE nvidia")) {
+      return NVIDIA_SMI_XML;
+    }
+    String firstLine = head.lines().findFirst().orElse("");
+    if (firstLine.contains(", ") && firstLine.toLowerCase(Locale.ROOT).matches("(.*, )?index(, .*)?")) {
+      return NVIDIA_SMI_CSV;
+    }
+    if (lower.contains("vgpu id") || lower.matches("(?s)^gpu [0-9a-f]{4,8}:[0-9a-f]{2}:.*active vgpus.*")) {
+      return VGPU_QUERY;
+    }
+    return LOG;
+  }
+
+  /** Parses a {@code --replay-as} value. */
+  public static ReplayKind parse(String raw) {
+    return valueOf(raw.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+  }
+}
