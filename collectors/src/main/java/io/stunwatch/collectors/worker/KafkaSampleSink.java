@@ -126,8 +126,17 @@ public final class KafkaSampleSink implements SampleSink, AutoCloseable {
         }
         Pending sending = head;
         inFlight.incrementAndGet();
+        // KafkaProducer reports some failures (no metadata within max.block.ms) by calling the callback inside
+        // send() instead of throwing: catch those here, where the sample can still be kept and retried.
+        Throwable[] immediate = new Throwable[1];
+        boolean[] inSend = {true};
+        Thread me = Thread.currentThread();
         try {
           producer.send(sending.record, (md, e) -> {
+            if (inSend[0] && Thread.currentThread() == me) {
+              immediate[0] = e;
+              return;
+            }
             inFlight.decrementAndGet();
             if (e == null) {
               metrics.sent(sending.input);
@@ -137,16 +146,22 @@ public final class KafkaSampleSink implements SampleSink, AutoCloseable {
               drop(sending.input, DropReason.SEND_FAILED, e.toString());
             }
           });
-          head = null;
-        } catch (RetriableException e) {
-          // No metadata or no buffer space within SEND_BLOCK: Kafka is away. Keep the sample and try again.
-          inFlight.decrementAndGet();
         } catch (KafkaException e) {
+          immediate[0] = e;
+        } finally {
+          inSend[0] = false;
+        }
+        if (immediate[0] == null) {
+          head = null;
+        } else {
           inFlight.decrementAndGet();
+          if (immediate[0] instanceof RetriableException) {
+            continue; // Kafka is away (no metadata, no buffer space): keep the sample, try again
+          }
           if (!running) {
             break; // the producer was closed under us on shutdown
           }
-          drop(sending.input, DropReason.SEND_FAILED, e.toString());
+          drop(sending.input, DropReason.SEND_FAILED, immediate[0].toString());
           head = null;
         }
       } catch (InterruptedException e) {
