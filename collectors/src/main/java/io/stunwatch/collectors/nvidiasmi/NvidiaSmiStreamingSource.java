@@ -164,6 +164,11 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     }
   }
 
+  /** The sampling thread (for per-thread CPU accounting in the benchmark). */
+  Thread thread() {
+    return thread;
+  }
+
   @Override
   public void close() {
     running = false;

@@ -27,11 +27,14 @@ import org.junit.jupiter.api.io.TempDir;
  * same code. Goal: streaming at most 1/20 of forking.
  *
  * <p>A benchmark, not a test: surefire does not run it. Run it with {@code bench/nvidia-smi-cpu.sh}.
- * CPU is this JVM's user+system time plus that of its reaped children, from {@code /proc/self/stat}.
+ *
+ * <p>CPU is what each collector itself costs: the CPU time of the thread doing the work (ThreadMXBean) plus that of
+ * the nvidia-smi processes it ran once reaped ({@code cutime + cstime} of {@code /proc/self/stat}). Whole-JVM time
+ * would add JIT compilation and GC of everything else running, which swamps a one-second streaming run.
  */
 class NvidiaSmiCpuBenchmark {
 
-  private static final int SAMPLES = 1000;
+  private static final int SAMPLES = 2000;
   private static final int ROUNDS = 3;
 
   @TempDir
@@ -44,8 +47,8 @@ class NvidiaSmiCpuBenchmark {
     StringBuilder report = new StringBuilder();
     warmUp(fake);
     for (int round = 1; round <= ROUNDS; round++) {
-      double fork = cpuSeconds(() -> forkPerSample(fake));
-      double stream = cpuSeconds(() -> streaming(fake));
+      double fork = forkPerSample(fake);
+      double stream = streaming(fake);
       double ratio = stream / fork;
       ratios.add(ratio);
       String line = String.format("round %d: fork-per-sample %.3f CPU s / 1000 samples, streaming %.3f CPU s / 1000 "
@@ -73,42 +76,60 @@ class NvidiaSmiCpuBenchmark {
   }
 
   private void warmUp(Path fake) throws Exception {
-    forkPerSample(fake, 100);
-    streaming(fake, 100);
+    forkPerSample(fake, 500);
+    streaming(fake, 3000);
   }
 
-  private void forkPerSample(Path fake) throws Exception {
-    forkPerSample(fake, SAMPLES);
+  private double forkPerSample(Path fake) throws Exception {
+    return forkPerSample(fake, SAMPLES);
   }
 
-  /** The naive collector: one nvidia-smi process per sample, parsed and published like the streaming one. */
-  private void forkPerSample(Path fake, int n) throws Exception {
+  /**
+   * The naive collector: one nvidia-smi process per sample, parsed and published like the streaming one.
+   *
+   * @return CPU seconds per 1000 samples
+   */
+  private double forkPerSample(Path fake, int n) throws Exception {
     Inputs inputs = inputs();
     NvidiaSmiQuery query = NvidiaSmiQuery.all();
     NvidiaSmiCsvParser parser = NvidiaSmiCsvParser.forQuery(query, ZoneOffset.UTC, inputs.identity(),
         inputs.clock());
     List<String> cmd = List.of(fake.toString(), "--query-gpu=" + query.queryArgument(),
         "--format=csv,noheader,nounits");
+    long thread0 = THREADS.getCurrentThreadCpuTime();
+    long children0 = childTicks();
     for (int i = 0; i < n; i++) {
       String line = new String(Commands.run(cmd, Duration.ofSeconds(10)), StandardCharsets.UTF_8).strip();
       NvidiaSmiStreamingSource.accept(parser, line, i + 1, false, inputs);
     }
+    double cpu = (THREADS.getCurrentThreadCpuTime() - thread0) / 1e9 + (childTicks() - children0) / 100.0;
     assertThat(inputs.metrics().readCount(CollectorInput.NVIDIA_SMI)).isEqualTo(n);
+    return cpu * 1000 / n;
   }
 
-  private void streaming(Path fake) throws Exception {
-    streaming(fake, SAMPLES);
+  private double streaming(Path fake) throws Exception {
+    return streaming(fake, SAMPLES);
   }
 
-  /** The real streaming source, with a 1 ms interval so 1000 samples take about a second. */
-  private void streaming(Path fake, int n) {
+  /**
+   * The real streaming source, with a 1 ms interval so the samples come fast.
+   *
+   * @return CPU seconds per 1000 samples
+   */
+  private double streaming(Path fake, int n) throws Exception {
     Inputs inputs = inputs();
     NvidiaSmiStreamingSource source = new NvidiaSmiStreamingSource(new NvidiaSmiConfig(true, fake.toString(),
         Duration.ofMillis(1), Duration.ZERO, Duration.ofSeconds(1)), ZoneOffset.UTC, inputs);
+    long children0 = childTicks();
     source.start();
-    Await.until(Duration.ofSeconds(60), () -> inputs.metrics().readCount(CollectorInput.NVIDIA_SMI) >= n,
+    long threadId = source.thread().getId();
+    Await.until(Duration.ofSeconds(120), () -> inputs.metrics().readCount(CollectorInput.NVIDIA_SMI) >= n,
         n + " streamed samples");
+    long threadCpu = THREADS.getThreadCpuTime(threadId);
+    long read = inputs.metrics().readCount(CollectorInput.NVIDIA_SMI);
     source.close(); // the child is killed and reaped: its CPU time lands in this JVM's cutime/cstime
+    double cpu = threadCpu / 1e9 + (childTicks() - children0) / 100.0;
+    return cpu * 1000 / read;
   }
 
   private static Inputs inputs() {
@@ -116,22 +137,14 @@ class NvidiaSmiCpuBenchmark {
         new CollectorMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), Clock.systemUTC());
   }
 
-  interface Work {
-    void run() throws Exception;
-  }
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
 
-  /** CPU seconds (self and reaped children, user and system) spent by {@code work}. */
-  private static double cpuSeconds(Work work) throws Exception {
-    long before = cpuTicks();
-    work.run();
-    System.gc(); // nothing is measured by it; it only keeps the next round's GC out of this one's time
-    return (cpuTicks() - before) / 100.0; // USER_HZ is 100 on Linux
-  }
-
-  private static long cpuTicks() throws Exception {
+  /** CPU ticks (1/100 s) of reaped children, user and system. */
+  private static long childTicks() throws Exception {
     String stat = Files.readString(Path.of("/proc/self/stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // fields 14-17 of proc(5) (utime, stime, cutime, cstime) are 11-14 after the ')' split
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+    // cutime and cstime are fields 16 and 17 of proc(5): 13 and 14 after the ')' split
+    return Long.parseLong(f[13]) + Long.parseLong(f[14]);
   }
 }

@@ -1,0 +1,37 @@
+package io.stunwatch.collectors.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReplayKindTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void eachRecordingIsRecognizedFromItsContent() throws Exception {
+    assertThat(ReplayKind.detect(Path.of("src/test/resources/nvidiasmi/vgpu-guest.csv")))
+        .isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+    assertThat(ReplayKind.detect(Path.of("src/test/resources/nvidiasmi/vgpu-guest-v12.xml")))
+        .isEqualTo(ReplayKind.NVIDIA_SMI_XML);
+    assertThat(ReplayKind.detect(Path.of("src/test/resources/hostvgpu/vgpu-q-two-gpus.txt")))
+        .isEqualTo(ReplayKind.VGPU_QUERY);
+    Path log = dir.resolve("train.log");
+    Files.writeString(log, "Step\tImg/sec\ttotal_loss\n1\timages/sec: 245.3 +/- 0.0 (jitter = 0.0)\t7.5\n");
+    assertThat(ReplayKind.detect(log)).isEqualTo(ReplayKind.LOG);
+    Files.createDirectories(dir.resolve("sys/mlx5_0/ports/1/counters"));
+    assertThat(ReplayKind.detect(dir.resolve("sys"))).isEqualTo(ReplayKind.SYSFS);
+    assertThat(ReplayKind.parse("nvidia-smi-csv")).isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+  }
+
+  @Test
+  void aDirectoryThatIsNoSysfsTreeIsRejectedByName() throws Exception {
+    Files.createDirectories(dir.resolve("empty"));
+    assertThatThrownBy(() -> ReplayKind.detect(dir.resolve("empty"))).hasMessageContaining("not a sysfs RDMA tree");
+  }
+}
