@@ -154,8 +154,8 @@ class BrokerCommandIT {
     });
     assertThat(errors.get(0).getMessage()).startsWith("cannot decode record at topic stunwatch.host-vgpu-samples, "
         + "partition 0, offset 0: value: not valid JSON at line 1, column ").contains("Unrecognized token 'this'");
-    assertThat(errors.get(2).reason()).isEqualTo("value: invalid host-vgpu-sample: hostname is required and must "
-        + "not be blank");
+    assertThat(errors.get(2).reason()).isEqualTo("value: invalid host-vgpu-sample: not a VM UUID (need 32 hex "
+        + "digits): 'x'");
 
     // The operator's view: `stunwatch tail` reports each bad record on stderr and prints the good one.
     try (StunwatchProcess tail = StunwatchProcess.start("tail", topic.name(), "--bootstrap-servers", bootstrap,
