@@ -4,10 +4,8 @@ import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.ConfigSource;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -52,7 +50,7 @@ final class BrokerCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() throws Exception {
     ConfigSource source = config.load(ctx)
         .override(BrokerConfig.DATA_DIR, dataDir, "--data-dir")
         .override(BrokerConfig.HOST, host, "--host")
@@ -61,38 +59,15 @@ final class BrokerCommand implements Callable<Integer> {
         .override(BrokerConfig.PARTITIONS, partitions, "--partitions");
     BrokerConfig brokerConfig = BrokerConfig.from(source);
 
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch stopped = new CountDownLatch(1);
     EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(brokerConfig);
-    Thread hook = new Thread(() -> {
-      stop.countDown();
-      try {
-        // The JVM halts when hooks return: hold it until the broker has flushed and closed its logs.
-        stopped.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "stunwatch-broker-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      ctx.out().println(READY_LINE + broker.bootstrapServers());
-      ctx.out().println("  cluster id: " + broker.clusterId());
-      ctx.out().println("  data dir:   " + broker.dataDir());
-      ctx.out().println("  started in: " + broker.startupTime().toMillis() + " ms"
-          + (broker.createdTopics().isEmpty() ? "" : ", created " + broker.createdTopics().size() + " topics"));
-      ctx.out().println("Press Ctrl-C to stop.");
-      ctx.out().flush();
-      stop.await();
-    } finally {
-      try {
-        broker.close();
-      } catch (RuntimeException | Error e) {
-        LoggerFactory.getLogger(BrokerCommand.class).error("Broker did not shut down cleanly", e);
-        throw e;
-      } finally {
-        stopped.countDown();
-      }
-    }
+    ctx.out().println(READY_LINE + broker.bootstrapServers());
+    ctx.out().println("  cluster id: " + broker.clusterId());
+    ctx.out().println("  data dir:   " + broker.dataDir());
+    ctx.out().println("  started in: " + broker.startupTime().toMillis() + " ms"
+        + (broker.createdTopics().isEmpty() ? "" : ", created " + broker.createdTopics().size() + " topics"));
+    ctx.out().println("Press Ctrl-C to stop.");
+    ctx.out().flush();
+    UntilStopped.await(broker, Duration.ofSeconds(60));
     return ExitCodes.OK;
   }
 }

@@ -9,10 +9,9 @@ import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.DropReason;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -94,25 +93,10 @@ final class CollectCommand implements Runnable {
         ctx.out().flush();
         return ExitCodes.OK;
       }
-      CountDownLatch stop = new CountDownLatch(1);
-      CountDownLatch stopped = new CountDownLatch(1);
       WorkerCollector collector = WorkerCollector.start(settings, ctx.clock());
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        stop.countDown();
-        try {
-          stopped.await(30, TimeUnit.SECONDS); // let the buffered samples go out before the JVM halts
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }, "stunwatch-worker-shutdown"));
       ctx.out().println("Worker collector running; Ctrl-C to stop.");
       ctx.out().flush();
-      try {
-        stop.await();
-      } finally {
-        collector.close();
-        stopped.countDown();
-      }
+      UntilStopped.await(collector, Duration.ofSeconds(30)); // let buffered samples go out before the JVM halts
       return ExitCodes.OK;
     }
 

@@ -1,0 +1,44 @@
+package io.stunwatch.launcher;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a started component until the process is asked to stop (Ctrl-C, SIGTERM from systemd or Docker), then
+ * closes it before the JVM exits. The JVM halts as soon as its shutdown hooks return, so the hook waits for the
+ * close (at most {@code grace}) to let a broker flush its logs or a collector send what it buffered.
+ */
+final class UntilStopped {
+
+  private UntilStopped() {
+  }
+
+  /** Blocks until stopped, then closes {@code component}. */
+  static void await(AutoCloseable component, Duration grace) throws Exception {
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.countDown();
+      try {
+        closed.await(grace.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "stunwatch-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      stop.await();
+    } finally {
+      try {
+        component.close();
+      } catch (Exception | Error e) {
+        LoggerFactory.getLogger(UntilStopped.class).error("Did not shut down cleanly", e);
+        throw e;
+      } finally {
+        closed.countDown();
+      }
+    }
+  }
+}
