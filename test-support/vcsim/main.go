@@ -1,0 +1,74 @@
+// vcsim for Stunwatch's integration tests: govmomi's vCenter simulator (Debian package
+// golang-github-vmware-govmomi-dev 0.24), adjusted so the yavijava vim25 binding can talk to it.
+// Prints "VCSIM_URL=<url>" (and "VCSIM_SHA256=<thumbprint>" with -tls) once it listens; runs until SIGTERM.
+package main
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/simulator/esx"
+	"github.com/vmware/govmomi/simulator/vpx"
+)
+
+func main() {
+	listen := flag.String("l", "127.0.0.1:0", "listen address")
+	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate")
+	clusters := flag.Int("cluster", 1, "clusters")
+	hosts := flag.Int("host", 3, "hosts per cluster")
+	vms := flag.Int("vm", 4, "VMs per resource pool")
+	flag.Parse()
+
+	// yavijava's decoder fails on ServiceContent properties newer than API 6.0.
+	vpx.ServiceContent.VStorageObjectManager = nil
+	vpx.ServiceContent.CryptoManager = nil
+	vpx.ServiceContent.FailoverClusterConfigurator = nil
+	vpx.ServiceContent.FailoverClusterManager = nil
+	vpx.ServiceContent.HealthUpdateManager = nil
+	vpx.ServiceContent.HostSpecManager = nil
+	// govmomi 0.24's VmMigratedEvent template misses two braces: PostEvent of that type would panic.
+	for i := range esx.EventInfo {
+		f := esx.EventInfo[i].FullFormat
+		f = strings.ReplaceAll(f, "{{.SourceHost.Name},", "{{.SourceHost.Name}},")
+		f = strings.ReplaceAll(f, "{{.Host.Name},", "{{.Host.Name}},")
+		esx.EventInfo[i].FullFormat = f
+	}
+
+	model := simulator.VPX()
+	model.Cluster = *clusters
+	model.ClusterHost = *hosts
+	model.Machine = *vms
+	if err := model.Create(); err != nil {
+		fmt.Fprintln(os.Stderr, "vcsim:", err)
+		os.Exit(1)
+	}
+	model.Service.Listen = &url.URL{Host: *listen}
+	if *useTLS {
+		model.Service.TLS = new(tls.Config)
+	}
+	server := model.Service.NewServer()
+	fmt.Printf("VCSIM_URL=%s\n", server.URL.String())
+	if *useTLS {
+		sum := sha256.Sum256(server.Certificate().Raw)
+		hex := make([]string, len(sum))
+		for i, b := range sum {
+			hex[i] = fmt.Sprintf("%02X", b)
+		}
+		fmt.Printf("VCSIM_SHA256=%s\n", strings.Join(hex, ":"))
+	}
+	os.Stdout.Sync()
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	<-stop
+	server.Close()
+	model.Remove()
+}
