@@ -1,0 +1,69 @@
+package io.stunwatch.collectors.vcenter;
+
+import io.stunwatch.model.VcenterEventCategory;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The vim25 event types the vCenter collector keeps, and what each means for a migration. vcsim ignores the
+ * collector's type filter, so the same list filters on the client too.
+ */
+public final class MigrationEventTypes {
+
+  /** Task description ids of migrations: user relocate/migrate, DRS vMotion (and vcsim's relocate id). */
+  public static final Set<String> MIGRATION_TASKS = Set.of("VirtualMachine.relocate", "VirtualMachine.migrate",
+      "Drm.ExecuteVMotionLRO", "VirtualMachine.relocateVm");
+
+  /** The encrypted-vMotion {@code EventEx} id. */
+  public static final String ENCRYPTED_VMOTION = "com.vmware.vc.vm.VmHotMigratingWithEncryptionEvent";
+
+  private static final Map<String, VcenterEventCategory> BY_TYPE = Map.ofEntries(
+      Map.entry("VmBeingHotMigratedEvent", VcenterEventCategory.MIGRATION_STARTED),
+      Map.entry("VmBeingMigratedEvent", VcenterEventCategory.MIGRATION_STARTED),
+      Map.entry("VmBeingRelocatedEvent", VcenterEventCategory.MIGRATION_STARTED),
+      Map.entry("VmEmigratingEvent", VcenterEventCategory.MIGRATION_STARTED),
+      Map.entry("VmMigratedEvent", VcenterEventCategory.MIGRATION_COMPLETED),
+      Map.entry("DrsVmMigratedEvent", VcenterEventCategory.MIGRATION_COMPLETED),
+      Map.entry("VmRelocatedEvent", VcenterEventCategory.MIGRATION_COMPLETED),
+      Map.entry("VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED),
+      Map.entry("VmRelocateFailedEvent", VcenterEventCategory.MIGRATION_FAILED),
+      Map.entry("VmPoweredOnEvent", VcenterEventCategory.POWER),
+      Map.entry("VmPoweredOffEvent", VcenterEventCategory.POWER),
+      Map.entry("VmSuspendedEvent", VcenterEventCategory.POWER),
+      Map.entry("VmResumingEvent", VcenterEventCategory.POWER),
+      Map.entry("DrsVmPoweredOnEvent", VcenterEventCategory.POWER));
+
+  /** Every event type id the collector asks vCenter for. */
+  public static final List<String> EVENT_TYPE_IDS = List.copyOf(
+      new java.util.TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", "EventEx", "ExtendedEvent"))));
+
+  private MigrationEventTypes() {
+  }
+
+  /**
+   * What an event means, or empty when the collector does not keep it.
+   *
+   * @param type         vim25 class name
+   * @param eventTypeId  the id of an EventEx/ExtendedEvent, else null
+   * @param taskDescId   the descriptionId of a TaskEvent's info, else null
+   */
+  public static Optional<VcenterEventCategory> categorize(String type, String eventTypeId, String taskDescId) {
+    if ("TaskEvent".equals(type)) {
+      return taskDescId != null && MIGRATION_TASKS.contains(taskDescId)
+          ? Optional.of(VcenterEventCategory.MIGRATION_TASK) : Optional.empty();
+    }
+    if ("EventEx".equals(type) || "ExtendedEvent".equals(type)) {
+      return ENCRYPTED_VMOTION.equals(eventTypeId)
+          ? Optional.of(VcenterEventCategory.MIGRATION_STARTED) : Optional.empty();
+    }
+    return Optional.ofNullable(BY_TYPE.get(type));
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    java.util.Set<String> u = new java.util.HashSet<>(a);
+    u.addAll(b);
+    return u;
+  }
+}
