@@ -53,6 +53,10 @@ public record LoggingConfig(LogLevel level, LogLevel kafkaLevel) {
     for (String name : KAFKA_LOGGERS) {
       ctx.getLogger(name).setLevel(Level.toLevel(kafkaLevel.name()));
     }
+    // yavijava prints SOAP bodies at DEBUG and TRACE, and the Login body holds the password: never below WARN.
+    // Its WSClient logs every failed call with a stack trace at ERROR; the collector reports those with the URL.
+    ctx.getLogger("com.vmware").setLevel(Level.WARN);
+    ctx.getLogger("com.vmware.vim25.ws.WSClient").setLevel(Level.OFF);
     Level benign = kafkaLevel.compareTo(LogLevel.WARN) >= 0 ? Level.ERROR : Level.toLevel(kafkaLevel.name());
     for (String name : BENIGN_WARN_LOGGERS) {
       ctx.getLogger(name).setLevel(benign);

@@ -1,0 +1,17 @@
+package io.stunwatch.collectors.vcenter;
+
+import java.io.IOException;
+
+/** Opens sessions with one vCenter. */
+public interface VcenterConnector {
+
+  /** The vCenter's URL without credentials, for logs. */
+  String url();
+
+  /**
+   * Logs in.
+   *
+   * @throws IOException naming the URL and why: unreachable, TLS verification failed, bad credentials
+   */
+  VcenterConnection connect() throws IOException;
+}

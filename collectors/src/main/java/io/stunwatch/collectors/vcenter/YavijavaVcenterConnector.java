@@ -1,0 +1,285 @@
+package io.stunwatch.collectors.vcenter;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.vmware.vim25.Event;
+import com.vmware.vim25.EventFilterSpec;
+import com.vmware.vim25.EventFilterSpecByTime;
+import com.vmware.vim25.ManagedObjectReference;
+import com.vmware.vim25.VirtualDevice;
+import com.vmware.vim25.VirtualMachineConfigInfo;
+import com.vmware.vim25.VirtualPCIPassthroughVmiopBackingInfo;
+import com.vmware.vim25.mo.ComputeResource;
+import com.vmware.vim25.mo.Datacenter;
+import com.vmware.vim25.mo.EventHistoryCollector;
+import com.vmware.vim25.mo.HostSystem;
+import com.vmware.vim25.mo.InventoryNavigator;
+import com.vmware.vim25.mo.ManagedEntity;
+import com.vmware.vim25.mo.ServiceInstance;
+import com.vmware.vim25.mo.VirtualMachine;
+import com.vmware.vim25.ws.CustomSSLTrustContextCreator;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Calendar;
+import java.util.Comparator;
+import java.util.GregorianCalendar;
+import java.util.List;
+import java.util.TimeZone;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * {@link VcenterConnector} over the yavijava vim25 SOAP binding. TLS is verified by the given trust manager (see
+ * {@link VcenterTrust}); the password is held only in memory and never logged (yavijava logs no SOAP bodies at the
+ * levels Stunwatch enables).
+ */
+public final class YavijavaVcenterConnector implements VcenterConnector {
+
+  private static final int PAGE = 500;
+
+  private final URL sdkUrl;
+  private final String username;
+  private final char[] password;
+  private final X509TrustManager trust;
+
+  /**
+   * @param sdkUrl   e.g. {@code https://vc01.example.com/sdk}; any user info in it is ignored
+   * @param username the vCenter user
+   * @param password its password
+   * @param trust    how the server certificate is verified
+   */
+  public YavijavaVcenterConnector(URL sdkUrl, String username, char[] password, X509TrustManager trust) {
+    this.sdkUrl = withoutUserInfo(sdkUrl);
+    this.username = username;
+    this.password = password.clone();
+    this.trust = trust;
+  }
+
+  @Override
+  public String url() {
+    return sdkUrl.toString();
+  }
+
+  @Override
+  public VcenterConnection connect() throws IOException {
+    try {
+      ServiceInstance si;
+      // yavijava caches the SSLContext of the FIRST trust manager it is given, process-wide, and uses it for every
+      // later connection: a second vCenter would be verified against the first one's pin or CA. Reset the cache
+      // for each login, under a lock; each connection then keeps its own socket factory.
+      synchronized (CustomSSLTrustContextCreator.class) {
+        CustomSSLTrustContextCreator.setContextAlreadyCreated(false);
+        si = new ServiceInstance(sdkUrl, username, new String(password), (TrustManager) trust, 30_000, 120_000);
+      }
+      return new Connection(si);
+    } catch (IOException e) {
+      throw new IOException("cannot log in to " + sdkUrl + ": " + rootMessage(e), e);
+    } catch (RuntimeException e) {
+      throw new IOException("cannot log in to " + sdkUrl + ": " + rootMessage(e), e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + t + ")";
+  }
+
+  private static URL withoutUserInfo(URL u) {
+    try {
+      return new URL(u.getProtocol(), u.getHost(), u.getPort(), u.getFile());
+    } catch (IOException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  private final class Connection implements VcenterConnection {
+    private final ServiceInstance si;
+    private final String instanceUuid;
+
+    Connection(ServiceInstance si) {
+      this.si = si;
+      this.instanceUuid = si.getAboutInfo().getInstanceUuid();
+    }
+
+    @Override
+    public String instanceUuid() {
+      return instanceUuid;
+    }
+
+    @Override
+    public List<JsonNode> eventsSince(Instant since) throws IOException {
+      EventFilterSpec spec = new EventFilterSpec();
+      EventFilterSpecByTime time = new EventFilterSpecByTime();
+      time.setBeginTime(calendar(since));
+      spec.setTime(time);
+      spec.setEventTypeId(MigrationEventTypes.EVENT_TYPE_IDS.toArray(String[]::new));
+      EventHistoryCollector collector = si.getEventManager().createCollectorForEvents(spec);
+      List<Event> events = new ArrayList<>();
+      try {
+        Event[] page;
+        while ((page = collector.readNextEvents(PAGE)) != null && page.length > 0) {
+          for (Event e : page) {
+            if (!e.getCreatedTime().toInstant().isBefore(since)) {
+              events.add(e);
+            }
+          }
+        }
+      } finally {
+        try {
+          collector.destroyCollector();
+        } catch (IOException | RuntimeException e) {
+          // the session may be gone; the collector goes with it
+        }
+      }
+      events.sort(Comparator.comparing((Event e) -> e.getCreatedTime().toInstant()).thenComparingInt(Event::getKey));
+      return events.stream().map(VimObjects::toViJson).toList();
+    }
+
+    /** Host moref to its cluster, built top-down: vcsim's parent references confuse yavijava's getParent(). */
+    private java.util.Map<String, EntityRef> clustersByHost() throws IOException {
+      java.util.Map<String, EntityRef> byHost = new java.util.HashMap<>();
+      for (String type : List.of("ClusterComputeResource", "ComputeResource")) {
+        for (ManagedEntity me : new InventoryNavigator(si.getRootFolder()).searchManagedEntities(type)) {
+          ComputeResource cr = (ComputeResource) me;
+          EntityRef ref = new EntityRef(cr.getMOR().getType(), cr.getMOR().getVal(), cr.getName());
+          for (HostSystem h : cr.getHosts()) {
+            byHost.putIfAbsent(h.getMOR().getVal(), ref);
+          }
+        }
+      }
+      return byHost;
+    }
+
+    @Override
+    public List<VmInventoryEntry> vms(Instant observedAt) throws IOException {
+      java.util.Map<String, EntityRef> clusters = clustersByHost();
+      java.util.Map<String, String> hostNames = new java.util.HashMap<>();
+      List<VmInventoryEntry> out = new ArrayList<>();
+      for (ManagedEntity dcEntity : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("Datacenter")) {
+        Datacenter dc = (Datacenter) dcEntity;
+        for (ManagedEntity me : new InventoryNavigator(dc).searchManagedEntities("VirtualMachine")) {
+          VirtualMachine vm = (VirtualMachine) me;
+          VirtualMachineConfigInfo config = vm.getConfig();
+          if (config == null) {
+            continue; // being created or orphaned: no config to report yet
+          }
+          List<String> backings = new ArrayList<>();
+          if (config.getHardware() != null && config.getHardware().getDevice() != null) {
+            for (VirtualDevice d : config.getHardware().getDevice()) {
+              if (d.getBacking() instanceof VirtualPCIPassthroughVmiopBackingInfo b && b.getVgpu() != null) {
+                backings.add(b.getVgpu());
+              }
+            }
+          }
+          ManagedObjectReference hostRef = vm.getRuntime() == null ? null : vm.getRuntime().getHost();
+          EntityRef host = null;
+          if (hostRef != null) {
+            String name = hostNames.computeIfAbsent(hostRef.getVal(),
+                v -> new HostSystem(si.getServerConnection(), hostRef).getName());
+            host = new EntityRef("HostSystem", hostRef.getVal(), name);
+          }
+          out.add(new VmInventoryEntry(instanceUuid, vm.getMOR().getVal(), vm.getName(),
+              config.getUuid(), config.getInstanceUuid(), host,
+              hostRef == null ? null : clusters.get(hostRef.getVal()), dc.getName(),
+              config.getFiles() == null ? null : config.getFiles().getVmPathName(),
+              config.getHardware() == null ? null : (long) config.getHardware().getMemoryMB(),
+              backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt));
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public List<HostInventoryEntry> hosts(Instant observedAt) throws IOException {
+      java.util.Map<String, EntityRef> clusters = clustersByHost();
+      List<HostInventoryEntry> out = new ArrayList<>();
+      for (ManagedEntity me : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("HostSystem")) {
+        HostSystem h = (HostSystem) me;
+        List<HostInventoryEntry.HostGpu> gpus = new ArrayList<>();
+        if (h.getHardware() != null && h.getHardware().getPciDevice() != null) {
+          for (var pci : h.getHardware().getPciDevice()) {
+            // NVIDIA (0x10de) display (0x0300) or 3D (0x0302) controllers
+            if (pci.getVendorId() == (short) 0x10de && (pci.getClassId() == 0x0300 || pci.getClassId() == 0x0302)) {
+              gpus.add(new HostInventoryEntry.HostGpu(pci.getId(), pci.getDeviceName(), pci.getVendorName(), null));
+            }
+          }
+        }
+        out.add(new HostInventoryEntry(instanceUuid, h.getMOR().getVal(), h.getName(),
+            clusters.get(h.getMOR().getVal()), gpus, null, observedAt));
+      }
+      return out;
+    }
+
+    @Override
+    public byte[] datastoreFile(String datacenter, String datastore, String path) throws IOException {
+      URL url = new URL(sdkUrl.getProtocol(), sdkUrl.getHost(), sdkUrl.getPort(), "/folder/" + encodePath(path)
+          + "?dcPath=" + URLEncoder.encode(datacenter, StandardCharsets.UTF_8) + "&dsName="
+          + URLEncoder.encode(datastore, StandardCharsets.UTF_8));
+      HttpURLConnection c = (HttpURLConnection) url.openConnection();
+      if (c instanceof HttpsURLConnection https) {
+        try {
+          SSLContext ctx = SSLContext.getInstance("TLS");
+          ctx.init(null, new TrustManager[] {trust}, null);
+          https.setSSLSocketFactory(ctx.getSocketFactory());
+        } catch (GeneralSecurityException e) {
+          throw new IOException("TLS setup failed: " + e.getMessage(), e);
+        }
+      }
+      c.setConnectTimeout(30_000);
+      c.setReadTimeout(120_000);
+      c.setRequestProperty("Cookie", si.getServerConnection().getSessionStr());
+      int status = c.getResponseCode();
+      if (status == 404) {
+        throw new FileNotFoundException("[" + datastore + "] " + path + " in " + datacenter + ": not found");
+      }
+      if (status != 200) {
+        throw new IOException("GET [" + datastore + "] " + path + ": HTTP " + status);
+      }
+      try (InputStream in = c.getInputStream()) {
+        return in.readNBytes(64 * 1024 * 1024);
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        si.getServerConnection().logout();
+      } catch (RuntimeException e) {
+        // already gone
+      }
+    }
+  }
+
+  private static String encodePath(String path) {
+    StringBuilder b = new StringBuilder();
+    for (String part : path.split("/")) {
+      if (b.length() > 0) {
+        b.append('/');
+      }
+      b.append(URLEncoder.encode(part, StandardCharsets.UTF_8).replace("+", "%20"));
+    }
+    return b.toString();
+  }
+
+  private static Calendar calendar(Instant t) {
+    GregorianCalendar c = new GregorianCalendar(TimeZone.getTimeZone("UTC"));
+    c.setTimeInMillis(t.toEpochMilli());
+    return c;
+  }
+}
