@@ -15,18 +15,22 @@ import java.util.List;
  * @param lastCreatedTime    createdTime of the newest event published
  * @param keysAtLastCreated  event keys already published with exactly {@code lastCreatedTime}
  * @param savedAt            when the checkpoint was written
+ * @param lastStunByVm       per VM moref, the time of the newest vmware.log stun published, so a stun is published
+ *                           once even when the log is read again after a restart
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
     String vcenterUuid,
     Instant lastCreatedTime,
     List<Long> keysAtLastCreated,
-    Instant savedAt) {
+    Instant savedAt,
+    java.util.Map<String, Instant> lastStunByVm) {
 
   public VcenterCheckpoint {
     Checks.requiredText(vcenterUuid, "vcenterUuid");
     Checks.required(lastCreatedTime, "lastCreatedTime");
     keysAtLastCreated = Checks.list(keysAtLastCreated);
     Checks.required(savedAt, "savedAt");
+    lastStunByVm = Checks.map(lastStunByVm);
   }
 }

@@ -70,7 +70,7 @@ public final class Samples {
             25000L, T0),
         new StunObservation(VC, "vm-42", "train-01", "1637000000123456", T0, 188405,
             StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-01/vmware.log", 1234),
-        new VcenterCheckpoint(VC, T0, List.of(5636626L, 5636627L), T0.plusSeconds(1)),
+        new VcenterCheckpoint(VC, T0, List.of(5636626L, 5636627L), T0.plusSeconds(1), Map.of("vm-42", T0)),
         migration(),
         new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
             List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300)),

@@ -48,7 +48,7 @@ import javax.net.ssl.X509TrustManager;
  */
 public final class YavijavaVcenterConnector implements VcenterConnector {
 
-  private static final int PAGE = 500;
+  private static final int PAGE = 1000;
 
   private final URL sdkUrl;
   private final String username;
@@ -132,6 +132,10 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       EventHistoryCollector collector = si.getEventManager().createCollectorForEvents(spec);
       List<Event> events = new ArrayList<>();
       try {
+        // The biggest page, then back to the oldest event of the time window: a new collector's view starts at its
+        // latest page (on vcsim, the ten newest events of any type), and ReadNextEvents reads forward from there.
+        collector.setCollectorPageSize(PAGE);
+        collector.rewindCollector();
         Event[] page;
         while ((page = collector.readNextEvents(PAGE)) != null && page.length > 0) {
           for (Event e : page) {

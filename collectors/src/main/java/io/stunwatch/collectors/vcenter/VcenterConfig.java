@@ -1,0 +1,139 @@
+package io.stunwatch.collectors.vcenter;
+
+import io.stunwatch.config.ConfigKey;
+import io.stunwatch.config.ConfigKeys;
+import io.stunwatch.config.ConfigReader;
+import io.stunwatch.config.ConfigSource;
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URI;
+import java.net.URL;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * Settings of the vCenter collector. Credentials come only from the environment or a file (never the command line,
+ * never a URL); TLS is verified unless {@code vcenter.insecure} says otherwise.
+ *
+ * @param urls              the vCenters' SDK URLs, each collected with its own session and checkpoint
+ * @param username          the vCenter user (read-only role suffices)
+ * @param password          its password
+ * @param thumbprints       pinned SHA-256 certificate thumbprints by host name
+ * @param caFile            a CA bundle that signs the vCenters' certificates
+ * @param insecure          skip certificate verification (logged loudly at every connect)
+ * @param pollInterval      how often new events are read
+ * @param inventoryInterval how often the inventory is refreshed
+ * @param startLookback     how far back a first start (no checkpoint) reads events
+ */
+public record VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
+    Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
+
+  public static final ConfigKey<List<URL>> URLS = ConfigKeys.custom("vcenter.urls", "URL list",
+      "a comma-separated list of https://HOST/sdk URLs without credentials", List.of(),
+      "The vCenters to collect from; each gets its own session and checkpoint.", VcenterConfig::urls);
+  public static final ConfigKey<String> USERNAME = ConfigKeys.optionalString("vcenter.username",
+      "The vCenter user, e.g. stunwatch@vsphere.local (a read-only role suffices).");
+  public static final ConfigKey<String> PASSWORD = ConfigKeys.secret("vcenter.password",
+      "The vCenter password. Give it as STUNWATCH_VCENTER_PASSWORD_FILE (a file) or STUNWATCH_VCENTER_PASSWORD; "
+          + "it is never accepted on the command line and never logged.");
+  public static final ConfigKey<Map<String, String>> THUMBPRINTS = ConfigKeys.custom("vcenter.thumbprints",
+      "host=sha256 list", "a comma-separated list of HOST=SHA256 (64 hex digits, colons allowed)", Map.of(),
+      "Pinned SHA-256 thumbprints of vCenter certificates, by host name; a pinned host trusts nothing else.",
+      VcenterConfig::thumbprints);
+  public static final ConfigKey<Path> CA_FILE = ConfigKeys.path("vcenter.ca-file", null,
+      "A PEM bundle of the CAs that sign the vCenter certificates (e.g. the VMCA root). Default: the system trust "
+          + "store.");
+  public static final ConfigKey<Boolean> INSECURE = ConfigKeys.bool("vcenter.insecure", false,
+      "Skip vCenter certificate verification. For labs only: logged as a warning at every connect.");
+  public static final ConfigKey<Duration> POLL_INTERVAL = ConfigKeys.duration("vcenter.poll-interval",
+      Duration.ofSeconds(5), Duration.ofMillis(200), Duration.ofMinutes(10), "How often new vCenter events are read.");
+  public static final ConfigKey<Duration> INVENTORY_INTERVAL = ConfigKeys.duration("vcenter.inventory-interval",
+      Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1), "How often the VM and host inventory is read.");
+  public static final ConfigKey<Duration> START_LOOKBACK = ConfigKeys.duration("vcenter.start-lookback",
+      Duration.ofHours(1), Duration.ZERO, Duration.ofDays(30),
+      "On a first start (no checkpoint yet), how far back events are read.");
+
+  public static final List<ConfigKey<?>> KEYS = List.of(URLS, USERNAME, PASSWORD, THUMBPRINTS, CA_FILE, INSECURE,
+      POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK);
+
+  /** Reads the settings; for live collection, {@code requireLive} also demands URLs and credentials. */
+  public static VcenterConfig from(ConfigSource source, boolean requireLive) {
+    ConfigReader r = source.reader();
+    VcenterConfig c = new VcenterConfig(r.get(URLS), r.get(USERNAME), r.get(PASSWORD), r.get(THUMBPRINTS),
+        r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK));
+    if (requireLive) {
+      r.check(!c.urls.isEmpty(), URLS, "is required to collect from vCenter (or use --replay)");
+      r.check(c.username != null, USERNAME, "is required; set it in the config file or STUNWATCH_VCENTER_USERNAME");
+      r.check(c.password != null, PASSWORD,
+          "is required; set STUNWATCH_VCENTER_PASSWORD_FILE to a file holding it, or STUNWATCH_VCENTER_PASSWORD");
+    }
+    r.done();
+    return c;
+  }
+
+  /** How {@code url}'s certificate is verified: its pin, else the CA file, else insecure, else the system store. */
+  public X509TrustManager trustFor(URL url) throws IOException {
+    String pin = thumbprints.get(url.getHost().toLowerCase(Locale.ROOT));
+    if (pin != null) {
+      return VcenterTrust.pinned(pin);
+    }
+    if (caFile != null) {
+      return VcenterTrust.caFile(caFile);
+    }
+    return insecure ? VcenterTrust.insecure() : VcenterTrust.system();
+  }
+
+  @Override
+  public String toString() {
+    return "VcenterConfig[urls=" + urls + ", username=" + username + ", password=****]";
+  }
+
+  private static List<URL> urls(String raw) {
+    List<URL> out = new ArrayList<>();
+    for (String s : raw.split(",")) {
+      String t = s.trim();
+      if (t.isEmpty()) {
+        continue;
+      }
+      URL u;
+      try {
+        u = URI.create(t).toURL();
+      } catch (IllegalArgumentException | MalformedURLException e) {
+        throw new IllegalArgumentException("'" + t + "' is not a URL");
+      }
+      if (u.getUserInfo() != null) {
+        throw new IllegalArgumentException("must not carry credentials (" + u.getHost() + "): use vcenter.username "
+            + "and STUNWATCH_VCENTER_PASSWORD_FILE");
+      }
+      if (!u.getProtocol().equals("https") && !u.getProtocol().equals("http")) {
+        throw new IllegalArgumentException("'" + t + "' must be an https URL");
+      }
+      out.add(u);
+    }
+    return List.copyOf(out);
+  }
+
+  private static Map<String, String> thumbprints(String raw) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String s : raw.split(",")) {
+      if (s.isBlank()) {
+        continue;
+      }
+      int eq = s.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("'" + s.trim() + "' is not HOST=SHA256");
+      }
+      String host = s.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+      String thumb = s.substring(eq + 1).trim();
+      VcenterTrust.pinned(thumb); // validates the form
+      out.put(host, thumb);
+    }
+    return Map.copyOf(out);
+  }
+}
