@@ -10,6 +10,9 @@ strict="${STUNWATCH_STRICT:-0}"
 missing=()
 # kcat: the real Kafka CLI client (Debian package kafkacat installs both names).
 command -v kcat >/dev/null 2>&1 || command -v kafkacat >/dev/null 2>&1 || missing+=(kafkacat)
+# vcsim: govmomi's vCenter simulator, built from Debian's Go and govmomi sources (test-support/vcsim/build.sh).
+command -v go >/dev/null 2>&1 || missing+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/vmware/govmomi ] || missing+=(golang-github-vmware-govmomi-dev)
 
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
@@ -22,6 +25,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "test.sh: cannot install ${missing[*]} here (no apt-get or no root);" \
       "the ITs that need them will $([ "$strict" = 1 ] && echo FAIL || echo be skipped)." >&2
   fi
+fi
+
+if command -v go >/dev/null 2>&1 && [ -d /usr/share/gocode/src/github.com/vmware/govmomi ]; then
+  bash test-support/vcsim/build.sh
 fi
 
 export STUNWATCH_STRICT="$strict"

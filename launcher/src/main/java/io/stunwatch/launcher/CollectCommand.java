@@ -1,6 +1,12 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.collectors.vcenter.VcenterCollector;
+import io.stunwatch.collectors.vcenter.VcenterConfig;
+import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.vcenter.VmwareLogParser;
+import io.stunwatch.collectors.vcenter.YavijavaVcenterConnector;
 import io.stunwatch.collectors.worker.CollectorMetrics;
+import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.collectors.worker.WorkerConfig;
@@ -8,6 +14,16 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.DropReason;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.model.topic.TypedProducer;
+import java.net.URL;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -109,19 +125,94 @@ final class CollectCommand implements Runnable {
     }
   }
 
-  /** {@code stunwatch collect vcenter} (issue #4). */
+  /** {@code stunwatch collect vcenter}. */
   @Command(name = "vcenter", mixinStandardHelpOptions = true,
-      description = "Collect migration events, tasks, inventory and vmware.log stun times from vCenter.")
+      description = {"Collect migration events and tasks, VM and host inventory, and vmware.log stun times from one "
+          + "or more vCenters (vcenter.urls), exactly once, resuming from a checkpoint kept in Kafka. Runs until "
+          + "stopped. Credentials come from the environment or a file: STUNWATCH_VCENTER_USERNAME, "
+          + "STUNWATCH_VCENTER_PASSWORD_FILE.",
+          "With --replay/--replay-inventory, publishes recorded VI/JSON (or govmomi JSON) and exits.",
+          "With --vmware-log, prints the stun times of one vmware.log and exits."})
   static final class Vcenter implements Callable<Integer> {
     private final LaunchContext ctx;
+
+    @Mixin
+    ConfigOption config;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+        description = "Kafka brokers (kafka.bootstrap-servers).")
+    String bootstrapServers;
+
+    @Option(names = "--replay", paramLabel = "FILE", description = "vim25 events, one per line, in VI/JSON or "
+        + "govmomi JSON.")
+    Path replay;
+
+    @Option(names = "--replay-inventory", paramLabel = "FILE",
+        description = "VirtualMachine and HostSystem objects, one per line, in VI/JSON.")
+    Path replayInventory;
+
+    @Option(names = "--vcenter-uuid", description = "vCenter instance UUID of the replayed data (default: replay).")
+    String vcenterUuid = "replay";
+
+    @Option(names = "--event-type", paramLabel = "CLASS",
+        description = "Event class of replayed lines that have no _typeName (govmomi JSON), e.g. VmMigratedEvent.")
+    String eventType;
+
+    @Option(names = "--vmware-log", paramLabel = "FILE", description = "Print the stun times found in one vmware.log.")
+    Path vmwareLog;
 
     Vcenter(LaunchContext ctx) {
       this.ctx = ctx;
     }
 
     @Override
-    public Integer call() {
-      return NotBuilt.report(ctx, "collect vcenter", 4, "The vCenter collector");
+    public Integer call() throws Exception {
+      if (vmwareLog != null) {
+        for (VmwareLogParser.Stun s : new VmwareLogParser().parse(Files.readString(vmwareLog))) {
+          ctx.out().println(Json.mapper().writeValueAsString(s));
+        }
+        ctx.out().flush();
+        return ExitCodes.OK;
+      }
+      ConfigSource source = config.load(ctx)
+          .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers");
+      KafkaClientConfig kafka = KafkaClientConfig.from(source);
+      if (replay != null || replayInventory != null) {
+        return replay(kafka);
+      }
+      VcenterConfig vc = VcenterConfig.from(source, true);
+      List<VcenterCollector> collectors = new ArrayList<>();
+      for (URL url : vc.urls()) {
+        VcenterCollector c = new VcenterCollector(new YavijavaVcenterConnector(url, vc.username(),
+            vc.password().toCharArray(), vc.trustFor(url)), vc, kafka.clientProperties(), ctx.clock());
+        collectors.add(c);
+        c.start();
+      }
+      ctx.out().println("vCenter collector running for " + vc.urls() + "; Ctrl-C to stop.");
+      ctx.out().flush();
+      UntilStopped.await(() -> collectors.forEach(VcenterCollector::close), Duration.ofSeconds(30));
+      return ExitCodes.OK;
+    }
+
+    private int replay(KafkaClientConfig kafka) throws Exception {
+      List<InputParseException> errors = new ArrayList<>();
+      VcenterReplay r = new VcenterReplay(vcenterUuid, e -> {
+        errors.add(e);
+        ctx.err().println("stunwatch collect vcenter: skipped: " + e.getMessage());
+      });
+      VcenterReplay.Inventory inventory = replayInventory == null ? VcenterReplay.Inventory.EMPTY
+          : r.inventory(replayInventory, ctx.clock().instant());
+      List<VcenterEvent> events = replay == null ? List.of() : r.events(replay, eventType);
+      Map<String, Object> props = new HashMap<>(kafka.clientProperties());
+      props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+      props.put(ProducerConfig.ACKS_CONFIG, "all");
+      try (TypedProducer producer = TypedProducer.create(props)) {
+        VcenterReplay.publish(producer, inventory, events);
+      }
+      ctx.out().println("vcenter: " + events.size() + " events, " + inventory.vms().size() + " VMs, "
+          + inventory.hosts().size() + " hosts published, " + errors.size() + " unparsable");
+      ctx.out().flush();
+      return ExitCodes.OK;
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.KafkaClientConfig;
@@ -25,6 +26,7 @@ public final class ConfigCatalog {
     keys.addAll(KafkaClientConfig.KEYS);
     keys.addAll(BrokerConfig.KEYS);
     keys.addAll(WorkerCollector.KEYS);
+    keys.addAll(VcenterConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();
     if (distinct != keys.size()) {
       throw new IllegalStateException("a config key is declared twice");

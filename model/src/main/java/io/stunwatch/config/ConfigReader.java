@@ -56,7 +56,8 @@ public final class ConfigReader {
       effective.put(key.name(), display(key, parsed) + " (" + raw.get().origin() + ")");
       return parsed;
     } catch (IllegalArgumentException e) {
-      problems.add(new Problem(key.name(), key.secret() ? "****" : value, raw.get().origin(), e.getMessage()));
+      problems.add(new Problem(key.name(), key.secret() ? "****" : redactUserInfo(value), raw.get().origin(),
+          e.getMessage()));
       return key.defaultValue();
     }
   }
@@ -83,6 +84,11 @@ public final class ConfigReader {
   /** The effective value and origin of every key read so far, secrets masked: for {@code stunwatch config show}. */
   public Map<String, String> effective() {
     return Map.copyOf(effective);
+  }
+
+  /** A value echoed in an error never shows the credentials of a URL ({@code https://user:pass@host}). */
+  static String redactUserInfo(String value) {
+    return value.replaceAll("([A-Za-z][A-Za-z0-9+.-]*://)[^/@\\s]+@", "$1****@");
   }
 
   private static String display(ConfigKey<?> key, Object value) {

@@ -1,0 +1,56 @@
+package io.stunwatch.collectors.vcenter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VmInventoryEntry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VcenterReplayTest {
+
+  @TempDir
+  Path dir;
+
+  private final List<InputParseException> errors = new ArrayList<>();
+  private final VcenterReplay replay = new VcenterReplay("vc-1", errors::add);
+
+  @Test
+  void inventoryResolvesUuidHostClusterAndVgpuProfile() throws Exception {
+    VcenterReplay.Inventory inv = replay.inventory(Path.of("src/test/resources/vcenter/inventory-vi-json.jsonl"),
+        Instant.parse("2026-11-21T12:00:00Z"));
+    assertThat(inv.hosts()).hasSize(2);
+    VmInventoryEntry vm = inv.vms().get(0);
+    assertThat(vm.key()).isEqualTo("vc-1/vm-42");
+    assertThat(vm.biosUuid()).isEqualTo("421c9f3a-5b6c-7d8e-9fa0-b1c2d3e4f506");
+    assertThat(vm.host().name()).isEqualTo("esx01");
+    assertThat(vm.cluster().name()).isEqualTo("gpu");
+    assertThat(vm.vgpuProfile().name()).isEqualTo("T4-16C");
+    assertThat(vm.memoryMiB()).isEqualTo(65536L);
+    assertThat(vm.vmPathName()).isEqualTo("[ds1] train-01/train-01.vmx");
+    assertThat(errors).extracting(InputParseException::getMessage).containsExactly(
+        "src/test/resources/vcenter/inventory-vi-json.jsonl:4: expected a VirtualMachine or HostSystem, found "
+            + "_typeName 'Folder'",
+        "src/test/resources/vcenter/inventory-vi-json.jsonl:5: no moref (\"moref\" or \"self\")");
+  }
+
+  @Test
+  void aMalformedEventLineIsReportedWithItsNumberAndTheRestGoesOn() throws Exception {
+    Path f = dir.resolve("events.jsonl");
+    List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("src/test/resources/vcenter/events-vi-json.jsonl")));
+    lines.add(1, "{not json");
+    lines.add(3, "{\"_typeName\":\"VmMigratedEvent\",\"createdTime\":\"2026-11-21T12:00:00Z\"}");
+    Files.write(f, lines);
+    List<VcenterEvent> events = replay.events(f, null);
+    assertThat(events).hasSize(5);
+    assertThat(errors).hasSize(2);
+    assertThat(errors.get(0).getMessage()).startsWith(f + ":2: not JSON");
+    assertThat(errors.get(1).getMessage()).isEqualTo(f + ":4: 'key' is missing");
+  }
+}
