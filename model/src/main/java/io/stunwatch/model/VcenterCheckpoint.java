@@ -17,6 +17,7 @@ import java.util.List;
  * @param savedAt            when the checkpoint was written
  * @param lastStunByVm       per VM moref, the time of the newest vmware.log stun published, so a stun is published
  *                           once even when the log is read again after a restart
+ * @param pendingTasks       migration tasks not yet final, followed until they are, across restarts too
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
@@ -24,7 +25,8 @@ public record VcenterCheckpoint(
     Instant lastCreatedTime,
     List<Long> keysAtLastCreated,
     Instant savedAt,
-    java.util.Map<String, Instant> lastStunByVm) {
+    java.util.Map<String, Instant> lastStunByVm,
+    List<PendingTask> pendingTasks) {
 
   public VcenterCheckpoint {
     Checks.requiredText(vcenterUuid, "vcenterUuid");
@@ -32,5 +34,25 @@ public record VcenterCheckpoint(
     keysAtLastCreated = Checks.list(keysAtLastCreated);
     Checks.required(savedAt, "savedAt");
     lastStunByVm = Checks.map(lastStunByVm);
+    pendingTasks = Checks.list(pendingTasks);
+  }
+
+  /**
+   * A migration task being followed until it is final.
+   *
+   * @param taskKey    task key (the Task moref value), e.g. {@code task-77}
+   * @param eventKey   key of the TaskEvent that announced it
+   * @param chainId    its event chain id
+   * @param vmMoref    the VM it moves
+   * @param vmName     the VM's name
+   * @param lastState  the last state published: {@code queued}, {@code running}
+   */
+  public record PendingTask(String taskKey, long eventKey, Long chainId, String vmMoref, String vmName,
+      String lastState) {
+
+    public PendingTask {
+      Checks.requiredText(taskKey, "taskKey");
+      Checks.requiredText(lastState, "lastState");
+    }
   }
 }

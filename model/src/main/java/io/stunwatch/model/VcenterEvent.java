@@ -62,8 +62,17 @@ public record VcenterEvent(
     Checks.required(category, "category");
   }
 
-  /** The de-duplication id: {@code <vcenterUuid>:<eventKey>}. */
+  /** Event type of a TaskInfo state change, which the collector publishes as it follows a migration task. */
+  public static final String TASK_INFO = "TaskInfo";
+
+  /**
+   * The de-duplication id: {@code <vcenterUuid>:<eventKey>} for a vim25 event;
+   * {@code <vcenterUuid>:task:<taskKey>:<state>} for a {@link #TASK_INFO} change, which shares its TaskEvent's key.
+   */
   public String dedupeId() {
+    if (TASK_INFO.equals(eventType) && task != null) {
+      return vcenterUuid + ":task:" + task.key() + ":" + task.state();
+    }
     return vcenterUuid + ":" + eventKey;
   }
 

@@ -46,7 +46,7 @@ class RecordInvariantsTest {
   @Test
   void listsInRecordsAreImmutableCopies() {
     List<Long> keys = new ArrayList<>(List.of(1L));
-    VcenterCheckpoint c = new VcenterCheckpoint(Samples.VC, Samples.T0, keys, Samples.T0, null);
+    VcenterCheckpoint c = new VcenterCheckpoint(Samples.VC, Samples.T0, keys, Samples.T0, null, null);
     keys.add(2L);
     assertThat(c.keysAtLastCreated()).containsExactly(1L);
   }

@@ -138,7 +138,8 @@ public final class VcenterCollector implements AutoCloseable {
         running = false;
       } catch (IOException | RuntimeException e) {
         if (running) {
-          LOG.warn("vCenter {}: {}; reconnecting", connector.url(), e.getMessage());
+          String why = e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage();
+          LOG.warn("vCenter {}: {}; reconnecting", connector.url(), why.replace('\n', ' '));
         }
         resetProducerOnFailure();
       }
@@ -179,6 +180,10 @@ public final class VcenterCollector implements AutoCloseable {
     Instant last = checkpoint == null ? null : checkpoint.lastCreatedTime();
     Set<Long> keysAtLast = checkpoint == null ? new HashSet<>() : new HashSet<>(checkpoint.keysAtLastCreated());
     Map<String, Instant> lastStun = new HashMap<>(checkpoint == null ? Map.of() : checkpoint.lastStunByVm());
+    Map<String, VcenterCheckpoint.PendingTask> pending = new java.util.LinkedHashMap<>();
+    if (checkpoint != null) {
+      checkpoint.pendingTasks().forEach(t -> pending.put(t.taskKey(), t));
+    }
     List<VcenterEvent> completed = new ArrayList<>();
     int events = 0;
     for (JsonNode node : raw) {
@@ -200,6 +205,11 @@ public final class VcenterCollector implements AutoCloseable {
           if (isCompletion(e.get())) {
             completed.add(e.get());
           }
+          VcenterEvent ev = e.get();
+          if (ev.task() != null && !isFinal(ev.task().state()) && ev.vm() != null) {
+            pending.putIfAbsent(ev.task().key(), new VcenterCheckpoint.PendingTask(ev.task().key(), ev.eventKey(),
+                ev.chainId(), ev.vm().value(), ev.vm().name(), ev.task().state()));
+          }
         }
       } catch (VimEventMapper.MappingException ex) {
         unmappable.incrementAndGet();
@@ -209,6 +219,7 @@ public final class VcenterCollector implements AutoCloseable {
         }
       }
     }
+    events += followTasks(c, pending, out, completed);
     boolean inventoryDue = !now.isBefore(nextInventory) || !completed.isEmpty();
     if (inventoryDue) {
       refreshInventory(c, now, out);
@@ -219,12 +230,14 @@ public final class VcenterCollector implements AutoCloseable {
     }
     boolean moved = checkpoint == null ? last != null
         : !last.equals(checkpoint.lastCreatedTime()) || !keysAtLast.equals(Set.copyOf(checkpoint.keysAtLastCreated()))
-            || !lastStun.equals(checkpoint.lastStunByVm());
+            || !lastStun.equals(checkpoint.lastStunByVm())
+            || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks());
     if (out.isEmpty() && !moved) {
       return; // nothing new: no empty transaction
     }
     VcenterCheckpoint next = last == null ? checkpoint
-        : new VcenterCheckpoint(vcenterUuid, last, List.copyOf(keysAtLast), now, lastStun);
+        : new VcenterCheckpoint(vcenterUuid, last, List.copyOf(keysAtLast), now, lastStun,
+            List.copyOf(pending.values()));
     if (next != null) {
       out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
     }
@@ -240,6 +253,51 @@ public final class VcenterCollector implements AutoCloseable {
     }
     checkpoint = next;
     published.addAndGet(events);
+  }
+
+  /**
+   * Reads the TaskInfo of each followed task and adds a {@link VcenterEvent#TASK_INFO} event for each state change;
+   * a final task stops being followed, and one vCenter no longer knows is dropped.
+   *
+   * @return how many task events were added
+   */
+  private int followTasks(VcenterConnection c, Map<String, VcenterCheckpoint.PendingTask> pending,
+      List<ProducerRecord<byte[], byte[]>> out, List<VcenterEvent> completed) throws IOException {
+    int added = 0;
+    for (VcenterCheckpoint.PendingTask t : List.copyOf(pending.values())) {
+      Optional<JsonNode> info = c.taskInfo(t.taskKey());
+      if (info.isEmpty()) {
+        pending.remove(t.taskKey());
+        problem("task " + t.taskKey() + " of " + t.vmMoref() + " is gone before it was seen to finish");
+        continue;
+      }
+      String state = info.get().path("state").asText();
+      if (state.equals(t.lastState())) {
+        continue;
+      }
+      try {
+        VcenterEvent e = mapper.taskChange(info.get(), vcenterUuid, t.eventKey(), t.chainId(),
+            new io.stunwatch.model.EntityRef("VirtualMachine", t.vmMoref(), t.vmName()));
+        out.add(record(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime()));
+        added++;
+        if (isCompletion(e)) {
+          completed.add(e);
+        }
+      } catch (VimEventMapper.MappingException ex) {
+        problem("task " + t.taskKey() + ": " + ex.getMessage());
+      }
+      if (isFinal(state)) {
+        pending.remove(t.taskKey());
+      } else {
+        pending.put(t.taskKey(), new VcenterCheckpoint.PendingTask(t.taskKey(), t.eventKey(), t.chainId(),
+            t.vmMoref(), t.vmName(), state));
+      }
+    }
+    return added;
+  }
+
+  private static boolean isFinal(String state) {
+    return "success".equals(state) || "error".equals(state);
   }
 
   private static boolean isCompletion(VcenterEvent e) {

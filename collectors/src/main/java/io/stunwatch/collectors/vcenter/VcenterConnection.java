@@ -23,6 +23,13 @@ public interface VcenterConnection extends AutoCloseable {
    */
   List<JsonNode> eventsSince(Instant since) throws IOException;
 
+  /**
+   * The current TaskInfo of a task, as a VI/JSON tree; empty when vCenter no longer knows the task.
+   *
+   * @param taskKey the task key (its moref value), e.g. {@code task-77}
+   */
+  java.util.Optional<JsonNode> taskInfo(String taskKey) throws IOException;
+
   /** Every VM, with the properties the processor joins on. */
   List<VmInventoryEntry> vms(Instant observedAt) throws IOException;
 

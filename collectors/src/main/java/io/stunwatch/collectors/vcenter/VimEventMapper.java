@@ -82,6 +82,22 @@ public final class VimEventMapper {
     }
   }
 
+  /**
+   * A TaskInfo state change of a followed migration task, as a {@link VcenterEvent#TASK_INFO} event stamped with
+   * the task's completeTime, startTime or queueTime.
+   */
+  public VcenterEvent taskChange(JsonNode taskInfo, String vcenterUuid, long eventKey, Long chainId, EntityRef vm)
+      throws MappingException {
+    TaskSnapshot t = task(normalize(taskInfo));
+    Instant at = t.completeTime() != null ? t.completeTime() : t.startTime() != null ? t.startTime() : t.queueTime();
+    if (at == null) {
+      throw new MappingException("TaskInfo " + t.key() + " has no time");
+    }
+    return new VcenterEvent(vcenterUuid, eventKey, chainId, at, VcenterEvent.TASK_INFO, null,
+        VcenterEventCategory.MIGRATION_TASK, t.userName(), vm, null, null, null, null, null, null, null, null, null,
+        t.error(), t);
+  }
+
   private TaskSnapshot task(JsonNode info) throws MappingException {
     JsonNode reason = info.get("reason");
     JsonNode error = info.get("error");

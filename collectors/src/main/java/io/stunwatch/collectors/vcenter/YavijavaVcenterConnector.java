@@ -171,6 +171,24 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     }
 
     @Override
+    public java.util.Optional<JsonNode> taskInfo(String taskKey) throws IOException {
+      ManagedObjectReference ref = new ManagedObjectReference();
+      ref.setType("Task");
+      ref.setVal(taskKey);
+      try {
+        com.vmware.vim25.TaskInfo info = new com.vmware.vim25.mo.Task(si.getServerConnection(), ref).getTaskInfo();
+        return java.util.Optional.ofNullable(info).map(VimObjects::toViJson);
+      } catch (RuntimeException e) {
+        // yavijava surfaces ManagedObjectNotFound of a property read as a runtime exception: the task is gone
+        if (String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
+            || e.getCause() instanceof com.vmware.vim25.ManagedObjectNotFound) {
+          return java.util.Optional.empty();
+        }
+        throw e;
+      }
+    }
+
+    @Override
     public List<VmInventoryEntry> vms(Instant observedAt) throws IOException {
       java.util.Map<String, EntityRef> clusters = clustersByHost();
       java.util.Map<String, String> hostNames = new java.util.HashMap<>();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.vmware.vim25.DatacenterEventArgument;
 import com.vmware.vim25.DatastoreEventArgument;
 import com.vmware.vim25.HostEventArgument;
+import com.vmware.vim25.TaskEvent;
+import com.vmware.vim25.TaskInfo;
 import com.vmware.vim25.TaskInfoState;
 import com.vmware.vim25.UserSession;
 import com.vmware.vim25.VirtualMachineRelocateSpec;
@@ -117,6 +119,14 @@ class VcenterCollectorIT {
       counts.merge(e.dedupeId(), 1, Integer::sum);
     }
     assertThat(counts).as("every event exactly once").allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
+    // every RelocateVM_Task was followed from its TaskEvent to its final TaskInfo
+    List<VcenterEvent> taskInfos = events().stream().filter(e -> VcenterEvent.TASK_INFO.equals(e.eventType()))
+        .filter(e -> "success".equals(e.task().state())).toList();
+    assertThat(taskInfos).as("final TaskInfo per relocation").hasSizeGreaterThanOrEqualTo(4)
+        .allSatisfy(e -> {
+          assertThat(e.task().completeTime()).isNotNull();
+          assertThat(e.task().descriptionId()).isIn(MigrationEventTypes.MIGRATION_TASKS);
+        });
     List<StunObservation> stuns = stuns();
     assertThat(stuns).singleElement().satisfies(s -> {
       assertThat(s.stunMicros()).isEqualTo(2_750_000L);
@@ -146,6 +156,17 @@ class VcenterCollectorIT {
     VirtualMachineRelocateSpec spec = new VirtualMachineRelocateSpec();
     spec.setHost(to.getMOR());
     Task task = vm.relocateVM_Task(spec);
+    // vCenter posts a TaskEvent holding the TaskInfo as it was at creation; vcsim posts none, so the test does,
+    // and the collector must follow the real task from there to its final state.
+    TaskInfo snapshot = task.getTaskInfo();
+    snapshot.setState(TaskInfoState.running);
+    snapshot.setCompleteTime(null);
+    TaskEvent announce = new TaskEvent();
+    announce.setInfo(snapshot);
+    announce.setVm(vmArg(vm));
+    announce.setUserName(vcsim.username());
+    announce.setCreatedTime(java.util.Calendar.getInstance());
+    admin.getEventManager().postEvent(announce, null);
     assertThat(task.waitForTask()).isEqualTo(Task.SUCCESS);
     assertThat(task.getTaskInfo().getState()).isEqualTo(TaskInfoState.success);
 
