@@ -2,6 +2,7 @@ package io.stunwatch.collectors.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
@@ -23,19 +24,23 @@ class SampleConfigsTest {
   void everyInputHasAReadmeAndAValidSampleConfig() throws Exception {
     List<ConfigKey<?>> known = new ArrayList<>(WorkerCollector.KEYS);
     known.addAll(KafkaClientConfig.KEYS);
+    known.addAll(VcenterConfig.KEYS);
     List<String> inputs;
     try (Stream<Path> dirs = Files.list(INPUTS)) {
       inputs = dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
           .filter(n -> !n.equals("worker")).sorted().toList();
     }
-    assertThat(inputs).containsExactly("hostvgpu", "nvidiasmi", "rdma", "throughput");
+    assertThat(inputs).containsExactly("hostvgpu", "nvidiasmi", "rdma", "throughput", "vcenter");
     for (String input : inputs) {
       Path dir = INPUTS.resolve(input);
       assertThat(dir.resolve("README.md")).as(input).isRegularFile();
       Path sample = dir.resolve("sample.properties");
-      ConfigSource source = ConfigSource.load(Optional.of(sample), Map.of(), known);
-      WorkerCollector.Settings s = WorkerCollector.Settings.from(source); // throws, listing problems, if invalid
-      assertThat(s).as(input).isNotNull();
+      // the password is never in a config file: the operator's environment gives it
+      ConfigSource source = ConfigSource.load(Optional.of(sample),
+          Map.of("STUNWATCH_VCENTER_PASSWORD", "from-the-environment"), known);
+      // each throws, listing every problem, when the sample is invalid
+      assertThat(WorkerCollector.Settings.from(source)).as(input).isNotNull();
+      assertThat(VcenterConfig.from(source, input.equals("vcenter"))).as(input).isNotNull();
     }
   }
 }
