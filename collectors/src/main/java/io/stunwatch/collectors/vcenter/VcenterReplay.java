@@ -132,18 +132,40 @@ public final class VcenterReplay {
     return new Inventory(vms, List.copyOf(hosts.values()));
   }
 
-  /** Publishes an inventory, then events, and waits until Kafka has them all. */
-  public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events) {
+  /**
+   * Publishes an inventory, then events, and waits until Kafka has them all.
+   *
+   * @throws IOException saying how many records Kafka did not acknowledge, and the first reason
+   */
+  public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events)
+      throws IOException {
+    List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
     for (HostInventoryEntry h : inventory.hosts()) {
-      producer.send(Topics.HOST_INVENTORY, h.key(), h, h.observedAt());
+      sent.add(producer.send(Topics.HOST_INVENTORY, h.key(), h, h.observedAt()));
     }
     for (VmInventoryEntry vm : inventory.vms()) {
-      producer.send(Topics.VM_INVENTORY, vm.key(), vm, vm.observedAt());
+      sent.add(producer.send(Topics.VM_INVENTORY, vm.key(), vm, vm.observedAt()));
     }
     for (VcenterEvent e : events) {
-      producer.send(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime());
+      sent.add(producer.send(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime()));
     }
     producer.flush();
+    int failed = 0;
+    Throwable first = null;
+    for (java.util.concurrent.Future<?> f : sent) {
+      try {
+        f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        failed++;
+        first = first == null ? e.getCause() : first;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while waiting for Kafka", e);
+      }
+    }
+    if (failed > 0) {
+      throw new IOException(failed + " of " + sent.size() + " records were not acknowledged by Kafka: " + first);
+    }
   }
 
   /** A replayed inventory. */
