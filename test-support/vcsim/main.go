@@ -25,6 +25,8 @@ func main() {
 	clusters := flag.Int("cluster", 1, "clusters")
 	hosts := flag.Int("host", 3, "hosts per cluster")
 	vms := flag.Int("vm", 4, "VMs per resource pool")
+	username := flag.String("username", "", "the only accepted user (default: any user and password)")
+	password := flag.String("password", "", "its password")
 	flag.Parse()
 
 	// yavijava's decoder fails on ServiceContent properties newer than API 6.0.
@@ -51,6 +53,9 @@ func main() {
 		os.Exit(1)
 	}
 	model.Service.Listen = &url.URL{Host: *listen}
+	if *username != "" {
+		model.Service.Listen.User = url.UserPassword(*username, *password)
+	}
 	if *useTLS {
 		model.Service.TLS = new(tls.Config)
 	}

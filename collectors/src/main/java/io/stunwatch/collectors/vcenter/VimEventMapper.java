@@ -57,7 +57,16 @@ public final class VimEventMapper {
     if (category.isEmpty()) {
       return Optional.empty();
     }
-    VcenterEventCategory c = category.get();
+    try {
+      return Optional.of(build(e, type, eventTypeId, category.get(), info, vcenterUuid));
+    } catch (IllegalArgumentException ex) {
+      // any bad value: this event is skipped and counted, never allowed to stop the collector
+      throw new MappingException(ex.getMessage());
+    }
+  }
+
+  private VcenterEvent build(JsonNode e, String type, String eventTypeId, VcenterEventCategory c, JsonNode info,
+      String vcenterUuid) throws MappingException {
     if (!e.hasNonNull("key")) {
       throw new MappingException("'key' is missing");
     }
@@ -70,16 +79,12 @@ public final class VimEventMapper {
     EntityRef sourceDs = firstNonNull(entity(e.get("sourceDatastore"), "Datastore"), hostIsSource ? ds : null);
     EntityRef destDs = firstNonNull(entity(e.get("destDatastore"), "Datastore"),
         c == VcenterEventCategory.MIGRATION_COMPLETED ? ds : null);
-    try {
-      return Optional.of(new VcenterEvent(vcenterUuid, e.get("key").asLong(), longOrNull(e, "chainId"),
-          instant(e, "createdTime", true), type, eventTypeId, c, text(e, "userName"),
-          entity(e.get("vm"), "VirtualMachine"), host, sourceHost, destHost,
-          entity(e.get("computeResource"), "ComputeResource"), entity(e.get("datacenter"), "Datacenter"), ds,
-          sourceDs, destDs, text(e, "fullFormattedMessage"), faultMessage(e.get("reason")),
-          info == null ? null : task(info)));
-    } catch (IllegalArgumentException ex) {
-      throw new MappingException(ex.getMessage());
-    }
+    return new VcenterEvent(vcenterUuid, e.get("key").asLong(), longOrNull(e, "chainId"),
+        instant(e, "createdTime", true), type, eventTypeId, c, text(e, "userName"),
+        entity(e.get("vm"), "VirtualMachine"), host, sourceHost, destHost,
+        entity(e.get("computeResource"), "ComputeResource"), entity(e.get("datacenter"), "Datacenter"), ds,
+        sourceDs, destDs, text(e, "fullFormattedMessage"), faultMessage(e.get("reason")),
+        info == null ? null : task(info));
   }
 
   /**
@@ -102,7 +107,7 @@ public final class VimEventMapper {
     JsonNode reason = info.get("reason");
     JsonNode error = info.get("error");
     return new TaskSnapshot(require(info, "key"), require(info, "descriptionId"),
-        moref(info.get("entity"), text(info, "entityName")), require(info, "state"),
+        moref(info.get("entity"), text(info, "entityName"), "ManagedEntity"), require(info, "state"),
         info.hasNonNull("cancelled") ? info.get("cancelled").asBoolean() : null,
         instant(info, "queueTime", false), instant(info, "startTime", false), instant(info, "completeTime", false),
         faultMessage(error), error == null || error.get("fault") == null ? null : text(error.get("fault"), "_typeName"),
@@ -131,26 +136,27 @@ public final class VimEventMapper {
       return null;
     }
     if (arg.has("value") && arg.has("type")) {
-      return moref(arg, null);
+      return moref(arg, null, defaultType);
     }
     String name = text(arg, "name");
     for (Iterator<Map.Entry<String, JsonNode>> it = arg.fields(); it.hasNext();) {
       Map.Entry<String, JsonNode> f = it.next();
       JsonNode v = f.getValue();
-      if (v.isObject() && v.hasNonNull("value")) {
-        return new EntityRef(v.hasNonNull("type") ? v.get("type").asText() : defaultType, v.get("value").asText(),
-            name);
+      if (v.isObject() && v.has("value")) {
+        return moref(v, name, defaultType);
       }
     }
     return null;
   }
 
-  private static EntityRef moref(JsonNode ref, String name) {
-    if (ref == null || ref.isNull() || !ref.hasNonNull("value")) {
+  /** A MoRef as an entity; an empty one (vcsim fills unset arguments with them) is absent. */
+  private static EntityRef moref(JsonNode ref, String name, String defaultType) {
+    String value = ref == null ? null : text(ref, "value");
+    if (value == null) {
       return null;
     }
-    return new EntityRef(ref.hasNonNull("type") ? ref.get("type").asText() : "ManagedEntity",
-        ref.get("value").asText(), name);
+    String type = text(ref, "type");
+    return new EntityRef(type != null ? type : defaultType, value, name);
   }
 
   /**

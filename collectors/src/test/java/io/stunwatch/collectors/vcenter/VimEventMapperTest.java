@@ -111,6 +111,18 @@ class VimEventMapperTest {
   }
 
   @Test
+  void anEmptyEntityArgumentIsAbsentAndABadValueIsAMappingErrorNotACrash() throws Exception {
+    VcenterEvent e = mapper.map(Json.mapper().readTree("{\"_typeName\":\"VmMigratedEvent\",\"key\":5,"
+        + "\"createdTime\":\"2026-11-21T12:00:00Z\",\"host\":{\"name\":\"\",\"host\":{\"type\":\"\","
+        + "\"value\":\"\"}}}"), VC, null).orElseThrow();
+    assertThat(e.host()).isNull();
+    assertThatThrownBy(() -> mapper.map(Json.mapper().readTree("{\"_typeName\":\"TaskEvent\",\"key\":6,"
+        + "\"createdTime\":\"2026-11-21T12:00:00Z\",\"info\":{\"key\":\"task-1\",\"descriptionId\":"
+        + "\"VirtualMachine.relocate\",\"state\":\" \"}}"), VC, null))
+        .isInstanceOf(VimEventMapper.MappingException.class);
+  }
+
+  @Test
   void aMalformedEventSaysWhatIsWrong() throws Exception {
     assertThatThrownBy(() -> mapper.map(Json.mapper().readTree(
         "{\"_typeName\":\"VmMigratedEvent\",\"key\":1,\"createdTime\":\"yesterday\"}"), VC, null))
