@@ -10,11 +10,11 @@ import com.vmware.vim25.mo.ServiceInstance;
 import io.stunwatch.collectors.vcenter.VcenterTrust;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.topic.Topics;
-import io.stunwatch.model.topic.TypedConsumer;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
+import io.stunwatch.testsupport.TopicContents;
 import io.stunwatch.testsupport.Vcsim;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,24 +99,8 @@ class VcenterCommandIT {
   }
 
   private static List<Long> keys() {
-    List<Long> out = new ArrayList<>();
-    try (TypedConsumer<String, VcenterEvent> c = TypedConsumer.create(Topics.VCENTER_EVENTS, Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), (raw, e) -> {
-          throw e;
-        })) {
-      c.assignAllFromBeginning(Duration.ofSeconds(10));
-      var parts = List.copyOf(c.raw().assignment());
-      var end = c.raw().endOffsets(parts);
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (System.nanoTime() < deadline && parts.stream().anyMatch(p -> c.raw().position(p) < end.get(p))) {
-        for (TypedRecord<String, VcenterEvent> r : c.poll(Duration.ofMillis(100))) {
-          if ("VmMigratedEvent".equals(r.value().eventType())) {
-            out.add(r.value().eventKey());
-          }
-        }
-      }
-    }
-    return out;
+    return TopicContents.readAll(KAFKA.bootstrapServers(), Topics.VCENTER_EVENTS).stream()
+        .map(TypedRecord::value).filter(e -> "VmMigratedEvent".equals(e.eventType())).map(VcenterEvent::eventKey)
+        .toList();
   }
 }

@@ -24,10 +24,10 @@ import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
-import io.stunwatch.model.topic.TypedConsumer;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
+import io.stunwatch.testsupport.TopicContents;
 import io.stunwatch.testsupport.Vcsim;
 import java.net.URI;
 import java.nio.file.Files;
@@ -38,7 +38,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -234,21 +233,7 @@ class VcenterCollectorIT {
   }
 
   private <V> List<TypedRecord<String, V>> read(Topic<String, V> topic) {
-    List<TypedRecord<String, V>> out = new ArrayList<>();
-    try (TypedConsumer<String, V> c = TypedConsumer.create(topic, Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), (raw, e) -> {
-          throw e;
-        })) {
-      c.assignAllFromBeginning(Duration.ofSeconds(10));
-      var parts = List.copyOf(c.raw().assignment());
-      var end = c.raw().endOffsets(parts);
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (System.nanoTime() < deadline && parts.stream().anyMatch(p -> c.raw().position(p) < end.get(p))) {
-        out.addAll(c.poll(Duration.ofMillis(100)));
-      }
-    }
-    return out;
+    return TopicContents.readAll(KAFKA.bootstrapServers(), topic);
   }
 
   private static VmEventArgument vmArg(VirtualMachine vm) {
