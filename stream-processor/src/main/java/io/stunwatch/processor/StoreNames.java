@@ -1,0 +1,22 @@
+package io.stunwatch.processor;
+
+/**
+ * The processor's named state stores. The API reads them through interactive queries, so their names and contents
+ * are a contract.
+ */
+public final class StoreNames {
+
+  /** Global: VM inventory by {@code <vcenterUuid>/<moref>} ({@code VmInventoryEntry}), on every instance. */
+  public static final String VM_INVENTORY = "vm-inventory";
+  /** By VM id: the VM's recent GPU load, one point a second ({@link VmSamples}). */
+  public static final String VM_SAMPLES = "vm-samples";
+  /** By migration id: every event of the migration's chain ({@link EventSet}). */
+  public static final String MIGRATION_EVENTS = "migration-events";
+  /** By migration id: the migration as assembled ({@code Migration}). */
+  public static final String MIGRATIONS = "migrations";
+  /** By migration id: the migration-under-load alert ({@code MigrationAlert}). */
+  public static final String ALERTS = "alerts";
+
+  private StoreNames() {
+  }
+}

@@ -1,0 +1,133 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.JsonSerde;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
+import java.time.Clock;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+
+/**
+ * The whole Stunwatch topology, built in one place. Every topic comes from the model's catalog; the state stores are
+ * named in {@link StoreNames}.
+ *
+ * <pre>
+ * gpu-samples ─ decode ─┬─ vm-samples (per-second load history, by VM id)
+ *                       └─ dead-letters
+ * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
+ *                 ─ assemble migrations (migration-events, migrations) ─ alert (alerts, reads vm-samples)
+ *                 ─ migrations, migration-alerts, dead-letters
+ * </pre>
+ *
+ * Everything is partitioned by VM id (the SMBIOS UUID), so a VM's samples and its migrations meet in one task.
+ */
+public final class StunwatchTopology {
+
+  private StunwatchTopology() {
+  }
+
+  public static Topology build(ProcessorConfig config, Clock clock) {
+    StreamsBuilder b = new StreamsBuilder();
+    b.globalTable(Topics.VM_INVENTORY.name(),
+        Consumed.with(Serdes.String(), Topics.VM_INVENTORY.valueSerde()).withName("vm-inventory-source"),
+        Materialized.<String, VmInventoryEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.VM_INVENTORY)
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VM_INVENTORY.valueSerde()));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_SAMPLES),
+        Serdes.String(), JsonSerde.of(VmSamples.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
+        Serdes.String(), JsonSerde.of(EventSet.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
+        Serdes.String(), JsonSerde.of(Migration.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
+        Serdes.String(), JsonSerde.of(MigrationAlert.class)));
+
+    KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
+    gpu.process(() -> new SampleProcessor(config), Named.as("vm-load"), StoreNames.VM_SAMPLES);
+
+    decoded(b, Topics.VCENTER_EVENTS, clock)
+        .process(VmKeyProcessor::new, Named.as("key-by-vm"))
+        .repartition(Repartitioned.<String, VcenterEvent>as("events-by-vm")
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
+        .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
+            StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES)
+        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
+    return b.build();
+  }
+
+  /** A catalog topic read as bytes and decoded; what does not decode goes to the dead letters, keyed by topic. */
+  private static <V> KStream<String, V> decoded(StreamsBuilder b, Topic<String, V> topic, Clock clock) {
+    String name = topic.name().substring(Topics.PREFIX.length());
+    KStream<String, Decoded<V>> d = b.stream(topic.name(),
+            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(name + "-source"))
+        .processValues(() -> new Decoded.Decoder<>(topic, clock), Named.as(name + "-decode"));
+    d.filter((k, v) -> !v.ok(), Named.as(name + "-undecodable"))
+        .map((k, v) -> org.apache.kafka.streams.KeyValue.pair(topic.name(), (Object) v.deadLetter()),
+            Named.as(name + "-dead-letter"))
+        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName(name + "-dlq"));
+    return d.filter((k, v) -> v.ok(), Named.as(name + "-decoded")).mapValues(Decoded::value, Named.as(name + "-value"));
+  }
+
+  /** Keeps each VM's per-second load history. */
+  static final class SampleProcessor implements Processor<String, GpuSample, Void, Void> {
+    private final ProcessorConfig config;
+    private KeyValueStore<String, VmSamples> samples;
+
+    SampleProcessor(ProcessorConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+      samples = context.getStateStore(StoreNames.VM_SAMPLES);
+    }
+
+    @Override
+    public void process(Record<String, GpuSample> record) {
+      VmSamples old = samples.get(record.key());
+      samples.put(record.key(), (old == null ? new VmSamples(null) : old).with(record.value(),
+          config.sampleRetention()));
+    }
+  }
+
+  /**
+   * Re-keys a vCenter event from {@code <vcenter>/<moref>} to the VM id through the global inventory; a VM the
+   * inventory does not know yet keeps a {@code vc:} key, so its migrations are still assembled.
+   */
+  static final class VmKeyProcessor implements Processor<String, VcenterEvent, String, VcenterEvent> {
+    private ProcessorContext<String, VcenterEvent> context;
+    private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+
+    @Override
+    public void init(ProcessorContext<String, VcenterEvent> context) {
+      this.context = context;
+      this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
+    }
+
+    @Override
+    public void process(Record<String, VcenterEvent> record) {
+      ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(record.value().vmKey());
+      String key = vm != null && vm.value() != null && vm.value().biosUuid() != null ? vm.value().biosUuid()
+          : "vc:" + record.value().vmKey();
+      context.forward(record.withKey(key));
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.json.Schema;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A VM's recent GPU load, one point per second (samples within a second averaged, several GPUs summed for memory
+ * and averaged for utilization), kept for a retention window. State-store value of {@link StoreNames#VM_SAMPLES}.
+ *
+ * @param points oldest first
+ */
+@Schema(name = "store.vm-samples")
+public record VmSamples(List<Point> points) {
+
+  public VmSamples {
+    points = List.copyOf(points == null ? List.of() : points);
+  }
+
+  /**
+   * One second of load. Absent figures were unknown in every sample of that second.
+   *
+   * @param epochSecond    the second
+   * @param samples        samples merged into it
+   * @param gpuUtilSum     sum of the known GPU utilizations, percent
+   * @param gpuUtilCount   how many were known
+   * @param fbUsedMiB      framebuffer used, all GPUs of the VM, MiB (the last sample of the second)
+   * @param fbTotalMiB     framebuffer size, all GPUs, MiB
+   */
+  public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
+      Long fbTotalMiB) {
+
+    Double gpuUtilizationPct() {
+      return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
+    }
+  }
+
+  /** This history with {@code s} merged in and points older than {@code retention} before it dropped. */
+  public VmSamples with(GpuSample s, Duration retention) {
+    long sec = s.timestamp().getEpochSecond();
+    List<Point> out = new ArrayList<>(points.size() + 1);
+    long oldest = sec - retention.toSeconds();
+    boolean merged = false;
+    for (Point p : points) {
+      if (p.epochSecond() < oldest) {
+        continue;
+      }
+      if (p.epochSecond() == sec) {
+        out.add(merge(p, s));
+        merged = true;
+      } else {
+        out.add(p);
+      }
+    }
+    if (!merged) {
+      out.add(merge(new Point(sec, 0, 0, 0, null, null), s));
+      out.sort(java.util.Comparator.comparingLong(Point::epochSecond)); // a late sample lands in its place
+    }
+    return new VmSamples(out);
+  }
+
+  private static Point merge(Point p, GpuSample s) {
+    Double u = s.utilizationGpuPct();
+    // Several GPUs of one VM report in the same second: memory adds up; a second sample of the same GPU would
+    // double it, so memory is taken per second as the max seen (one GPU per VM is the vGPU case).
+    Long used = max(p.fbUsedMiB(), s.memoryUsedMiB());
+    Long total = max(p.fbTotalMiB(), s.memoryTotalMiB());
+    return new Point(p.epochSecond(), p.samples() + 1, p.gpuUtilSum() + (u == null ? 0 : u),
+        p.gpuUtilCount() + (u == null ? 0 : 1), used, total);
+  }
+
+  private static Long max(Long a, Long b) {
+    return a == null ? b : b == null ? a : Math.max(a, b);
+  }
+
+  /** Load over {@code [from, to]}: average utilization, latest framebuffer; null figures when unknown. */
+  public Load load(Instant from, Instant to) {
+    double sum = 0;
+    int n = 0;
+    Point last = null;
+    for (Point p : points) {
+      if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() > to.getEpochSecond()) {
+        continue;
+      }
+      Double u = p.gpuUtilizationPct();
+      if (u != null) {
+        sum += u;
+        n++;
+      }
+      if (p.fbUsedMiB() != null) {
+        last = p;
+      }
+    }
+    return new Load(n == 0 ? null : sum / n, n, last == null ? null : last.fbUsedMiB(),
+        last == null ? null : last.fbTotalMiB());
+  }
+
+  /**
+   * Load over a window.
+   *
+   * @param gpuUtilizationAvgPct average utilization of the seconds with a known value
+   * @param seconds              seconds with a known utilization
+   * @param fbUsedMiB            the latest framebuffer used
+   * @param fbTotalMiB           its total
+   */
+  public record Load(Double gpuUtilizationAvgPct, int seconds, Long fbUsedMiB, Long fbTotalMiB) {
+
+    /** Framebuffer used in percent, when both figures are known. */
+    public Double fbUsedPct() {
+      return fbUsedMiB == null || fbTotalMiB == null || fbTotalMiB == 0 ? null : 100.0 * fbUsedMiB / fbTotalMiB;
+    }
+  }
+}

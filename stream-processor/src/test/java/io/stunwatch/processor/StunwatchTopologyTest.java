@@ -1,0 +1,280 @@
+package io.stunwatch.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.TaskSnapshot;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StunwatchTopologyTest {
+
+  static final String VC = "vc-1";
+  static final Instant T0 = Instant.parse("2026-11-21T12:00:00Z");
+  static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-21T13:00:00Z"), ZoneOffset.UTC);
+
+  @TempDir
+  Path stateDir;
+
+  private TopologyTestDriver driver;
+
+  @BeforeEach
+  void setUp() {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    driver = new TopologyTestDriver(StunwatchTopology.build(ProcessorConfig.defaults(), CLOCK), p);
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  private <V> TestInputTopic<String, V> in(Topic<String, V> topic) {
+    return driver.createInputTopic(topic.name(), new StringSerializer(), topic.valueSerde().serializer());
+  }
+
+  private <V> Map<String, V> latest(Topic<String, V> topic) {
+    TestOutputTopic<String, V> out = driver.createOutputTopic(topic.name(), new StringDeserializer(),
+        topic.valueSerde().deserializer());
+    Map<String, V> m = new LinkedHashMap<>();
+    for (TestRecord<String, V> r : out.readRecordsToList()) {
+      m.put(r.key(), r.value());
+    }
+    return m;
+  }
+
+  // --- fixtures -------------------------------------------------------------------------------------------------
+
+  static String vmUuid(int i) {
+    return String.format("00000000-0000-0000-0000-%012d", i);
+  }
+
+  private void inventory(int... vms) {
+    TestInputTopic<String, VmInventoryEntry> inv = in(Topics.VM_INVENTORY);
+    for (int i : vms) {
+      VmInventoryEntry e = new VmInventoryEntry(VC, "vm-" + i, "train-" + i, vmUuid(i), null,
+          new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", "[ds1] train-" + i + "/train-" + i + ".vmx",
+          65536L, List.of("grid_t4-16c"), VgpuProfile.parse("grid_t4-16c").orElseThrow(), T0);
+      inv.pipeInput(e.key(), e);
+    }
+  }
+
+  static EntityRef vm(int i) {
+    return new EntityRef("VirtualMachine", "vm-" + i, "train-" + i);
+  }
+
+  static EntityRef host(int h) {
+    return new EntityRef("HostSystem", "host-" + h, "esx0" + h);
+  }
+
+  /** A user-started relocate of VM i: TaskEvent, hot-migrate start, task success, VmMigratedEvent. */
+  static List<VcenterEvent> userMigration(int i, long chain, Instant start, int seconds) {
+    TaskSnapshot queued = new TaskSnapshot("task-" + chain, "VirtualMachine.relocate", vm(i), "running", false,
+        start.minusSeconds(1), start, null, null, null, chain, "TaskReasonUser", "VSPHERE.LOCAL\\admin");
+    TaskSnapshot done = new TaskSnapshot("task-" + chain, "VirtualMachine.relocate", vm(i), "success", false,
+        start.minusSeconds(1), start, start.plusSeconds(seconds), null, null, chain, "TaskReasonUser",
+        "VSPHERE.LOCAL\\admin");
+    return List.of(
+        event(chain, chain, start, "TaskEvent", VcenterEventCategory.MIGRATION_TASK, i, null, null, queued),
+        event(chain + 1, chain, start.plusMillis(200), "VmBeingHotMigratedEvent",
+            VcenterEventCategory.MIGRATION_STARTED, i, host(1), host(2), null),
+        event(chain, chain, start.plusSeconds(seconds), VcenterEvent.TASK_INFO, VcenterEventCategory.MIGRATION_TASK, i,
+            null, null, done),
+        event(chain + 2, chain, start.plusSeconds(seconds), "VmMigratedEvent",
+            VcenterEventCategory.MIGRATION_COMPLETED, i, host(1), host(2), null));
+  }
+
+  static VcenterEvent event(long key, long chain, Instant at, String type, VcenterEventCategory c, int vm,
+      EntityRef source, EntityRef dest, TaskSnapshot task) {
+    return new VcenterEvent(VC, key, chain, at, type, null, c, "VSPHERE.LOCAL\\admin", vm(vm), dest, source, dest,
+        new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), null, null, null, null, null,
+        c == VcenterEventCategory.MIGRATION_FAILED ? "vMotion failed: destination unreachable" : null, task);
+  }
+
+  private void pipe(List<VcenterEvent> events) {
+    TestInputTopic<String, VcenterEvent> in = in(Topics.VCENTER_EVENTS);
+    for (VcenterEvent e : events) {
+      in.pipeInput(e.vmKey(), e, e.createdTime());
+    }
+  }
+
+  private void load(int vm, Instant from, int seconds, double util, long fbUsed) {
+    TestInputTopic<String, GpuSample> in = in(Topics.GPU_SAMPLES);
+    for (int s = 0; s < seconds; s++) {
+      Instant t = from.plusSeconds(s);
+      in.pipeInput(vmUuid(vm), new GpuSample(vmUuid(vm), "guest-" + vm, t, 0, "GPU-" + vm, "GRID T4-16C", null,
+          util, 20.0, fbUsed, 16384L, null, null, 1590L, "P0", VgpuProfile.parse("GRID T4-16C").orElseThrow()), t);
+    }
+  }
+
+  // --- tests ----------------------------------------------------------------------------------------------------
+
+  @Test
+  void aMigrationIsTheSameWhateverTheOrderAndDuplicationOfItsEvents() {
+    inventory(1);
+    List<VcenterEvent> events = userMigration(1, 100, T0, 180);
+    List<VcenterEvent> shuffled = new ArrayList<>(events);
+    shuffled.addAll(events); // every event twice
+    Collections.shuffle(shuffled, new Random(7));
+    pipe(shuffled);
+
+    Migration m = latest(Topics.MIGRATIONS).get(VC + "/100");
+    Migration inOrder = MigrationAssembler.assemble(events, null);
+    assertThat(m.state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(m.startTime()).isEqualTo(inOrder.startTime()).isEqualTo(T0);
+    assertThat(m.endTime()).isEqualTo(T0.plusSeconds(180));
+    assertThat(m.durationSeconds()).isEqualTo(180.0);
+    assertThat(m.sourceHost().value()).isEqualTo("host-1");
+    assertThat(m.destHost().value()).isEqualTo("host-2");
+    assertThat(m.initiator()).isEqualTo(Initiator.USER);
+    assertThat(m.initiatorName()).isEqualTo("VSPHERE.LOCAL\\admin");
+    assertThat(m.vmId()).as("joined with the inventory").isEqualTo(vmUuid(1));
+    assertThat(m.vgpuProfile()).isEqualTo("T4-16C");
+  }
+
+  @Test
+  void sixConcurrentMigrationsOfDifferentVmsNeverMix() {
+    inventory(1, 2, 3, 4, 5, 6);
+    List<VcenterEvent> all = new ArrayList<>();
+    for (int i = 1; i <= 6; i++) {
+      all.addAll(userMigration(i, 1000L * i, T0.plusSeconds(i), 60 + i));
+    }
+    Collections.shuffle(all, new Random(11));
+    pipe(all);
+    Map<String, Migration> migrations = latest(Topics.MIGRATIONS);
+    assertThat(migrations).hasSize(6);
+    for (int i = 1; i <= 6; i++) {
+      Migration m = migrations.get(VC + "/" + 1000L * i);
+      assertThat(m.vmMoref()).isEqualTo("vm-" + i);
+      assertThat(m.vmId()).isEqualTo(vmUuid(i));
+      assertThat(m.durationSeconds()).isEqualTo(60.0 + i);
+      assertThat(m.state()).isEqualTo(MigrationState.SUCCEEDED);
+    }
+  }
+
+  @Test
+  void aFailedMigrationCarriesItsReason() {
+    inventory(7);
+    pipe(List.of(
+        event(70, 70, T0, "VmBeingHotMigratedEvent", VcenterEventCategory.MIGRATION_STARTED, 7, host(1), host(3),
+            null),
+        event(71, 70, T0.plusSeconds(40), "VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED, 7, host(1),
+            host(3), null)));
+    Migration m = latest(Topics.MIGRATIONS).get(VC + "/70");
+    assertThat(m.state()).isEqualTo(MigrationState.FAILED);
+    assertThat(m.failureReason()).isEqualTo("vMotion failed: destination unreachable");
+    assertThat(m.endTime()).isEqualTo(T0.plusSeconds(40));
+  }
+
+  @Test
+  void drsAndUserMigrationsAreToldApart() {
+    inventory(8, 9);
+    TaskSnapshot drsTask = new TaskSnapshot("task-80", "Drm.ExecuteVMotionLRO", vm(8), "success", false, T0, T0,
+        T0.plusSeconds(30), null, null, 80L, "TaskReasonSystem", null);
+    pipe(List.of(event(80, 80, T0, "TaskEvent", VcenterEventCategory.MIGRATION_TASK, 8, null, null, drsTask),
+        event(81, 80, T0.plusSeconds(30), "DrsVmMigratedEvent", VcenterEventCategory.MIGRATION_COMPLETED, 8, host(1),
+            host(2), null)));
+    pipe(userMigration(9, 90, T0, 30));
+    Map<String, Migration> m = latest(Topics.MIGRATIONS);
+    assertThat(m.get(VC + "/80").initiator()).isEqualTo(Initiator.DRS);
+    assertThat(m.get(VC + "/80").initiatorName()).isEqualTo("DRS");
+    assertThat(m.get(VC + "/90").initiator()).isEqualTo(Initiator.USER);
+  }
+
+  @Test
+  void aMigrationStartingUnderLoadRaisesAnAlertThatIsResolvedWithTheResultAtItsEnd() {
+    inventory(1, 2);
+    load(1, T0.minusSeconds(90), 90, 92.0, 15360);   // busy: GPU 92 %, FB 15 of 16 GiB
+    load(2, T0.minusSeconds(90), 90, 3.0, 1024);      // idle
+    List<VcenterEvent> busy = userMigration(1, 100, T0, 180);
+    List<VcenterEvent> idle = userMigration(2, 200, T0, 30);
+    pipe(List.of(busy.get(0), idle.get(0)));          // the first event of each chain
+
+    Map<String, MigrationAlert> alerts = latest(Topics.MIGRATION_ALERTS);
+    assertThat(alerts).containsOnlyKeys(VC + "/100");
+    MigrationAlert a = alerts.get(VC + "/100");
+    assertThat(a.state()).isEqualTo(MigrationAlert.AlertState.FIRING);
+    assertThat(a.reasons()).containsExactly(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED);
+    assertThat(a.load().gpuUtilizationAvgPct()).isEqualTo(92.0);
+    assertThat(a.load().fbUsedPct()).isEqualTo(93.75);
+    assertThat(a.vgpuProfile()).isEqualTo("T4-16C");
+    assertThat(a.initiator()).isEqualTo(Initiator.USER);
+    assertThat(a.forecast().p50Seconds()).as("15 GiB at VMware's 2 s/GiB").isEqualTo(30.0);
+    assertThat(a.raisedAt()).isEqualTo(T0);
+
+    pipe(busy.subList(1, 4));
+    MigrationAlert resolved = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
+    assertThat(resolved.state()).isEqualTo(MigrationAlert.AlertState.RESOLVED);
+    assertThat(resolved.measured().result()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(resolved.measured().durationSeconds()).isEqualTo(180.0);
+  }
+
+  @Test
+  void withoutGpuSamplesTheLoadIsUnknownAndNoAlertIsInvented() {
+    inventory(3);
+    pipe(userMigration(3, 300, T0, 30));
+    assertThat(latest(Topics.MIGRATION_ALERTS)).isEmpty();
+    assertThat(latest(Topics.MIGRATIONS)).containsKey(VC + "/300");
+  }
+
+  @Test
+  void undecodableRecordsBecomeDeadLettersAndProcessingGoesOn() {
+    inventory(1);
+    var rawEvents = driver.createInputTopic(Topics.VCENTER_EVENTS.name(), new StringSerializer(),
+        new ByteArraySerializer());
+    rawEvents.pipeInput(VC + "/vm-1", "garbage".getBytes(StandardCharsets.UTF_8));
+    var rawGpu = driver.createInputTopic(Topics.GPU_SAMPLES.name(), new StringSerializer(), new ByteArraySerializer());
+    rawGpu.pipeInput(vmUuid(1), new byte[] {0, (byte) 0xff});
+    pipe(userMigration(1, 100, T0, 30));
+
+    TestOutputTopic<String, DeadLetter> dlq = driver.createOutputTopic(Topics.DEAD_LETTERS.name(),
+        new StringDeserializer(), Topics.DEAD_LETTERS.valueSerde().deserializer());
+    List<TestRecord<String, DeadLetter>> letters = dlq.readRecordsToList();
+    assertThat(letters).extracting(TestRecord::key)
+        .containsExactlyInAnyOrder(Topics.VCENTER_EVENTS.name(), Topics.GPU_SAMPLES.name());
+    DeadLetter d = letters.stream().filter(r -> r.key().equals(Topics.VCENTER_EVENTS.name())).findFirst()
+        .orElseThrow().value();
+    assertThat(d.stage()).isEqualTo(DeadLetter.Stage.DESERIALIZATION);
+    assertThat(d.reason()).startsWith("value: not valid JSON");
+    assertThat(d.offset()).isZero();
+    assertThat(d.valuePreview()).isEqualTo("garbage");
+    assertThat(latest(Topics.MIGRATIONS)).as("later records still processed").containsKey(VC + "/100");
+  }
+}
