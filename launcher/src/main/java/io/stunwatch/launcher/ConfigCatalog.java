@@ -5,6 +5,7 @@ import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.ProcessorConfig;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,6 +28,7 @@ public final class ConfigCatalog {
     keys.addAll(BrokerConfig.KEYS);
     keys.addAll(WorkerCollector.KEYS);
     keys.addAll(VcenterConfig.KEYS);
+    keys.addAll(ProcessorConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();
     if (distinct != keys.size()) {
       throw new IllegalStateException("a config key is declared twice");

@@ -1,21 +1,45 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.config.ConfigSource;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StreamsProcessor;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-/** {@code stunwatch process}: the Kafka Streams correlation topology (issue #5). */
+/** {@code stunwatch process}: the Kafka Streams topology. */
 @Command(name = "process", mixinStandardHelpOptions = true,
-    description = "Run the stream processor: per-migration impact records, under-load alerts, stun-time model.")
+    description = {"Run the stream processor (Kafka Streams, exactly once): migrations assembled from vCenter events, "
+        + "per-VM load, migration-under-load alerts. Runs until stopped; instances with the same "
+        + "process.application-id share the work."})
 final class ProcessCommand implements Callable<Integer> {
 
   private final LaunchContext ctx;
+
+  @Mixin
+  ConfigOption config;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+      description = "Kafka brokers (kafka.bootstrap-servers).")
+  String bootstrapServers;
 
   ProcessCommand(LaunchContext ctx) {
     this.ctx = ctx;
   }
 
   @Override
-  public Integer call() {
-    return NotBuilt.report(ctx, "process", 5, "The stream processor");
+  public Integer call() throws Exception {
+    ConfigSource source = config.load(ctx)
+        .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers");
+    ProcessorConfig processor = ProcessorConfig.from(source);
+    KafkaClientConfig kafka = KafkaClientConfig.from(source);
+    StreamsProcessor p = StreamsProcessor.start(processor, kafka, ctx.clock());
+    ctx.out().println("Stream processor " + processor.applicationId() + " started; Ctrl-C to stop.");
+    ctx.out().flush();
+    UntilStopped.await(p, Duration.ofSeconds(40));
+    return ExitCodes.OK;
   }
 }

@@ -1,0 +1,174 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.worker.WorkerCollector;
+import io.stunwatch.config.ConfigSource;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.topic.Topics;
+import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.model.topic.TypedRecord;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StreamsProcessor;
+import io.stunwatch.testsupport.Await;
+import io.stunwatch.testsupport.KafkaBrokerExtension;
+import io.stunwatch.testsupport.TopicContents;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The stream processor on a real broker, fed through the real collectors' replay paths: an nvidia-smi CSV of a
+ * busy VM and an idle one, a VI/JSON inventory, and VI/JSON migration events (a user relocate, a DRS vMotion).
+ */
+class ProcessorIT {
+
+  @RegisterExtension
+  static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.perClass();
+
+  static final String BUSY = "421c9f3a-5b6c-7d8e-9fa0-b1c2d3e4f506";
+  static final String IDLE = "4c4c4544-0042-3510-8052-b4c04f4e3232";
+  static final String VC = "vc-it";
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void replayedCollectorsYieldTheExactMigrationsAndTheUnderLoadAlert() throws Exception {
+    Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofMinutes(10));
+    KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
+    ProcessorConfig config = new ProcessorConfig("processor-it", dir.resolve("state"), 50, Duration.ofSeconds(60), 80,
+        1.0, Duration.ofMinutes(15));
+    try (StreamsProcessor processor = StreamsProcessor.start(config, kafka, Clock.systemUTC())) {
+      assertThat(processor.awaitRunning(Duration.ofSeconds(60))).isTrue();
+
+      // 1. GPU samples through the worker collector's replay of an nvidia-smi CSV
+      replayCsv(BUSY, t0, 92, 15360);
+      replayCsv(IDLE, t0, 3, 512);
+
+      // 2. inventory and events through the vCenter collector's replay of VI/JSON
+      Path inventory = dir.resolve("inventory.jsonl");
+      Files.write(inventory, List.of(vmLine("vm-1", "train-01", BUSY), vmLine("vm-2", "infer-02", IDLE)));
+      Path events = dir.resolve("events.jsonl");
+      Files.write(events, List.of(
+          taskLine(100, "vm-1", "train-01", "VirtualMachine.relocate", "TaskReasonUser", t0),
+          line("VmBeingHotMigratedEvent", 101, 100, "vm-1", "train-01", t0.plusMillis(300), "\"host\":" + host(1)
+              + ",\"destHost\":" + host(2)),
+          line("VmMigratedEvent", 102, 100, "vm-1", "train-01", t0.plusSeconds(180), "\"host\":" + host(2)
+              + ",\"sourceHost\":" + host(1)),
+          line("DrsVmMigratedEvent", 200, 200, "vm-2", "infer-02", t0.plusSeconds(20), "\"host\":" + host(3)
+              + ",\"sourceHost\":" + host(1))));
+      VcenterReplay replay = new VcenterReplay(VC, e -> {
+        throw new AssertionError(e.getMessage());
+      });
+      try (TypedProducer p = TypedProducer.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+        VcenterReplay.publish(p, replay.inventory(inventory, t0), List.of());
+      }
+      Await.until(Duration.ofSeconds(30), () -> TopicContents.readAll(KAFKA.bootstrapServers(), Topics.VM_INVENTORY)
+          .size() == 2, "inventory published");
+      try (TypedProducer p = TypedProducer.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+        VcenterReplay.publish(p, VcenterReplay.Inventory.EMPTY, replay.events(events, null));
+      }
+
+      Await.until(Duration.ofSeconds(60), () -> {
+        Map<String, Migration> m = latest(Topics.MIGRATIONS);
+        Map<String, MigrationAlert> a = latest(Topics.MIGRATION_ALERTS);
+        return m.size() == 2 && m.values().stream().allMatch(x -> x.state().isFinal()) && a.size() == 1
+            && a.values().iterator().next().state() == MigrationAlert.AlertState.RESOLVED;
+      }, "two final migrations and one resolved alert", () -> latest(Topics.MIGRATIONS) + " "
+          + latest(Topics.MIGRATION_ALERTS));
+    }
+    Map<String, Migration> migrations = latest(Topics.MIGRATIONS);
+    Migration user = migrations.get(VC + "/100");
+    assertThat(user.state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(user.initiator()).isEqualTo(Initiator.USER);
+    assertThat(user.vmId()).isEqualTo(BUSY);
+    assertThat(user.vgpuProfile()).isEqualTo("T4-16C");
+    assertThat(user.startTime()).isEqualTo(t0);
+    assertThat(user.endTime()).isEqualTo(t0.plusSeconds(180));
+    assertThat(user.sourceHost().name()).isEqualTo("esx01");
+    assertThat(user.destHost().name()).isEqualTo("esx02");
+    Migration drs = migrations.get(VC + "/200");
+    assertThat(drs.initiator()).isEqualTo(Initiator.DRS);
+    assertThat(drs.vmId()).isEqualTo(IDLE);
+
+    MigrationAlert alert = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
+    assertThat(alert.reasons()).containsExactly(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED);
+    assertThat(alert.load().gpuUtilizationAvgPct()).isEqualTo(92.0);
+    assertThat(alert.measured().durationSeconds()).isEqualTo(180.0);
+    assertThat(TopicContents.readAll(KAFKA.bootstrapServers(), Topics.DEAD_LETTERS)).isEmpty();
+  }
+
+  private void replayCsv(String vm, Instant t0, int util, long fbUsed) throws Exception {
+    DateTimeFormatter f = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+    List<String> lines = new ArrayList<>();
+    lines.add("timestamp, index, uuid, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]");
+    for (int s = 90; s > 0; s--) {
+      lines.add(f.format(t0.minusSeconds(s)) + ", 0, GPU-" + vm.substring(0, 8) + ", GRID T4-16C, " + util + " %, "
+          + fbUsed + " MiB, 16384 MiB");
+    }
+    Path csv = dir.resolve(vm + ".csv");
+    Files.write(csv, lines);
+    WorkerCollector.Settings s = WorkerCollector.Settings.from(ConfigSource.of(Map.of(
+        "worker.vm-id", vm, "worker.hostname", "guest", "worker.timezone", "UTC",
+        "kafka.bootstrap-servers", KAFKA.bootstrapServers())));
+    var m = WorkerCollector.replay(s, csv, Optional.empty(), Clock.systemUTC());
+    assertThat(m.sentCount(io.stunwatch.metrics.CollectorInput.NVIDIA_SMI)).isEqualTo(90);
+  }
+
+  private static <V> Map<String, V> latest(io.stunwatch.model.topic.Topic<String, V> topic) {
+    Map<String, V> m = new LinkedHashMap<>();
+    for (TypedRecord<String, V> r : TopicContents.readAll(KAFKA.bootstrapServers(), topic)) {
+      m.put(r.key(), r.value());
+    }
+    return m;
+  }
+
+  private static String vmLine(String moref, String name, String uuid) {
+    return "{\"_typeName\":\"VirtualMachine\",\"moref\":\"" + moref + "\",\"name\":\"" + name + "\","
+        + "\"datacenter\":\"dc1\",\"config\":{\"uuid\":\"" + uuid + "\",\"hardware\":{\"memoryMB\":65536,\"device\":["
+        + "{\"_typeName\":\"VirtualPCIPassthrough\",\"backing\":{\"_typeName\":\"VirtualPCIPassthroughVmiopBackingInfo\","
+        + "\"vgpu\":\"grid_t4-16c\"}}]},\"files\":{\"vmPathName\":\"[ds1] " + name + "/" + name + ".vmx\"}},"
+        + "\"runtime\":{\"host\":" + moref("HostSystem", "host-1") + "}}";
+  }
+
+  private static String taskLine(long key, String moref, String name, String desc, String reason, Instant t) {
+    return line("TaskEvent", key, key, moref, name, t, "\"info\":{\"_typeName\":\"TaskInfo\",\"key\":\"task-" + key
+        + "\",\"descriptionId\":\"" + desc + "\",\"entity\":" + moref("VirtualMachine", moref) + ",\"state\":\"running\","
+        + "\"queueTime\":\"" + t + "\",\"startTime\":\"" + t + "\",\"eventChainId\":" + key
+        + ",\"reason\":{\"_typeName\":\"" + reason + "\",\"userName\":\"VSPHERE.LOCAL\\\\admin\"}}");
+  }
+
+  private static String line(String type, long key, long chain, String moref, String name, Instant t, String extra) {
+    return "{\"_typeName\":\"" + type + "\",\"key\":" + key + ",\"chainId\":" + chain + ",\"createdTime\":\"" + t
+        + "\",\"userName\":\"VSPHERE.LOCAL\\\\admin\",\"vm\":{\"_typeName\":\"VmEventArgument\",\"name\":\"" + name
+        + "\",\"vm\":" + moref("VirtualMachine", moref) + "}," + extra + "}";
+  }
+
+  private static String host(int h) {
+    return "{\"_typeName\":\"HostEventArgument\",\"name\":\"esx0" + h + "\",\"host\":" + moref("HostSystem", "host-" + h)
+        + "}";
+  }
+
+  private static String moref(String type, String value) {
+    return "{\"_typeName\":\"ManagedObjectReference\",\"type\":\"" + type + "\",\"value\":\"" + value + "\"}";
+  }
+}

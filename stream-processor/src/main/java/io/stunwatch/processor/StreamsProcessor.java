@@ -1,0 +1,75 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.config.KafkaClientConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code stunwatch process}: runs {@link StunwatchTopology} with exactly-once processing. Instances with the same
+ * {@link ProcessorConfig#applicationId()} share the partitions, so adding one scales out.
+ */
+public final class StreamsProcessor implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamsProcessor.class);
+
+  private final KafkaStreams streams;
+
+  private StreamsProcessor(KafkaStreams streams) {
+    this.streams = streams;
+  }
+
+  /** The Streams settings: exactly_once_v2, lz4 on the producer (26-49 % more throughput here, see NOTES). */
+  public static Properties properties(ProcessorConfig config, KafkaClientConfig kafka) {
+    Properties p = new Properties();
+    p.putAll(kafka.clientProperties());
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
+    p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+    return p;
+  }
+
+  /** Starts processing; returns at once (see {@link #awaitRunning}). */
+  public static StreamsProcessor start(ProcessorConfig config, KafkaClientConfig kafka, Clock clock) {
+    KafkaStreams streams = new KafkaStreams(StunwatchTopology.build(config, clock), properties(config, kafka));
+    streams.setUncaughtExceptionHandler(e -> {
+      LOG.error("Stream thread failed; replacing it", e);
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+    });
+    streams.setStateListener((now, before) -> LOG.info("Stream processor {} -> {}", before, now));
+    streams.start();
+    return new StreamsProcessor(streams);
+  }
+
+  /** Waits until the processor is RUNNING. */
+  public boolean awaitRunning(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (streams.state() != KafkaStreams.State.RUNNING) {
+      if (System.nanoTime() > deadline || streams.state() == KafkaStreams.State.ERROR) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return true;
+  }
+
+  /** The running application, for interactive queries and metrics. */
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+  }
+}
