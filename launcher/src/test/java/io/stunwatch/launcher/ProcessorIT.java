@@ -56,7 +56,7 @@ class ProcessorIT {
     Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofMinutes(10));
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
     ProcessorConfig config = new ProcessorConfig("processor-it", dir.resolve("state"), 50, Duration.ofSeconds(60), 80,
-        1.0, Duration.ofMinutes(15));
+        1.0, Duration.ofMinutes(15), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30));
     try (StreamsProcessor processor = StreamsProcessor.start(config, kafka, Clock.systemUTC())) {
       assertThat(processor.awaitRunning(Duration.ofSeconds(60))).isTrue();
 

@@ -4,18 +4,23 @@ import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topics;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
@@ -37,6 +42,9 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private KeyValueStore<String, MigrationAlert> alerts;
   private KeyValueStore<String, VmSamples> samples;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+  private KeyValueStore<String, MigrationImpact> impacts;
+  private KeyValueStore<String, Tracked.Migration> tracked;
+  private KeyValueStore<String, Tracked.Stuns> stuns;
 
   MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -51,6 +59,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.alerts = context.getStateStore(StoreNames.ALERTS);
     this.samples = context.getStateStore(StoreNames.VM_SAMPLES);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
+    this.impacts = context.getStateStore(StoreNames.IMPACTS);
+    this.tracked = context.getStateStore(StoreNames.TRACKED);
+    this.stuns = context.getStateStore(StoreNames.VM_STUNS);
+    // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
+    // records arrive to move event time on.
+    context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
+    context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
+        now -> closeDue(clock.millis() - config.settleWindow().toMillis()));
   }
 
   @Override
@@ -66,9 +82,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       events.put(id, after);
       ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(e.vmKey());
       Migration m = MigrationAssembler.assemble(after.events(), vm == null ? null : vm.value());
-      if (!m.equals(migrations.get(id))) {
+      Migration stored = migrations.get(id);
+      if (stored != null && stored.state() == MigrationState.UNKNOWN) {
+        return; // closed as UNKNOWN after the timeout: events arriving later do not reopen it
+      }
+      if (!m.equals(stored)) {
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
+        track(id, record.key(), m);
       }
       if (before == null) {
         raiseIfUnderLoad(record.key(), m, record.timestamp());
@@ -81,6 +102,63 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
           clock.instant());
       context.forward(new Record<>(Topics.VCENTER_EVENTS.name(), d, record.timestamp()));
     }
+  }
+
+  /** An open migration is due at its timeout; an ended one when its settle window is over. */
+  private void track(String id, String vmKey, Migration m) {
+    if (impacts.get(id) != null) {
+      return; // already settled
+    }
+    long due = m.state().isFinal() && m.endTime() != null
+        ? m.endTime().plus(config.settleWindow()).toEpochMilli()
+        : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
+    tracked.put(id, new Tracked.Migration(id, vmKey, m.state().isFinal(), due));
+  }
+
+  /** Emits the impact of every migration due by {@code time}, closing timed-out ones as UNKNOWN first. */
+  void closeDue(long time) {
+    List<Tracked.Migration> due = new ArrayList<>();
+    try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
+      while (it.hasNext()) {
+        Tracked.Migration t = it.next().value;
+        if (t.dueAtMillis() <= time) {
+          due.add(t);
+        }
+      }
+    }
+    for (Tracked.Migration t : due) {
+      tracked.delete(t.migrationId());
+      Migration m = migrations.get(t.migrationId());
+      if (m == null) {
+        continue;
+      }
+      if (!t.ended()) {
+        m = unknown(m, Instant.ofEpochMilli(time));
+        migrations.put(m.id(), m);
+        context.forward(new Record<>(m.id(), m, time));
+      }
+      Tracked.Stuns s = stuns.get(t.vmKey());
+      MigrationImpact impact = ImpactBuilder.build(m, samples.get(t.vmKey()), s == null ? List.of() : s.stuns(),
+          config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(time));
+      impacts.put(m.id(), impact);
+      context.forward(new Record<>(m.id(), impact, time));
+      MigrationAlert a = alerts.get(m.id());
+      if (a != null) {
+        MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, a.vmMoref(),
+            a.vmName(), a.vmId(), a.sourceHost(), m.destHost(), a.initiator(), a.vgpuProfile(), a.load(),
+            a.reasons(), a.forecast(), a.raisedAt(), Instant.ofEpochMilli(time), new MigrationAlert.Measured(
+                m.state(), impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
+        alerts.put(m.id(), updated);
+        context.forward(new Record<>(m.id(), updated, time));
+      }
+    }
+  }
+
+  private static Migration unknown(Migration m, Instant at) {
+    return new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(), m.vmId(), m.vgpuProfile(),
+        MigrationState.UNKNOWN, m.initiator(), m.initiatorName(), m.encrypted(), m.sourceHost(), m.destHost(),
+        m.sourceCluster(), m.destCluster(), m.sourceDatastore(), m.destDatastore(), m.startTime(), null,
+        "no end seen within the migration timeout", at);
   }
 
   private void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {

@@ -16,6 +16,12 @@ public final class StoreNames {
   public static final String MIGRATIONS = "migrations";
   /** By migration id: the migration-under-load alert ({@code MigrationAlert}). */
   public static final String ALERTS = "alerts";
+  /** By migration id: the final impact record ({@code MigrationImpact}). */
+  public static final String IMPACTS = "impacts";
+  /** By migration id: migrations open (for the timeout) or settling (for the impact). */
+  public static final String TRACKED = "tracked-migrations";
+  /** By VM id: recent vmware.log stun observations. */
+  public static final String VM_STUNS = "vm-stuns";
 
   private StoreNames() {
   }

@@ -3,6 +3,9 @@ package io.stunwatch.processor;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.JsonSerde;
@@ -59,16 +62,30 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Migration.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
         Serdes.String(), JsonSerde.of(MigrationAlert.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.IMPACTS),
+        Serdes.String(), JsonSerde.of(MigrationImpact.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
+        Serdes.String(), JsonSerde.of(Tracked.Migration.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_STUNS),
+        Serdes.String(), JsonSerde.of(Tracked.Stuns.class)));
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     gpu.process(() -> new SampleProcessor(config), Named.as("vm-load"), StoreNames.VM_SAMPLES);
+    decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
+        .process(() -> new ThroughputProcessor(config), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+    decoded(b, Topics.STUN_OBSERVATIONS, clock)
+        .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
+        .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
+        .process(StunProcessor::new, Named.as("vm-stuns"), StoreNames.VM_STUNS);
 
     decoded(b, Topics.VCENTER_EVENTS, clock)
-        .process(VmKeyProcessor::new, Named.as("key-by-vm"))
+        .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey), Named.as("key-by-vm"))
         .repartition(Repartitioned.<String, VcenterEvent>as("events-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
-            StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES)
+            StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
+            StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
     return b.build();
   }
@@ -108,25 +125,70 @@ public final class StunwatchTopology {
     }
   }
 
-  /**
-   * Re-keys a vCenter event from {@code <vcenter>/<moref>} to the VM id through the global inventory; a VM the
-   * inventory does not know yet keeps a {@code vc:} key, so its migrations are still assembled.
-   */
-  static final class VmKeyProcessor implements Processor<String, VcenterEvent, String, VcenterEvent> {
-    private ProcessorContext<String, VcenterEvent> context;
-    private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+  /** Adds training throughput to each VM's per-second history. */
+  static final class ThroughputProcessor implements Processor<String, ThroughputSample, Void, Void> {
+    private final ProcessorConfig config;
+    private KeyValueStore<String, VmSamples> samples;
+
+    ThroughputProcessor(ProcessorConfig config) {
+      this.config = config;
+    }
 
     @Override
-    public void init(ProcessorContext<String, VcenterEvent> context) {
+    public void init(ProcessorContext<Void, Void> context) {
+      samples = context.getStateStore(StoreNames.VM_SAMPLES);
+    }
+
+    @Override
+    public void process(Record<String, ThroughputSample> record) {
+      VmSamples old = samples.get(record.key());
+      ThroughputSample t = record.value();
+      samples.put(record.key(), (old == null ? new VmSamples(null) : old).withThroughput(t.timestamp(), t.value(),
+          config.sampleRetention()));
+    }
+  }
+
+  /** Keeps each VM's recent vmware.log stun observations. */
+  static final class StunProcessor implements Processor<String, StunObservation, Void, Void> {
+    private KeyValueStore<String, Tracked.Stuns> stuns;
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+      stuns = context.getStateStore(StoreNames.VM_STUNS);
+    }
+
+    @Override
+    public void process(Record<String, StunObservation> record) {
+      Tracked.Stuns old = stuns.get(record.key());
+      stuns.put(record.key(), (old == null ? new Tracked.Stuns(null) : old).with(record.value()));
+    }
+  }
+
+  /**
+   * Re-keys a vCenter-side record from {@code <vcenter>/<moref>} to the VM id through the global inventory; a VM
+   * the inventory does not know yet keeps a {@code vc:} key, so its migrations are still assembled.
+   */
+  static final class VmKeyProcessor<V> implements Processor<String, V, String, V> {
+    private final java.util.function.Function<V, String> vmKeyOf;
+    private ProcessorContext<String, V> context;
+    private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+
+    VmKeyProcessor(java.util.function.Function<V, String> vmKeyOf) {
+      this.vmKeyOf = vmKeyOf;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, V> context) {
       this.context = context;
       this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     }
 
     @Override
-    public void process(Record<String, VcenterEvent> record) {
-      ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(record.value().vmKey());
+    public void process(Record<String, V> record) {
+      String vmKey = vmKeyOf.apply(record.value());
+      ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(vmKey);
       String key = vm != null && vm.value() != null && vm.value().biosUuid() != null ? vm.value().biosUuid()
-          : "vc:" + record.value().vmKey();
+          : "vc:" + vmKey;
       context.forward(record.withKey(key));
     }
   }

@@ -31,11 +31,41 @@ public record VmSamples(List<Point> points) {
    * @param fbTotalMiB     framebuffer size, all GPUs, MiB
    */
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
-      Long fbTotalMiB) {
+      Long fbTotalMiB, Double throughputSum, Integer throughputCount) {
 
     Double gpuUtilizationPct() {
       return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
     }
+
+    Double throughput() {
+      return throughputCount == null || throughputCount == 0 ? null : throughputSum / throughputCount;
+    }
+  }
+
+  /** This history with a throughput reading merged into its second. */
+  public VmSamples withThroughput(Instant at, double value, Duration retention) {
+    long sec = at.getEpochSecond();
+    List<Point> out = new ArrayList<>(points.size() + 1);
+    boolean merged = false;
+    for (Point p : points) {
+      if (p.epochSecond() < sec - retention.toSeconds()) {
+        continue;
+      }
+      if (p.epochSecond() == sec) {
+        out.add(new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
+            p.fbTotalMiB(), (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
+            (p.throughputCount() == null ? 0 : p.throughputCount()) + 1));
+        merged = true;
+      } else {
+        out.add(p);
+      }
+    }
+    if (!merged) {
+      // a throughput-only second: not a GPU sample (samples 0), so it never fills a gap in GPU samples
+      out.add(new Point(sec, 0, 0, 0, null, null, value, 1));
+      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
+    }
+    return new VmSamples(out);
   }
 
   /** This history with {@code s} merged in and points older than {@code retention} before it dropped. */
@@ -56,7 +86,7 @@ public record VmSamples(List<Point> points) {
       }
     }
     if (!merged) {
-      out.add(merge(new Point(sec, 0, 0, 0, null, null), s));
+      out.add(merge(new Point(sec, 0, 0, 0, null, null, null, null), s));
       out.sort(java.util.Comparator.comparingLong(Point::epochSecond)); // a late sample lands in its place
     }
     return new VmSamples(out);
@@ -69,7 +99,7 @@ public record VmSamples(List<Point> points) {
     Long used = max(p.fbUsedMiB(), s.memoryUsedMiB());
     Long total = max(p.fbTotalMiB(), s.memoryTotalMiB());
     return new Point(p.epochSecond(), p.samples() + 1, p.gpuUtilSum() + (u == null ? 0 : u),
-        p.gpuUtilCount() + (u == null ? 0 : 1), used, total);
+        p.gpuUtilCount() + (u == null ? 0 : 1), used, total, p.throughputSum(), p.throughputCount());
   }
 
   private static Long max(Long a, Long b) {

@@ -8,7 +8,11 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VcenterEventCategory;
@@ -252,6 +256,80 @@ class StunwatchTopologyTest {
     pipe(userMigration(3, 300, T0, 30));
     assertThat(latest(Topics.MIGRATION_ALERTS)).isEmpty();
     assertThat(latest(Topics.MIGRATIONS)).containsKey(VC + "/300");
+  }
+
+  private void throughput(int vm, Instant from, int seconds, double value) {
+    TestInputTopic<String, ThroughputSample> in = in(Topics.THROUGHPUT_SAMPLES);
+    for (int s = 0; s < seconds; s++) {
+      Instant t = from.plusSeconds(s);
+      in.pipeInput(vmUuid(vm), new ThroughputSample(vmUuid(vm), "guest", t, "resnet50",
+          ThroughputSample.ThroughputScope.STEP, value, "images/sec"), t);
+    }
+  }
+
+  @Test
+  void afterTheSettleWindowTheImpactHasVmwareLogStunPhasesDipAndTimeline() {
+    inventory(1);
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);          // before: 5 min at 90 %
+    throughput(1, T0.minusSeconds(300), 300, 240.0);
+    pipe(userMigration(1, 100, T0, 60).subList(0, 2));          // started
+    load(1, T0, 60, 40.0, 15360);                               // during: 40 %
+    throughput(1, T0, 60, 120.0);
+    in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-1", new StunObservation(VC, "vm-1", "train-1", "1446046703473901",
+        T0.plusSeconds(59), 31_250_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-1/vmware.log",
+        42), T0.plusSeconds(59));
+    pipe(userMigration(1, 100, T0, 60).subList(2, 4));          // ended at T0+60
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("not before the settle window").isEmpty();
+    load(1, T0.plusSeconds(60), 125, 88.0, 15360);              // after: back to 88 %, event time past T0+180
+
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i.durationSeconds()).isEqualTo(60.0);
+    assertThat(i.stun()).isEqualTo(new StunTime(31.25, StunTime.Source.VMWARE_LOG));
+    assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(i.during().gpuUtilizationPct()).isCloseTo(40.8, org.assertj.core.data.Offset.offset(1.0));
+    assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
+    assertThat(i.before().throughput()).isEqualTo(240.0);
+    assertThat(i.throughputDipPct()).isCloseTo(50.0, org.assertj.core.data.Offset.offset(2.0));
+    assertThat(i.timeline()).hasSizeLessThanOrEqualTo(300 + 61 + 121)
+        .isSortedAccordingTo(java.util.Comparator.comparing(io.stunwatch.model.TimelinePoint::t));
+    assertThat(i.timeline().get(0).t()).isEqualTo(T0.minusSeconds(300));
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
+    assertThat(a.measured().stun().seconds()).isEqualTo(31.25);
+    assertThat(a.measured().throughputDipPct()).isNotNull();
+  }
+
+  @Test
+  void withoutAVmwareLogFigureTheStunIsEstimatedFromTheGapInGuestSamples() {
+    inventory(2);
+    load(2, T0.minusSeconds(60), 70, 80.0, 8000);               // up to T0+9
+    pipe(userMigration(2, 200, T0, 60));
+    load(2, T0.plusSeconds(40), 200, 80.0, 8000);                // nothing from T0+10 to T0+39: frozen 30 s
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/200");
+    assertThat(i.stun()).isEqualTo(new StunTime(30.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+  }
+
+  @Test
+  void aMigrationThatNeverEndsIsClosedAsUnknownAfterTheTimeout() {
+    inventory(3);
+    pipe(userMigration(3, 300, T0, 60).subList(0, 2));
+    load(3, T0.plus(java.time.Duration.ofMinutes(31)), 2, 10.0, 100);   // event time moves past the timeout
+    Migration m = latest(Topics.MIGRATIONS).get(VC + "/300");
+    assertThat(m.state()).isEqualTo(MigrationState.UNKNOWN);
+    assertThat(m.endTime()).isNull();
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/300");
+    assertThat(i.durationSeconds()).isNull();
+    pipe(userMigration(3, 300, T0, 60).subList(2, 4));          // a late end does not reopen it
+    assertThat(latest(Topics.MIGRATIONS)).doesNotContainKey(VC + "/300");
+  }
+
+  @Test
+  void theWallClockClosesImpactsWhenNoRecordsMoveEventTimeOn() {
+    inventory(4);
+    Instant recent = CLOCK.instant().minusSeconds(400);
+    pipe(userMigration(4, 400, recent, 30));                     // ended 370 s before the (fixed) wall clock
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).isEmpty();
+    driver.advanceWallClockTime(java.time.Duration.ofSeconds(6));
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).containsKey(VC + "/400");
   }
 
   @Test

@@ -1,0 +1,122 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.PhaseStats;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.TimelinePoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a migration's impact record from the VM's per-second history and its vmware.log stun observations. Pure:
+ * the same inputs give the same record.
+ */
+public final class ImpactBuilder {
+
+  private ImpactBuilder() {
+  }
+
+  /**
+   * @param m       the final migration (a start; an end unless UNKNOWN)
+   * @param history the VM's per-second load history, or null
+   * @param stuns   the VM's recent stun observations
+   * @param before  length of the "before" phase
+   * @param settle  length of the "after" phase
+   * @param settledAt when the record is closed (event time)
+   */
+  public static MigrationImpact build(Migration m, VmSamples history, List<StunObservation> stuns, Duration before,
+      Duration settle, Instant settledAt) {
+    Instant start = m.startTime();
+    Instant end = m.endTime() != null ? m.endTime() : start;
+    List<VmSamples.Point> points = history == null ? List.of() : history.points();
+    PhaseStats b = phase(points, start.minus(before), start);
+    PhaseStats d = phase(points, start, end.plusSeconds(1));
+    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle).plusSeconds(1));
+    Double dip = b.throughput() == null || d.throughput() == null || b.throughput() == 0 ? null
+        : Math.max(0, (b.throughput() - d.throughput()) / b.throughput() * 100.0);
+    List<TimelinePoint> timeline = new ArrayList<>();
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() >= b.from().getEpochSecond() && p.epochSecond() < a.to().getEpochSecond()) {
+        timeline.add(new TimelinePoint(Instant.ofEpochSecond(p.epochSecond()), p.gpuUtilizationPct(),
+            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), null, p.throughput()));
+      }
+    }
+    return new MigrationImpact(m, m.durationSeconds(), stun(m, points, stuns, settle), b, d, a, dip, timeline,
+        settledAt);
+  }
+
+  /**
+   * vmware.log's figure when an observation falls in the migration (plus the settle window, as the destination's
+   * log is written at resume); otherwise the largest gap between guest GPU samples during the migration, less the
+   * one-second sampling step; otherwise unknown.
+   */
+  static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns, Duration settle) {
+    Instant from = m.startTime();
+    Instant to = (m.endTime() != null ? m.endTime() : from).plus(settle);
+    StunObservation best = null;
+    for (StunObservation s : stuns) {
+      if (!s.timestamp().isBefore(from) && !s.timestamp().isAfter(to)
+          && s.source() == StunObservation.StunSource.CHECKPOINT_UNSTUN
+          && (best == null || s.stunMicros() > best.stunMicros())) {
+        best = s;
+      }
+    }
+    if (best != null) {
+      return new StunTime(best.stunMicros() / 1_000_000.0, StunTime.Source.VMWARE_LOG);
+    }
+    long prev = -1;
+    long maxGap = -1;
+    long end = (m.endTime() != null ? m.endTime() : from).getEpochSecond() + 30;
+    for (VmSamples.Point p : points) {
+      if (p.samples() == 0) {
+        continue; // a second with throughput but no GPU sample
+      }
+      if (p.epochSecond() >= from.getEpochSecond() - 1 && p.epochSecond() <= end) {
+        if (prev >= 0) {
+          maxGap = Math.max(maxGap, p.epochSecond() - prev);
+        }
+        prev = p.epochSecond();
+      }
+    }
+    if (maxGap < 0) {
+      return new StunTime(null, StunTime.Source.UNKNOWN);
+    }
+    return new StunTime((double) Math.max(0, maxGap - 1), StunTime.Source.SAMPLE_GAP_ESTIMATE);
+  }
+
+  private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to) {
+    long n = 0;
+    double util = 0;
+    int utilN = 0;
+    double fb = 0;
+    int fbN = 0;
+    Long fbTotal = null;
+    double tp = 0;
+    int tpN = 0;
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() >= to.getEpochSecond()) {
+        continue;
+      }
+      n += p.samples();
+      if (p.gpuUtilizationPct() != null) {
+        util += p.gpuUtilizationPct();
+        utilN++;
+      }
+      if (p.fbUsedMiB() != null) {
+        fb += p.fbUsedMiB();
+        fbN++;
+        fbTotal = p.fbTotalMiB();
+      }
+      if (p.throughput() != null) {
+        tp += p.throughput();
+        tpN++;
+      }
+    }
+    return new PhaseStats(from, to, n, utilN == 0 ? null : util / utilN, fbN == 0 ? null : fb / fbN,
+        fbTotal == null ? null : fbTotal.doubleValue(), null, tpN == 0 ? null : tp / tpN);
+  }
+}

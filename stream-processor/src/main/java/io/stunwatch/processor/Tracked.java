@@ -1,0 +1,48 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.json.Schema;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Small state-store values of the migration processor. */
+final class Tracked {
+
+  private Tracked() {
+  }
+
+  /**
+   * A migration being tracked by {@link StoreNames#TRACKED}: open until it ends or times out, then settling until
+   * {@code dueAtMillis}.
+   *
+   * @param migrationId  the migration
+   * @param vmKey        its VM's key (VM id) in the per-VM stores
+   * @param ended        whether it has ended (settling) or is still open
+   * @param dueAtMillis  event time at which to act: settle window over, or timeout reached
+   */
+  @Schema(name = "store.tracked-migration")
+  record Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis) {
+  }
+
+  /**
+   * A VM's recent stun observations, newest last, at most {@value #MAX}.
+   *
+   * @param stuns the observations
+   */
+  @Schema(name = "store.vm-stuns")
+  record Stuns(List<StunObservation> stuns) {
+    static final int MAX = 50;
+
+    Stuns {
+      stuns = List.copyOf(stuns == null ? List.of() : stuns);
+    }
+
+    Stuns with(StunObservation s) {
+      List<StunObservation> out = new ArrayList<>(stuns);
+      if (!out.contains(s)) {
+        out.add(s);
+      }
+      return new Stuns(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
+    }
+  }
+}
