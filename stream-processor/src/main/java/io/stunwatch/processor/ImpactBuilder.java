@@ -42,7 +42,7 @@ public final class ImpactBuilder {
     for (VmSamples.Point p : points) {
       if (p.epochSecond() >= b.from().getEpochSecond() && p.epochSecond() < a.to().getEpochSecond()) {
         timeline.add(new TimelinePoint(Instant.ofEpochSecond(p.epochSecond()), p.gpuUtilizationPct(),
-            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), null, p.throughput()));
+            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), p.rdmaBytesPerSec(), p.throughput()));
       }
     }
     return new MigrationImpact(m, m.durationSeconds(), stun(m, points, stuns, settle), b, d, a, dip, timeline,
@@ -97,6 +97,8 @@ public final class ImpactBuilder {
     Long fbTotal = null;
     double tp = 0;
     int tpN = 0;
+    double rdma = 0;
+    int rdmaN = 0;
     for (VmSamples.Point p : points) {
       if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() >= to.getEpochSecond()) {
         continue;
@@ -115,8 +117,12 @@ public final class ImpactBuilder {
         tp += p.throughput();
         tpN++;
       }
+      if (p.rdmaBytesPerSec() != null) {
+        rdma += p.rdmaBytesPerSec();
+        rdmaN++;
+      }
     }
     return new PhaseStats(from, to, n, utilN == 0 ? null : util / utilN, fbN == 0 ? null : fb / fbN,
-        fbTotal == null ? null : fbTotal.doubleValue(), null, tpN == 0 ? null : tp / tpN);
+        fbTotal == null ? null : fbTotal.doubleValue(), rdmaN == 0 ? null : rdma / rdmaN, tpN == 0 ? null : tp / tpN);
   }
 }

@@ -175,13 +175,16 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     if (load.fbUsedPct() != null && load.fbUsedPct() >= config.alertFbUsedPct()) {
       reasons.add(MigrationAlert.Reason.FB_USED);
     }
+    if (load.rdmaBitsPerSec() != null && load.rdmaBitsPerSec() >= config.alertRdmaGbps() * 1e9) {
+      reasons.add(MigrationAlert.Reason.RDMA_RATE);
+    }
     if (reasons.isEmpty()) {
       return;
     }
     MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
         m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
         new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
-            load.fbUsedPct(), null),
+            load.fbUsedPct(), load.rdmaBitsPerSec()),
         reasons, forecast(load), start, m.updatedAt(), null);
     alerts.put(m.id(), a);
     context.forward(new Record<>(m.id(), a, timestamp));

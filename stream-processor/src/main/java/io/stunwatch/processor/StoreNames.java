@@ -20,6 +20,8 @@ public final class StoreNames {
   public static final String IMPACTS = "impacts";
   /** By migration id: migrations open (for the timeout) or settling (for the impact). */
   public static final String TRACKED = "tracked-migrations";
+  /** By VM id: the previous RDMA sample of each port, for rates. */
+  public static final String RDMA_LAST = "rdma-last";
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 

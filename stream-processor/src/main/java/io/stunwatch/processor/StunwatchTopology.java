@@ -4,6 +4,7 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
@@ -68,9 +69,13 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Tracked.Migration.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_STUNS),
         Serdes.String(), JsonSerde.of(Tracked.Stuns.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
+        Serdes.String(), JsonSerde.of(RdmaRates.Last.class)));
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     gpu.process(() -> new SampleProcessor(config), Named.as("vm-load"), StoreNames.VM_SAMPLES);
+    decoded(b, Topics.RDMA_SAMPLES, clock)
+        .process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
         .process(() -> new ThroughputProcessor(config), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     decoded(b, Topics.STUN_OBSERVATIONS, clock)
@@ -145,6 +150,40 @@ public final class StunwatchTopology {
       ThroughputSample t = record.value();
       samples.put(record.key(), (old == null ? new VmSamples(null) : old).withThroughput(t.timestamp(), t.value(),
           config.sampleRetention()));
+    }
+  }
+
+  /** Turns each VM's raw RDMA counters into rates in its per-second history. */
+  static final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
+    private final ProcessorConfig config;
+    private KeyValueStore<String, RdmaRates.Last> last;
+    private KeyValueStore<String, VmSamples> samples;
+
+    RdmaProcessor(ProcessorConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+      last = context.getStateStore(StoreNames.RDMA_LAST);
+      samples = context.getStateStore(StoreNames.VM_SAMPLES);
+    }
+
+    @Override
+    public void process(Record<String, RdmaCounterSample> record) {
+      RdmaCounterSample s = record.value();
+      RdmaRates.Last before = last.get(record.key());
+      RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
+      if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
+        return; // late or repeated: the newer reading stays the reference
+      }
+      Double rate = RdmaRates.bytesPerSecond(prev, s);
+      last.put(record.key(), (before == null ? new RdmaRates.Last(null) : before).with(s));
+      if (rate != null) {
+        VmSamples old = samples.get(record.key());
+        samples.put(record.key(), (old == null ? new VmSamples(null) : old).withRdma(s.timestamp(), rate,
+            config.sampleRetention()));
+      }
     }
   }
 

@@ -31,7 +31,7 @@ public record VmSamples(List<Point> points) {
    * @param fbTotalMiB     framebuffer size, all GPUs, MiB
    */
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
-      Long fbTotalMiB, Double throughputSum, Integer throughputCount) {
+      Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec) {
 
     Double gpuUtilizationPct() {
       return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
@@ -54,7 +54,7 @@ public record VmSamples(List<Point> points) {
       if (p.epochSecond() == sec) {
         out.add(new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
             p.fbTotalMiB(), (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
-            (p.throughputCount() == null ? 0 : p.throughputCount()) + 1));
+            (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec()));
         merged = true;
       } else {
         out.add(p);
@@ -62,7 +62,7 @@ public record VmSamples(List<Point> points) {
     }
     if (!merged) {
       // a throughput-only second: not a GPU sample (samples 0), so it never fills a gap in GPU samples
-      out.add(new Point(sec, 0, 0, 0, null, null, value, 1));
+      out.add(new Point(sec, 0, 0, 0, null, null, value, 1, null));
       out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
     }
     return new VmSamples(out);
@@ -86,7 +86,7 @@ public record VmSamples(List<Point> points) {
       }
     }
     if (!merged) {
-      out.add(merge(new Point(sec, 0, 0, 0, null, null, null, null), s));
+      out.add(merge(new Point(sec, 0, 0, 0, null, null, null, null, null), s));
       out.sort(java.util.Comparator.comparingLong(Point::epochSecond)); // a late sample lands in its place
     }
     return new VmSamples(out);
@@ -99,17 +99,45 @@ public record VmSamples(List<Point> points) {
     Long used = max(p.fbUsedMiB(), s.memoryUsedMiB());
     Long total = max(p.fbTotalMiB(), s.memoryTotalMiB());
     return new Point(p.epochSecond(), p.samples() + 1, p.gpuUtilSum() + (u == null ? 0 : u),
-        p.gpuUtilCount() + (u == null ? 0 : 1), used, total, p.throughputSum(), p.throughputCount());
+        p.gpuUtilCount() + (u == null ? 0 : 1), used, total, p.throughputSum(), p.throughputCount(),
+        p.rdmaBytesPerSec());
   }
 
   private static Long max(Long a, Long b) {
     return a == null ? b : b == null ? a : Math.max(a, b);
   }
 
+  /** This history with an RDMA rate (one port's) added to its second: the ports of a VM add up. */
+  public VmSamples withRdma(Instant at, double bytesPerSec, Duration retention) {
+    long sec = at.getEpochSecond();
+    List<Point> out = new ArrayList<>(points.size() + 1);
+    boolean merged = false;
+    for (Point p : points) {
+      if (p.epochSecond() < sec - retention.toSeconds()) {
+        continue;
+      }
+      if (p.epochSecond() == sec) {
+        out.add(new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
+            p.fbTotalMiB(), p.throughputSum(), p.throughputCount(),
+            (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec));
+        merged = true;
+      } else {
+        out.add(p);
+      }
+    }
+    if (!merged) {
+      out.add(new Point(sec, 0, 0, 0, null, null, null, null, bytesPerSec));
+      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
+    }
+    return new VmSamples(out);
+  }
+
   /** Load over {@code [from, to]}: average utilization, latest framebuffer; null figures when unknown. */
   public Load load(Instant from, Instant to) {
     double sum = 0;
     int n = 0;
+    double rdma = 0;
+    int rdmaN = 0;
     Point last = null;
     for (Point p : points) {
       if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() > to.getEpochSecond()) {
@@ -123,9 +151,13 @@ public record VmSamples(List<Point> points) {
       if (p.fbUsedMiB() != null) {
         last = p;
       }
+      if (p.rdmaBytesPerSec() != null) {
+        rdma += p.rdmaBytesPerSec();
+        rdmaN++;
+      }
     }
     return new Load(n == 0 ? null : sum / n, n, last == null ? null : last.fbUsedMiB(),
-        last == null ? null : last.fbTotalMiB());
+        last == null ? null : last.fbTotalMiB(), rdmaN == 0 ? null : rdma / rdmaN * 8);
   }
 
   /**
@@ -135,8 +167,10 @@ public record VmSamples(List<Point> points) {
    * @param seconds              seconds with a known utilization
    * @param fbUsedMiB            the latest framebuffer used
    * @param fbTotalMiB           its total
+   * @param rdmaBitsPerSec       average RDMA rate over the seconds that had one, bits per second
    */
-  public record Load(Double gpuUtilizationAvgPct, int seconds, Long fbUsedMiB, Long fbTotalMiB) {
+  public record Load(Double gpuUtilizationAvgPct, int seconds, Long fbUsedMiB, Long fbTotalMiB,
+      Double rdmaBitsPerSec) {
 
     /** Framebuffer used in percent, when both figures are known. */
     public Double fbUsedPct() {

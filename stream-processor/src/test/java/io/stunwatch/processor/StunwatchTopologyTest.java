@@ -333,6 +333,24 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void rdmaTrafficOverTheThresholdRaisesAnAlertAndShowsInThePhases() {
+    inventory(5);
+    load(5, T0.minusSeconds(90), 90, 10.0, 1000);               // GPU idle: only RDMA is busy
+    TestInputTopic<String, io.stunwatch.model.RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
+    long words = 0;
+    for (int s = 90; s >= 0; s--) {                              // 2 Gbit/s: 62.5 M words a second, sent only
+      Instant t = T0.minusSeconds(s);
+      rdma.pipeInput(vmUuid(5), new io.stunwatch.model.RdmaCounterSample(vmUuid(5), "g", t, "mlx5_0", 1, "Ethernet",
+          RdmaRatesTest.words(words, 0), null, null), t);
+      words += 62_500_000L;
+    }
+    pipe(userMigration(5, 500, T0, 30).subList(0, 1));
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/500");
+    assertThat(a.reasons()).containsExactly(MigrationAlert.Reason.RDMA_RATE);
+    assertThat(a.load().rdmaBitsPerSec()).isEqualTo(2.0e9);
+  }
+
+  @Test
   void undecodableRecordsBecomeDeadLettersAndProcessingGoesOn() {
     inventory(1);
     var rawEvents = driver.createInputTopic(Topics.VCENTER_EVENTS.name(), new StringSerializer(),

@@ -1,0 +1,72 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.CounterState;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.json.Schema;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * RDMA rates from raw cumulative port counters. {@code port_xmit_data} and {@code port_rcv_data} count 4-octet
+ * words; the 64-bit {@code *_64} counters are preferred when the port has them. A rate exists only between two
+ * VALID readings of both counters, a positive time step and no decrease: a reset, a saturated (latched) or an
+ * unavailable counter gives "no rate for this interval", never a negative value or a spike.
+ */
+final class RdmaRates {
+
+  private RdmaRates() {
+  }
+
+  /**
+   * The previous sample of each port of a VM. State-store value of {@link StoreNames#RDMA_LAST}.
+   *
+   * @param ports by {@code device/port}
+   */
+  @Schema(name = "store.rdma-last")
+  record Last(Map<String, RdmaCounterSample> ports) {
+    Last {
+      ports = Map.copyOf(ports == null ? Map.of() : ports);
+    }
+
+    Last with(RdmaCounterSample s) {
+      Map<String, RdmaCounterSample> m = new HashMap<>(ports);
+      m.put(portKey(s), s);
+      return new Last(m);
+    }
+  }
+
+  static String portKey(RdmaCounterSample s) {
+    return s.device() + "/" + s.port();
+  }
+
+  /** Bytes per second (transmit plus receive) between two samples of one port, or null when there is no rate. */
+  static Double bytesPerSecond(RdmaCounterSample prev, RdmaCounterSample now) {
+    if (prev == null) {
+      return null;
+    }
+    double seconds = (now.timestamp().toEpochMilli() - prev.timestamp().toEpochMilli()) / 1000.0;
+    if (seconds <= 0) {
+      return null;
+    }
+    Long tx = delta(prev, now, "port_xmit_data");
+    Long rx = delta(prev, now, "port_rcv_data");
+    if (tx == null || rx == null) {
+      return null;
+    }
+    return (tx + rx) * 4.0 / seconds;
+  }
+
+  private static Long delta(RdmaCounterSample prev, RdmaCounterSample now, String name) {
+    Long d = delta(prev.counters().get(name + "_64"), now.counters().get(name + "_64"));
+    return d != null ? d : delta(prev.counters().get(name), now.counters().get(name));
+  }
+
+  private static Long delta(CounterReading a, CounterReading b) {
+    if (a == null || b == null || a.state() != CounterState.VALID || b.state() != CounterState.VALID) {
+      return null;
+    }
+    long d = b.value() - a.value();
+    return d < 0 ? null : d; // a reset (driver reload, port reset): no rate for this interval
+  }
+}
