@@ -37,7 +37,7 @@ class RecordInvariantsTest {
 
   @Test
   void alertNeedsAReason() {
-    MigrationAlert a = (MigrationAlert) Samples.all().get(12);
+    MigrationAlert a = (MigrationAlert) Samples.all().get(13);
     assertThatThrownBy(() -> new MigrationAlert(a.migrationId(), a.state(), null, null, null, null, null,
         a.initiator(), null, a.load(), List.of(), null, a.raisedAt(), a.updatedAt(), null))
         .hasMessageContaining("at least one");

@@ -75,6 +75,8 @@ public final class Samples {
         migration(),
         new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
             List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300)),
+        new StunModelEntry(StunModelEntry.Group.PROFILE, "T4-16C", 12, 30.0, 45.0, 2.0, 3.0, 2.1,
+            List.of(new StunModelEntry.Observation(migration().id(), 30.5, 15.0, StunTime.Source.VMWARE_LOG)), T0),
         new MigrationAlert(migration().id(), MigrationAlert.AlertState.RESOLVED, "vm-42", "train-01", VM,
             host("host-1"), host("host-2"), Initiator.DRS, "T4-16C",
             new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, 2.0e9),

@@ -7,6 +7,7 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
@@ -45,6 +46,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private KeyValueStore<String, MigrationImpact> impacts;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
+  private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
 
   MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -62,6 +64,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
+    this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on.
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
@@ -185,7 +188,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
         new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
             load.fbUsedPct(), load.rdmaBitsPerSec()),
-        reasons, forecast(load), start, m.updatedAt(), null);
+        reasons, forecast(load, m), start, m.updatedAt(), null);
     alerts.put(m.id(), a);
     context.forward(new Record<>(m.id(), a, timestamp));
   }
@@ -203,13 +206,23 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     context.forward(new Record<>(m.id(), resolved, timestamp));
   }
 
-  /** Until the fleet has stun observations to fit, VMware's published figure. */
-  static StunForecast forecast(VmSamples.Load load) {
+  /** From the fleet's own model for this profile and framebuffer (then profile), else VMware's figure. */
+  private StunForecast forecast(VmSamples.Load load, Migration m) {
     if (load.fbUsedMiB() == null) {
       return null;
     }
     double gib = load.fbUsedMiB() / 1024.0;
-    double p50 = gib * REFERENCE_SECONDS_PER_GIB;
-    return new StunForecast(p50, p50 * 1.5, REFERENCE_SECONDS_PER_GIB, gib, 0, StunForecast.Basis.VMWARE_REFERENCE);
+    List<StunModelEntry> candidates = new ArrayList<>();
+    if (m.vgpuProfile() != null) {
+      candidates.add(entry(StunModelEntry.Group.FB_BUCKET, m.vgpuProfile() + "|" + StunModel.bucket(gib)));
+      candidates.add(entry(StunModelEntry.Group.PROFILE, m.vgpuProfile()));
+    }
+    return StunModel.forecast(gib, candidates);
+  }
+
+  private StunModelEntry entry(StunModelEntry.Group group, String key) {
+    String k = group.name().toLowerCase(java.util.Locale.ROOT) + ":" + key;
+    ValueAndTimestamp<StunModelEntry> v = model.get(k);
+    return v == null ? null : v.value();
   }
 }

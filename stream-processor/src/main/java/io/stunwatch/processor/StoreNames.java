@@ -22,6 +22,10 @@ public final class StoreNames {
   public static final String TRACKED = "tracked-migrations";
   /** By VM id: the previous RDMA sample of each port, for rates. */
   public static final String RDMA_LAST = "rdma-last";
+  /** By model key ({@code profile:T4-16C}, ...): the stun-time model this instance's partitions built. */
+  public static final String STUN_MODEL = "stun-model";
+  /** Global: the whole stun-time model, read back from its topic, for forecasts on every instance. */
+  public static final String STUN_MODEL_GLOBAL = "stun-model-global";
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 

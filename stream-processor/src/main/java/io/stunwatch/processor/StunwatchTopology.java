@@ -5,6 +5,7 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
@@ -55,6 +56,12 @@ public final class StunwatchTopology {
         Consumed.with(Serdes.String(), Topics.VM_INVENTORY.valueSerde()).withName("vm-inventory-source"),
         Materialized.<String, VmInventoryEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.VM_INVENTORY)
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VM_INVENTORY.valueSerde()));
+    b.globalTable(Topics.STUN_MODEL.name(),
+        Consumed.with(Serdes.String(), Topics.STUN_MODEL.valueSerde()).withName("stun-model-source"),
+        Materialized.<String, StunModelEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.STUN_MODEL_GLOBAL)
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_MODEL.valueSerde()));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUN_MODEL),
+        Serdes.String(), JsonSerde.of(StunModelEntry.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_SAMPLES),
         Serdes.String(), JsonSerde.of(VmSamples.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
@@ -92,7 +99,38 @@ public final class StunwatchTopology {
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
             StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
+
+    // The stun-time model: every impact with a known stun and framebuffer feeds its groups, each group in one task.
+    decoded(b, Topics.MIGRATION_IMPACTS, clock)
+        .flatMap((k, impact) -> StunModel.inputs(impact).stream()
+            .map(in -> org.apache.kafka.streams.KeyValue.pair(in.key(), in)).toList(), Named.as("model-inputs"))
+        .repartition(Repartitioned.<String, StunModel.Input>as("impacts-by-model-group")
+            .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(StunModel.Input.class)))
+        .process(ModelProcessor::new, Named.as("stun-model"), StoreNames.STUN_MODEL)
+        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("model-out"));
     return b.build();
+  }
+
+  /** Updates one group of the stun-time model per input. */
+  static final class ModelProcessor implements Processor<String, StunModel.Input, String, Object> {
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, StunModelEntry> model;
+
+    @Override
+    public void init(ProcessorContext<String, Object> context) {
+      this.context = context;
+      this.model = context.getStateStore(StoreNames.STUN_MODEL);
+    }
+
+    @Override
+    public void process(Record<String, StunModel.Input> record) {
+      StunModelEntry old = model.get(record.key());
+      StunModelEntry next = StunModel.update(old, record.value());
+      if (next != old) {
+        model.put(record.key(), next);
+        context.forward(record.withValue(next));
+      }
+    }
   }
 
   /** A catalog topic read as bytes and decoded; what does not decode goes to the dead letters, keyed by topic. */

@@ -351,6 +351,34 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void measuredStunsBuildTheModelAndTheNextAlertForecastsFromIt() {
+    inventory(1, 2, 3, 4);
+    Instant t = T0;
+    for (int vm = 1; vm <= 3; vm++) {                             // 3 migrations, 8 GiB used, 16 s stun: 2 s/GiB
+      load(vm, t.minusSeconds(60), 60, 90.0, 8192);
+      pipe(userMigration(vm, 100L * vm, t, 20));
+      in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-" + vm, new StunObservation(VC, "vm-" + vm, null, null,
+          t.plusSeconds(19), 16_000_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "log", 1), t.plusSeconds(19));
+      load(vm, t.plusSeconds(20), 130, 90.0, 8192);               // past the settle window
+      t = t.plusSeconds(400);
+    }
+    Map<String, io.stunwatch.model.StunModelEntry> model = latest(Topics.STUN_MODEL);
+    io.stunwatch.model.StunModelEntry profile = model.get("profile:T4-16C");
+    assertThat(profile.observations()).isEqualTo(3);
+    assertThat(profile.p50Seconds()).isEqualTo(16.0);
+    assertThat(profile.p50SecondsPerGiB()).isEqualTo(2.0);
+    assertThat(profile.fittedSecondsPerGiB()).isEqualTo(2.0);
+    assertThat(model).containsKeys("fb_bucket:T4-16C|8-16GiB", "host_pair:esx01->esx02");
+
+    load(4, t.minusSeconds(60), 60, 95.0, 12288);                  // 12 GiB, under load
+    pipe(userMigration(4, 400, t, 20).subList(0, 1));
+    io.stunwatch.model.StunForecast f = latest(Topics.MIGRATION_ALERTS).get(VC + "/400").forecast();
+    assertThat(f.basis()).isEqualTo(io.stunwatch.model.StunForecast.Basis.FITTED);
+    assertThat(f.observations()).isEqualTo(3);
+    assertThat(f.p50Seconds()).isEqualTo(24.0);
+  }
+
+  @Test
   void undecodableRecordsBecomeDeadLettersAndProcessingGoesOn() {
     inventory(1);
     var rawEvents = driver.createInputTopic(Topics.VCENTER_EVENTS.name(), new StringSerializer(),

@@ -9,6 +9,7 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterCheckpoint;
@@ -82,6 +83,10 @@ public final class Topics {
   public static final Topic<String, MigrationImpact> MIGRATION_IMPACTS =
       compact("migration-impacts", MigrationImpact.class);
 
+  /** The stun-time model, newest state per group. Key: {@code <group>:<groupKey>}. Compacted. */
+  public static final Topic<String, StunModelEntry> STUN_MODEL =
+      compact("stun-model", StunModelEntry.class);
+
   /** "Migration under load" alerts, newest state per migration. Key: migration id. Compacted. */
   public static final Topic<String, MigrationAlert> MIGRATION_ALERTS =
       compact("migration-alerts", MigrationAlert.class);
@@ -94,7 +99,7 @@ public final class Topics {
   public static final List<Topic<?, ?>> ALL = List.of(
       GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
       VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
-      MIGRATIONS, MIGRATION_IMPACTS, MIGRATION_ALERTS, DEAD_LETTERS);
+      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, DEAD_LETTERS);
 
   private Topics() {
   }

@@ -1,0 +1,130 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.StunModelEntry.Group;
+import io.stunwatch.model.StunModelEntry.Observation;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.json.Schema;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The stun-time model: which groups an impact feeds, how an entry is updated, and how a forecast is made from it.
+ */
+final class StunModel {
+
+  /** Observations kept per group. */
+  static final int RECENT = 200;
+  /** Observations a group needs before its fit replaces VMware's reference figure. */
+  static final int MIN_OBSERVATIONS = 3;
+
+  private StunModel() {
+  }
+
+  /**
+   * One impact's contribution to one group: the repartitioned value of the model's sub-topology.
+   *
+   * @param group       the grouping
+   * @param groupKey    the group
+   * @param observation the impact's figures
+   * @param at          its event time
+   */
+  @Schema(name = "internal.stun-model-input")
+  record Input(Group group, String groupKey, Observation observation, Instant at) {
+
+    String key() {
+      return new StunModelEntry(group, groupKey, 0, null, null, null, null, null, null, at).key();
+    }
+  }
+
+  /** The groups an impact feeds; none when its stun or framebuffer is unknown. */
+  static List<Input> inputs(MigrationImpact i) {
+    if (i.stun().source() == StunTime.Source.UNKNOWN || i.before() == null || i.before().fbUsedMiB() == null) {
+      return List.of();
+    }
+    double gib = i.before().fbUsedMiB() / 1024.0;
+    Observation o = new Observation(i.migration().id(), i.stun().seconds(), gib, i.stun().source());
+    List<Input> out = new ArrayList<>();
+    String profile = i.migration().vgpuProfile();
+    if (profile != null) {
+      out.add(new Input(Group.PROFILE, profile, o, i.settledAt()));
+      out.add(new Input(Group.FB_BUCKET, profile + "|" + bucket(gib), o, i.settledAt()));
+    }
+    if (i.migration().sourceHost() != null && i.migration().destHost() != null) {
+      out.add(new Input(Group.HOST_PAIR, name(i.migration().sourceHost()) + "->" + name(i.migration().destHost()), o,
+          i.settledAt()));
+    }
+    return out;
+  }
+
+  /** Framebuffer-used bucket: 0-4, 4-8, 8-16, 16-32, 32-64, 64+ GiB. */
+  static String bucket(double gib) {
+    int[] edges = {4, 8, 16, 32, 64};
+    int lo = 0;
+    for (int e : edges) {
+      if (gib < e) {
+        return lo + "-" + e + "GiB";
+      }
+      lo = e;
+    }
+    return "64+GiB";
+  }
+
+  /** The entry with one more observation (or unchanged when that migration is already in it). */
+  static StunModelEntry update(StunModelEntry old, Input in) {
+    List<Observation> recent = new ArrayList<>(old == null ? List.of() : old.recent());
+    if (recent.stream().anyMatch(o -> o.migrationId().equals(in.observation().migrationId()))) {
+      return old;
+    }
+    recent.add(in.observation());
+    if (recent.size() > RECENT) {
+      recent = recent.subList(recent.size() - RECENT, recent.size());
+    }
+    double[] stun = recent.stream().mapToDouble(Observation::stunSeconds).sorted().toArray();
+    double[] perGib = recent.stream().filter(o -> o.fbUsedGiB() > 0)
+        .mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).sorted().toArray();
+    double sxy = 0;
+    double sxx = 0;
+    for (Observation o : recent) {
+      sxy += o.fbUsedGiB() * o.stunSeconds();
+      sxx += o.fbUsedGiB() * o.fbUsedGiB();
+    }
+    Instant updated = old == null || in.at().isAfter(old.updatedAt()) ? in.at() : old.updatedAt();
+    return new StunModelEntry(in.group(), in.groupKey(), (old == null ? 0 : old.observations()) + 1,
+        quantile(stun, 0.5), quantile(stun, 0.95), quantile(perGib, 0.5), quantile(perGib, 0.95),
+        sxx == 0 ? null : sxy / sxx, recent, updated);
+  }
+
+  /** Nearest-rank quantile; null for no data. */
+  static Double quantile(double[] sorted, double q) {
+    if (sorted.length == 0) {
+      return null;
+    }
+    int rank = (int) Math.ceil(q * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  /**
+   * A forecast for {@code fbUsedGiB} from the best group with enough observations, else VMware's reference.
+   *
+   * @param entries candidate groups, most specific first (null entries are skipped)
+   */
+  static StunForecast forecast(double fbUsedGiB, List<StunModelEntry> entries) {
+    for (StunModelEntry e : entries) {
+      if (e != null && e.observations() >= MIN_OBSERVATIONS && e.p50SecondsPerGiB() != null) {
+        return new StunForecast(e.p50SecondsPerGiB() * fbUsedGiB, e.p95SecondsPerGiB() * fbUsedGiB,
+            e.fittedSecondsPerGiB(), fbUsedGiB, e.observations(), StunForecast.Basis.FITTED);
+      }
+    }
+    double p50 = fbUsedGiB * MigrationProcessor.REFERENCE_SECONDS_PER_GIB;
+    return new StunForecast(p50, p50 * 1.5, MigrationProcessor.REFERENCE_SECONDS_PER_GIB, fbUsedGiB, 0,
+        StunForecast.Basis.VMWARE_REFERENCE);
+  }
+
+  private static String name(io.stunwatch.model.EntityRef e) {
+    return e.name() != null ? e.name() : e.value();
+  }
+}
