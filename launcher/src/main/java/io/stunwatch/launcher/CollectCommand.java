@@ -68,9 +68,8 @@ final class CollectCommand implements Runnable {
     @Option(names = "--hostname", description = "Hostname on the samples (worker.hostname).")
     String hostname;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-        description = "Kafka brokers (kafka.bootstrap-servers).")
-    String bootstrapServers;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Option(names = "--metrics-port", description = "Port of /metrics, 0 for none (worker.metrics-port).")
     Integer metricsPort;
@@ -90,10 +89,9 @@ final class CollectCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      ConfigSource source = config.load(ctx)
+      ConfigSource source = kafkaOption.apply(config.load(ctx))
           .override(WorkerConfig.VM_ID, vmId, "--vm-id")
           .override(WorkerConfig.HOSTNAME, hostname, "--hostname")
-          .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers")
           .override(WorkerConfig.METRICS_PORT, metricsPort, "--metrics-port");
       WorkerCollector.Settings settings = WorkerCollector.Settings.from(source);
       if (replay != null) {
@@ -139,9 +137,8 @@ final class CollectCommand implements Runnable {
     @Mixin
     ConfigOption config;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-        description = "Kafka brokers (kafka.bootstrap-servers).")
-    String bootstrapServers;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Option(names = "--replay", paramLabel = "FILE", description = "vim25 events, one per line, in VI/JSON or "
         + "govmomi JSON.")
@@ -174,8 +171,7 @@ final class CollectCommand implements Runnable {
         ctx.out().flush();
         return ExitCodes.OK;
       }
-      ConfigSource source = config.load(ctx)
-          .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers");
+      ConfigSource source = kafkaOption.apply(config.load(ctx));
       KafkaClientConfig kafka = KafkaClientConfig.from(source);
       if (replay != null || replayInventory != null) {
         return replay(kafka);

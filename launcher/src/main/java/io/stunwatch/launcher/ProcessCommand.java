@@ -22,9 +22,8 @@ final class ProcessCommand implements Callable<Integer> {
   @Mixin
   ConfigOption config;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-      description = "Kafka brokers (kafka.bootstrap-servers).")
-  String bootstrapServers;
+  @Mixin
+  KafkaOption kafkaOption;
 
   ProcessCommand(LaunchContext ctx) {
     this.ctx = ctx;
@@ -32,8 +31,7 @@ final class ProcessCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ConfigSource source = config.load(ctx)
-        .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers");
+    ConfigSource source = kafkaOption.apply(config.load(ctx));
     ProcessorConfig processor = ProcessorConfig.from(source);
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
     StreamsProcessor p = StreamsProcessor.start(processor, kafka, ctx.clock());

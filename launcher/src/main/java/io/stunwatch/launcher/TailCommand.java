@@ -47,9 +47,8 @@ final class TailCommand implements Callable<Integer> {
       description = "Topic name: ${COMPLETION-CANDIDATES}")
   String topicName;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-      description = "Kafka brokers (kafka.bootstrap-servers).")
-  String bootstrapServers;
+  @Mixin
+  KafkaOption kafkaOption;
 
   @Option(names = "--from-beginning", description = "Start at the oldest record instead of the newest.")
   boolean fromBeginning;
@@ -73,8 +72,7 @@ final class TailCommand implements Callable<Integer> {
     Topic<?, ?> topic = Topics.byName(topicName).orElseThrow(() -> new ParameterException(
         spec.commandLine(), "unknown topic '" + topicName + "'; Stunwatch topics are: "
         + Topics.ALL.stream().map(Topic::name).collect(Collectors.joining(", "))));
-    ConfigSource source = config.load(ctx)
-        .override(KafkaClientConfig.BOOTSTRAP_SERVERS, bootstrapServers, "--bootstrap-servers");
+    ConfigSource source = kafkaOption.apply(config.load(ctx));
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
     return tail(topic, kafka);
   }

@@ -14,6 +14,7 @@ import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.time.Clock;
+import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -80,16 +81,23 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)));
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
-    gpu.process(() -> new SampleProcessor(config), Named.as("vm-load"), StoreNames.VM_SAMPLES);
+    Duration retention = config.sampleRetention();
+    gpu.process(() -> new UpdateStore<GpuSample, VmSamples>(StoreNames.VM_SAMPLES,
+        (old, s) -> (old == null ? new VmSamples(null) : old).with(s, retention)), Named.as("vm-load"),
+        StoreNames.VM_SAMPLES);
     decoded(b, Topics.RDMA_SAMPLES, clock)
         .process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
-        .process(() -> new ThroughputProcessor(config), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+        .process(() -> new UpdateStore<ThroughputSample, VmSamples>(StoreNames.VM_SAMPLES,
+            (old, t) -> (old == null ? new VmSamples(null) : old).withThroughput(t.timestamp(), t.value(), retention)),
+            Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
-        .process(StunProcessor::new, Named.as("vm-stuns"), StoreNames.VM_STUNS);
+        .process(() -> new UpdateStore<StunObservation, Tracked.Stuns>(StoreNames.VM_STUNS,
+            (old, o) -> (old == null ? new Tracked.Stuns(null) : old).with(o)), Named.as("vm-stuns"),
+            StoreNames.VM_STUNS);
 
     decoded(b, Topics.VCENTER_EVENTS, clock)
         .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey), Named.as("key-by-vm"))
@@ -146,48 +154,28 @@ public final class StunwatchTopology {
     return d.filter((k, v) -> v.ok(), Named.as(name + "-decoded")).mapValues(Decoded::value, Named.as(name + "-value"));
   }
 
-  /** Keeps each VM's per-second load history. */
-  static final class SampleProcessor implements Processor<String, GpuSample, Void, Void> {
-    private final ProcessorConfig config;
-    private KeyValueStore<String, VmSamples> samples;
+  /**
+   * Folds each record into the store value of its key: {@code update} gets the current value (null at first) and
+   * returns the new one.
+   */
+  static final class UpdateStore<V, S> implements Processor<String, V, Void, Void> {
+    private final String store;
+    private final java.util.function.BiFunction<S, V, S> update;
+    private KeyValueStore<String, S> values;
 
-    SampleProcessor(ProcessorConfig config) {
-      this.config = config;
+    UpdateStore(String store, java.util.function.BiFunction<S, V, S> update) {
+      this.store = store;
+      this.update = update;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
-      samples = context.getStateStore(StoreNames.VM_SAMPLES);
+      values = context.getStateStore(store);
     }
 
     @Override
-    public void process(Record<String, GpuSample> record) {
-      VmSamples old = samples.get(record.key());
-      samples.put(record.key(), (old == null ? new VmSamples(null) : old).with(record.value(),
-          config.sampleRetention()));
-    }
-  }
-
-  /** Adds training throughput to each VM's per-second history. */
-  static final class ThroughputProcessor implements Processor<String, ThroughputSample, Void, Void> {
-    private final ProcessorConfig config;
-    private KeyValueStore<String, VmSamples> samples;
-
-    ThroughputProcessor(ProcessorConfig config) {
-      this.config = config;
-    }
-
-    @Override
-    public void init(ProcessorContext<Void, Void> context) {
-      samples = context.getStateStore(StoreNames.VM_SAMPLES);
-    }
-
-    @Override
-    public void process(Record<String, ThroughputSample> record) {
-      VmSamples old = samples.get(record.key());
-      ThroughputSample t = record.value();
-      samples.put(record.key(), (old == null ? new VmSamples(null) : old).withThroughput(t.timestamp(), t.value(),
-          config.sampleRetention()));
+    public void process(Record<String, V> record) {
+      values.put(record.key(), update.apply(values.get(record.key()), record.value()));
     }
   }
 
@@ -222,22 +210,6 @@ public final class StunwatchTopology {
         samples.put(record.key(), (old == null ? new VmSamples(null) : old).withRdma(s.timestamp(), rate,
             config.sampleRetention()));
       }
-    }
-  }
-
-  /** Keeps each VM's recent vmware.log stun observations. */
-  static final class StunProcessor implements Processor<String, StunObservation, Void, Void> {
-    private KeyValueStore<String, Tracked.Stuns> stuns;
-
-    @Override
-    public void init(ProcessorContext<Void, Void> context) {
-      stuns = context.getStateStore(StoreNames.VM_STUNS);
-    }
-
-    @Override
-    public void process(Record<String, StunObservation> record) {
-      Tracked.Stuns old = stuns.get(record.key());
-      stuns.put(record.key(), (old == null ? new Tracked.Stuns(null) : old).with(record.value()));
     }
   }
 

@@ -44,50 +44,46 @@ public record VmSamples(List<Point> points) {
 
   /** This history with a throughput reading merged into its second. */
   public VmSamples withThroughput(Instant at, double value, Duration retention) {
-    long sec = at.getEpochSecond();
-    List<Point> out = new ArrayList<>(points.size() + 1);
-    boolean merged = false;
-    for (Point p : points) {
-      if (p.epochSecond() < sec - retention.toSeconds()) {
-        continue;
-      }
-      if (p.epochSecond() == sec) {
-        out.add(new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
-            p.fbTotalMiB(), (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
-            (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec()));
-        merged = true;
-      } else {
-        out.add(p);
-      }
-    }
-    if (!merged) {
-      // a throughput-only second: not a GPU sample (samples 0), so it never fills a gap in GPU samples
-      out.add(new Point(sec, 0, 0, 0, null, null, value, 1, null));
-      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
-    }
-    return new VmSamples(out);
+    return merge(at.getEpochSecond(), retention, p -> new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(),
+        p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(), (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
+        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec()));
   }
 
   /** This history with {@code s} merged in and points older than {@code retention} before it dropped. */
   public VmSamples with(GpuSample s, Duration retention) {
-    long sec = s.timestamp().getEpochSecond();
+    return merge(s.timestamp().getEpochSecond(), retention, p -> merge(p, s));
+  }
+
+  /** This history with an RDMA rate (one port's) added to its second: the ports of a VM add up. */
+  public VmSamples withRdma(Instant at, double bytesPerSec, Duration retention) {
+    return merge(at.getEpochSecond(), retention, p -> new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(),
+        p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(), p.throughputSum(), p.throughputCount(),
+        (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec));
+  }
+
+  /**
+   * This history with {@code update} applied to the point of {@code second} (an empty one when there is none: a
+   * late reading lands in its place), and points older than {@code retention} before that second dropped.
+   */
+  private VmSamples merge(long second, Duration retention, java.util.function.UnaryOperator<Point> update) {
+    long oldest = second - retention.toSeconds();
     List<Point> out = new ArrayList<>(points.size() + 1);
-    long oldest = sec - retention.toSeconds();
     boolean merged = false;
     for (Point p : points) {
       if (p.epochSecond() < oldest) {
         continue;
       }
-      if (p.epochSecond() == sec) {
-        out.add(merge(p, s));
+      if (p.epochSecond() == second) {
+        out.add(update.apply(p));
         merged = true;
       } else {
         out.add(p);
       }
     }
     if (!merged) {
-      out.add(merge(new Point(sec, 0, 0, 0, null, null, null, null, null), s));
-      out.sort(java.util.Comparator.comparingLong(Point::epochSecond)); // a late sample lands in its place
+      // samples 0: a second with only throughput or RDMA never fills a gap in GPU samples
+      out.add(update.apply(new Point(second, 0, 0, 0, null, null, null, null, null)));
+      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
     }
     return new VmSamples(out);
   }
@@ -105,31 +101,6 @@ public record VmSamples(List<Point> points) {
 
   private static Long max(Long a, Long b) {
     return a == null ? b : b == null ? a : Math.max(a, b);
-  }
-
-  /** This history with an RDMA rate (one port's) added to its second: the ports of a VM add up. */
-  public VmSamples withRdma(Instant at, double bytesPerSec, Duration retention) {
-    long sec = at.getEpochSecond();
-    List<Point> out = new ArrayList<>(points.size() + 1);
-    boolean merged = false;
-    for (Point p : points) {
-      if (p.epochSecond() < sec - retention.toSeconds()) {
-        continue;
-      }
-      if (p.epochSecond() == sec) {
-        out.add(new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
-            p.fbTotalMiB(), p.throughputSum(), p.throughputCount(),
-            (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec));
-        merged = true;
-      } else {
-        out.add(p);
-      }
-    }
-    if (!merged) {
-      out.add(new Point(sec, 0, 0, 0, null, null, null, null, bytesPerSec));
-      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
-    }
-    return new VmSamples(out);
   }
 
   /** Load over {@code [from, to]}: average utilization, latest framebuffer; null figures when unknown. */
