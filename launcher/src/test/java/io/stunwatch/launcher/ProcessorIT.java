@@ -55,8 +55,7 @@ class ProcessorIT {
   void replayedCollectorsYieldTheExactMigrationsAndTheUnderLoadAlert() throws Exception {
     Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofMinutes(10));
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
-    ProcessorConfig config = new ProcessorConfig("processor-it", dir.resolve("state"), 50, Duration.ofSeconds(60), 80,
-        1.0, Duration.ofMinutes(15), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30));
+    ProcessorConfig config = ProcessorConfig.defaults().withIdentity("processor-it", dir.resolve("state"));
     try (StreamsProcessor processor = StreamsProcessor.start(config, kafka, Clock.systemUTC())) {
       assertThat(processor.awaitRunning(Duration.ofSeconds(60))).isTrue();
 

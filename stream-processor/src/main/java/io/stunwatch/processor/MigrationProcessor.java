@@ -41,7 +41,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private KeyValueStore<String, EventSet> events;
   private KeyValueStore<String, Migration> migrations;
   private KeyValueStore<String, MigrationAlert> alerts;
-  private KeyValueStore<String, VmSamples> samples;
+  private SampleHistory samples;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, MigrationImpact> impacts;
   private KeyValueStore<String, Tracked.Migration> tracked;
@@ -59,7 +59,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.events = context.getStateStore(StoreNames.MIGRATION_EVENTS);
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
     this.alerts = context.getStateStore(StoreNames.ALERTS);
-    this.samples = context.getStateStore(StoreNames.VM_SAMPLES);
+    this.samples = new SampleHistory(context);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
@@ -135,24 +135,30 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       if (m == null) {
         continue;
       }
+      // Closed at its due time, not at the punctuation's: the outputs must not depend on when punctuation ran
+      // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
+      long at = t.dueAtMillis();
       if (!t.ended()) {
-        m = unknown(m, Instant.ofEpochMilli(time));
+        m = unknown(m, Instant.ofEpochMilli(at));
         migrations.put(m.id(), m);
-        context.forward(new Record<>(m.id(), m, time));
+        context.forward(new Record<>(m.id(), m, at));
       }
       Tracked.Stuns s = stuns.get(t.vmKey());
-      MigrationImpact impact = ImpactBuilder.build(m, samples.get(t.vmKey()), s == null ? List.of() : s.stuns(),
-          config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(time));
+      Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+      VmSamples history = samples.range(t.vmKey(), m.startTime().minus(config.beforeWindow()),
+          end.plus(config.settleWindow()).plusSeconds(1));
+      MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
+          config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
       impacts.put(m.id(), impact);
-      context.forward(new Record<>(m.id(), impact, time));
+      context.forward(new Record<>(m.id(), impact, at));
       MigrationAlert a = alerts.get(m.id());
       if (a != null) {
         MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, a.vmMoref(),
             a.vmName(), a.vmId(), a.sourceHost(), m.destHost(), a.initiator(), a.vgpuProfile(), a.load(),
-            a.reasons(), a.forecast(), a.raisedAt(), Instant.ofEpochMilli(time), new MigrationAlert.Measured(
+            a.reasons(), a.forecast(), a.raisedAt(), Instant.ofEpochMilli(at), new MigrationAlert.Measured(
                 m.state(), impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
         alerts.put(m.id(), updated);
-        context.forward(new Record<>(m.id(), updated, time));
+        context.forward(new Record<>(m.id(), updated, at));
       }
     }
   }
@@ -166,11 +172,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
 
   private void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {
     Instant start = m.startTime();
-    VmSamples history = samples.get(vmKey);
-    if (start == null || history == null) {
+    if (start == null) {
+      return;
+    }
+    VmSamples.Load load = samples.range(vmKey, start.minus(config.alertWindow()), start)
+        .load(start.minus(config.alertWindow()), start);
+    if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
       return; // no samples of this VM: its load is unknown, not low
     }
-    VmSamples.Load load = history.load(start.minus(config.alertWindow()), start);
     List<MigrationAlert.Reason> reasons = new ArrayList<>();
     if (load.gpuUtilizationAvgPct() != null && load.gpuUtilizationAvgPct() >= config.alertGpuPct()) {
       reasons.add(MigrationAlert.Reason.GPU_UTILIZATION);

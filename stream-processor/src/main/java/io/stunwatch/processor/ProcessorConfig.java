@@ -21,10 +21,16 @@ import java.util.List;
  * @param beforeWindow      the "before" phase of an impact record
  * @param settleWindow      the "after" phase: how long after its end a migration's impact is closed
  * @param migrationTimeout  a migration without an end after this long is closed as UNKNOWN
+ * @param lateGrace         how late (behind stream time) a sample may arrive and still count in its window
+ * @param windowRetention   how long the 10 s and 1 min load windows are kept
+ * @param utilizationRetention how long the daily utilization audit is kept
+ * @param idleBelowPct      a GPU below this utilization is idle in the audit
+ * @param inventoryRefresh  how stale the by-VM-id view of the inventory may get
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
-    Duration settleWindow, Duration migrationTimeout) {
+    Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
+    Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh) {
 
   public static final ConfigKey<String> APPLICATION_ID = ConfigKeys.string("process.application-id",
       "stunwatch-processor", "Kafka Streams application id; instances with the same id share the work.");
@@ -53,14 +59,35 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       Duration.ofMinutes(30), Duration.ofMinutes(1), Duration.ofDays(1),
       "A migration that has not ended after this long is closed with result UNKNOWN.");
 
+  public static final ConfigKey<Duration> LATE_GRACE = ConfigKeys.duration("process.late-grace",
+      Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(6),
+      "A sample up to this far behind stream time still counts in its load and utilization windows; later ones are "
+          + "dropped and counted (Kafka Streams' dropped-records metric).");
+  public static final ConfigKey<Duration> WINDOW_RETENTION = ConfigKeys.duration("process.window-retention",
+      Duration.ofHours(24), Duration.ofMinutes(10), Duration.ofDays(30),
+      "How long the 10 s and 1 min load windows of each VM are kept for the API.");
+  public static final ConfigKey<Duration> UTILIZATION_RETENTION = ConfigKeys.duration(
+      "process.utilization-retention", Duration.ofDays(90), Duration.ofDays(2), Duration.ofDays(3660),
+      "How long the daily GPU utilization audit (busy and idle GPU-hours per VM and host) is kept.");
+  public static final ConfigKey<Integer> IDLE_BELOW_PCT = ConfigKeys.integer("process.idle-utilization-pct", 5, 1,
+      100, "In the utilization audit a GPU is idle while its utilization is below this percent.");
+  public static final ConfigKey<Duration> INVENTORY_REFRESH = ConfigKeys.duration("process.inventory-refresh",
+      Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10),
+      "How often the by-VM-id view of the inventory (hosts in the utilization audit) is rebuilt.");
+
+  /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
+  public static final long MAX_SAMPLE_GAP_SECONDS = 60;
+
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
-      ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT);
+      ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
+      WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
     ProcessorConfig c = new ProcessorConfig(r.get(APPLICATION_ID), r.get(STATE_DIR), r.get(ALERT_GPU_PCT),
         r.get(ALERT_WINDOW), r.get(ALERT_FB_PCT), r.get(ALERT_RDMA_MBPS) / 1000.0, r.get(SAMPLE_RETENTION),
-        r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT));
+        r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
+        r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -70,6 +97,21 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
   /** Defaults, for tests and embedding. */
   public static ProcessorConfig defaults() {
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
-        80, 1.0, Duration.ofMinutes(15), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30));
+        80, 1.0, Duration.ofMinutes(15), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
+        Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10));
+  }
+
+  /** This configuration under another application id and state directory (a second instance, a test). */
+  public ProcessorConfig withIdentity(String applicationId, Path stateDir) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh);
+  }
+
+  /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
+  public ProcessorConfig withInventoryRefresh(Duration refresh) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, refresh);
   }
 }

@@ -10,6 +10,15 @@ public final class StoreNames {
   public static final String VM_INVENTORY = "vm-inventory";
   /** By VM id: the VM's recent GPU load, one point a second ({@link VmSamples}). */
   public static final String VM_SAMPLES = "vm-samples";
+  /** By VM id: the latest sample of each of the VM's GPUs and its host ({@link CurrentLoad}). */
+  public static final String VM_LOAD_CURRENT = "vm-load-current";
+  /** Window store by VM id, 10 s tumbling windows of GPU load ({@link LoadAggregate}). */
+  public static final String VM_LOAD_10S = "vm-load-10s";
+  /** Window store by VM id, 1 min tumbling windows of GPU load ({@link LoadAggregate}). */
+  public static final String VM_LOAD_1M = "vm-load-1m";
+  /** Window store by VM id, one UTC day per window: GPU-seconds busy, idle and unknown by host
+   * ({@link UtilizationDay}). */
+  public static final String UTILIZATION_DAILY = "utilization-daily";
   /** By migration id: every event of the migration's chain ({@link EventSet}). */
   public static final String MIGRATION_EVENTS = "migration-events";
   /** By migration id: the migration as assembled ({@code Migration}). */

@@ -15,6 +15,17 @@ import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import io.stunwatch.model.json.Schema;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -38,6 +49,8 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  *
  * <pre>
  * gpu-samples ─ decode ─┬─ vm-samples (per-second load history, by VM id)
+ *                       ├─ vm-load-current, vm-load-10s, vm-load-1m (windowed load, grace process.late-grace)
+ *                       ├─ place on host (inventory by VM id) ─ utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
  * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
  *                 ─ assemble migrations (migration-events, migrations) ─ alert (alerts, reads vm-samples)
@@ -63,8 +76,9 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_MODEL.valueSerde()));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUN_MODEL),
         Serdes.String(), JsonSerde.of(StunModelEntry.class)));
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_SAMPLES),
-        Serdes.String(), JsonSerde.of(VmSamples.class)));
+    b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.VM_SAMPLES,
+        config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
+        Serdes.String(), JsonSerde.of(VmSamples.Point.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
         Serdes.String(), JsonSerde.of(EventSet.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
@@ -81,16 +95,14 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)));
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
-    Duration retention = config.sampleRetention();
-    gpu.process(() -> new UpdateStore<GpuSample, VmSamples>(StoreNames.VM_SAMPLES,
-        (old, s) -> (old == null ? new VmSamples(null) : old).with(s, retention)), Named.as("vm-load"),
+    loadAndUtilization(b, gpu, config, clock);
+    gpu.process(() -> new HistoryUpdate<GpuSample>(GpuSample::timestamp, VmSamples::withGpu), Named.as("vm-load"),
         StoreNames.VM_SAMPLES);
     decoded(b, Topics.RDMA_SAMPLES, clock)
-        .process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
+        .process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
-        .process(() -> new UpdateStore<ThroughputSample, VmSamples>(StoreNames.VM_SAMPLES,
-            (old, t) -> (old == null ? new VmSamples(null) : old).withThroughput(t.timestamp(), t.value(), retention)),
-            Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+        .process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
+            (p, t) -> VmSamples.withThroughput(p, t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
@@ -117,6 +129,89 @@ public final class StunwatchTopology {
         .process(ModelProcessor::new, Named.as("stun-model"), StoreNames.STUN_MODEL)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("model-out"));
     return b.build();
+  }
+
+  /**
+   * The current load, the 10 s and 1 min load windows and the daily utilization audit of each VM. Samples keep their
+   * VM-id key, so none of this repartitions; samples of VMs the inventory does not know yet are kept and counted.
+   */
+  private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
+      Clock clock) {
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT),
+        Serdes.String(), JsonSerde.of(CurrentLoad.class)));
+    InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
+    KStream<String, LoadProcessor.Placed> placed = gpu.processValues(() -> new LoadProcessor(index),
+        Named.as("vm-current-load"), StoreNames.VM_LOAD_CURRENT);
+    var byVm = gpu.groupByKey(Grouped.with("gpu-by-vm", Serdes.String(), Topics.GPU_SAMPLES.valueSerde()));
+    for (var w : List.of(Map.entry(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10)),
+        Map.entry(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1)))) {
+      byVm.windowedBy(TimeWindows.ofSizeAndGrace(w.getValue(), config.lateGrace()))
+          .aggregate(LoadAggregate::empty, (k, s, agg) -> agg.with(s), Named.as(w.getKey()),
+              Materialized.<String, LoadAggregate, WindowStore<Bytes, byte[]>>as(w.getKey())
+                  .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(LoadAggregate.class))
+                  .withRetention(config.windowRetention()));
+    }
+    double idleBelow = config.idleBelowPct();
+    placed.groupByKey(Grouped.with("placed-by-vm", Serdes.String(), JsonSerde.of(LoadProcessor.Placed.class)))
+        // TimeWindows are aligned to the epoch, so one-day windows are UTC days.
+        .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofDays(1), config.lateGrace()))
+        .aggregate(UtilizationDay::empty, (k, p, day) -> day.with(p.sample(), p.host(), idleBelow,
+                ProcessorConfig.MAX_SAMPLE_GAP_SECONDS), Named.as(StoreNames.UTILIZATION_DAILY),
+            Materialized.<String, UtilizationDay, WindowStore<Bytes, byte[]>>as(StoreNames.UTILIZATION_DAILY)
+                .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(UtilizationDay.class))
+                .withRetention(config.utilizationRetention()));
+  }
+
+  /**
+   * Keeps each VM's latest sample per GPU and places the sample on the VM's host; counts the samples of VMs the
+   * inventory does not know (yet) in the {@code unknown-vm-samples} sensor.
+   */
+  static final class LoadProcessor implements FixedKeyProcessor<String, GpuSample, LoadProcessor.Placed> {
+
+    /** A GPU sample and the host the inventory places its VM on (null while unknown). */
+    @Schema(name = "store.placed-sample")
+    record Placed(GpuSample sample, String host) {
+    }
+
+    private final InventoryIndex index;
+    private FixedKeyProcessorContext<String, Placed> context;
+    private KeyValueStore<String, CurrentLoad> current;
+    private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+    private Sensor unknownVm;
+
+    LoadProcessor(InventoryIndex index) {
+      this.index = index;
+    }
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, Placed> context) {
+      this.context = context;
+      this.current = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
+      this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
+      this.unknownVm = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
+          "unknown-vm-samples", Sensor.RecordingLevel.INFO);
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, GpuSample> record) {
+      InventoryIndex.Entry vm = index.get(record.key(), inventory);
+      if (vm == null) {
+        unknownVm.record();
+      }
+      CurrentLoad old = current.get(record.key());
+      CurrentLoad next = (old == null ? new CurrentLoad(record.key(), Map.of(), null, null, false) : old)
+          .with(record.value(), vm);
+      if (next != old) {
+        current.put(record.key(), next);
+      }
+      context.forward(record.withValue(new Placed(record.value(), vm == null ? null : vm.host())));
+    }
+
+    @Override
+    public void close() {
+      // The task may come back to this instance after a rebalance and register its sensor again.
+      context.metrics().removeSensor(unknownVm);
+    }
   }
 
   /** Updates one group of the stun-time model per input. */
@@ -179,20 +274,38 @@ public final class StunwatchTopology {
     }
   }
 
-  /** Turns each VM's raw RDMA counters into rates in its per-second history. */
-  static final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
-    private final ProcessorConfig config;
-    private KeyValueStore<String, RdmaRates.Last> last;
-    private KeyValueStore<String, VmSamples> samples;
+  /** Merges each record into its VM's point of the second it was taken in. */
+  static final class HistoryUpdate<V> implements Processor<String, V, Void, Void> {
+    private final java.util.function.Function<V, java.time.Instant> timeOf;
+    private final java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge;
+    private SampleHistory history;
 
-    RdmaProcessor(ProcessorConfig config) {
-      this.config = config;
+    HistoryUpdate(java.util.function.Function<V, java.time.Instant> timeOf,
+        java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge) {
+      this.timeOf = timeOf;
+      this.merge = merge;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
+      history = new SampleHistory(context);
+    }
+
+    @Override
+    public void process(Record<String, V> record) {
+      history.update(record.key(), timeOf.apply(record.value()), p -> merge.apply(p, record.value()));
+    }
+  }
+
+  /** Turns each VM's raw RDMA counters into rates in its per-second history. */
+  static final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
+    private KeyValueStore<String, RdmaRates.Last> last;
+    private SampleHistory samples;
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
       last = context.getStateStore(StoreNames.RDMA_LAST);
-      samples = context.getStateStore(StoreNames.VM_SAMPLES);
+      samples = new SampleHistory(context);
     }
 
     @Override
@@ -206,9 +319,7 @@ public final class StunwatchTopology {
       Double rate = RdmaRates.bytesPerSecond(prev, s);
       last.put(record.key(), (before == null ? new RdmaRates.Last(null) : before).with(s));
       if (rate != null) {
-        VmSamples old = samples.get(record.key());
-        samples.put(record.key(), (old == null ? new VmSamples(null) : old).withRdma(s.timestamp(), rate,
-            config.sampleRetention()));
+        samples.update(record.key(), s.timestamp(), p -> VmSamples.withRdma(p, rate));
       }
     }
   }

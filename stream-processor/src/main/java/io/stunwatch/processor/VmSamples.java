@@ -2,18 +2,15 @@ package io.stunwatch.processor;
 
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.json.Schema;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A VM's recent GPU load, one point per second (samples within a second averaged, several GPUs summed for memory
- * and averaged for utilization), kept for a retention window. State-store value of {@link StoreNames#VM_SAMPLES}.
+ * A stretch of a VM's load history, one point per second (samples within a second averaged, several GPUs summed for
+ * memory and averaged for utilization), as read from {@link StoreNames#VM_SAMPLES} by {@link SampleHistory}.
  *
  * @param points oldest first
  */
-@Schema(name = "store.vm-samples")
 public record VmSamples(List<Point> points) {
 
   public VmSamples {
@@ -30,6 +27,7 @@ public record VmSamples(List<Point> points) {
    * @param fbUsedMiB      framebuffer used, all GPUs of the VM, MiB (the last sample of the second)
    * @param fbTotalMiB     framebuffer size, all GPUs, MiB
    */
+  @Schema(name = "store.vm-sample-second")
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
       Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec) {
 
@@ -42,53 +40,29 @@ public record VmSamples(List<Point> points) {
     }
   }
 
-  /** This history with a throughput reading merged into its second. */
-  public VmSamples withThroughput(Instant at, double value, Duration retention) {
-    return merge(at.getEpochSecond(), retention, p -> new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(),
-        p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(), (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
-        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec()));
-  }
-
-  /** This history with {@code s} merged in and points older than {@code retention} before it dropped. */
-  public VmSamples with(GpuSample s, Duration retention) {
-    return merge(s.timestamp().getEpochSecond(), retention, p -> merge(p, s));
-  }
-
-  /** This history with an RDMA rate (one port's) added to its second: the ports of a VM add up. */
-  public VmSamples withRdma(Instant at, double bytesPerSec, Duration retention) {
-    return merge(at.getEpochSecond(), retention, p -> new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(),
-        p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(), p.throughputSum(), p.throughputCount(),
-        (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec));
-  }
-
   /**
-   * This history with {@code update} applied to the point of {@code second} (an empty one when there is none: a
-   * late reading lands in its place), and points older than {@code retention} before that second dropped.
+   * A second with nothing in it yet. Its {@code samples} is 0: a second with only throughput or RDMA never fills a
+   * gap in GPU samples.
    */
-  private VmSamples merge(long second, Duration retention, java.util.function.UnaryOperator<Point> update) {
-    long oldest = second - retention.toSeconds();
-    List<Point> out = new ArrayList<>(points.size() + 1);
-    boolean merged = false;
-    for (Point p : points) {
-      if (p.epochSecond() < oldest) {
-        continue;
-      }
-      if (p.epochSecond() == second) {
-        out.add(update.apply(p));
-        merged = true;
-      } else {
-        out.add(p);
-      }
-    }
-    if (!merged) {
-      // samples 0: a second with only throughput or RDMA never fills a gap in GPU samples
-      out.add(update.apply(new Point(second, 0, 0, 0, null, null, null, null, null)));
-      out.sort(java.util.Comparator.comparingLong(Point::epochSecond));
-    }
-    return new VmSamples(out);
+  static Point empty(long epochSecond) {
+    return new Point(epochSecond, 0, 0, 0, null, null, null, null, null);
   }
 
-  private static Point merge(Point p, GpuSample s) {
+  /** {@code p} with a throughput reading merged in. */
+  static Point withThroughput(Point p, double value) {
+    return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
+        (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
+        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec());
+  }
+
+  /** {@code p} with one port's RDMA rate added: the ports of a VM add up. */
+  static Point withRdma(Point p, double bytesPerSec) {
+    return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
+        p.throughputSum(), p.throughputCount(), (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec);
+  }
+
+  /** {@code p} with a GPU sample merged in. */
+  static Point withGpu(Point p, GpuSample s) {
     Double u = s.utilizationGpuPct();
     // Several GPUs of one VM report in the same second: memory adds up; a second sample of the same GPU would
     // double it, so memory is taken per second as the max seen (one GPU per VM is the vGPU case).

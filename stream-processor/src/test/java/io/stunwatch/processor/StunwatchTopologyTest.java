@@ -23,6 +23,7 @@ import io.stunwatch.model.topic.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,7 +64,8 @@ class StunwatchTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    driver = new TopologyTestDriver(StunwatchTopology.build(ProcessorConfig.defaults(), CLOCK), p);
+    driver = new TopologyTestDriver(
+        StunwatchTopology.build(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), CLOCK), p);
   }
 
   @AfterEach
@@ -400,5 +403,115 @@ class StunwatchTopologyTest {
     assertThat(d.offset()).isZero();
     assertThat(d.valuePreview()).isEqualTo("garbage");
     assertThat(latest(Topics.MIGRATIONS)).as("later records still processed").containsKey(VC + "/100");
+  }
+
+  // --- load windows and the utilization audit -------------------------------------------------------------------
+
+  private void sample(int vm, String gpu, Instant t, Double util, Long fbUsed) {
+    in(Topics.GPU_SAMPLES).pipeInput(vmUuid(vm), new GpuSample(vmUuid(vm), "guest-" + vm, t, 0, gpu, "GRID T4-16C",
+        null, util, util == null ? null : Double.valueOf(util / 2), fbUsed, fbUsed == null ? null : 16384L, null, null, null, null,
+        VgpuProfile.parse("GRID T4-16C").orElseThrow()), t);
+  }
+
+  private <V> V window(String store, int vm, Instant windowStart) {
+    WindowStore<String, V> w = driver.getWindowStore(store);
+    return w.fetch(vmUuid(vm), windowStart.toEpochMilli());
+  }
+
+  private double droppedRecords() {
+    return driver.metrics().entrySet().stream()
+        .filter(e -> e.getKey().name().equals("dropped-records-total"))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+  }
+
+  @Test
+  void tenSecondAndOneMinuteWindowsHoldAverageAndMaxUtilizationAndTheVmsFramebufferOverItsGpus() {
+    inventory(1);
+    for (int s = 0; s < 20; s++) {
+      sample(1, "GPU-a", T0.plusSeconds(s), s < 10 ? 40.0 : 90.0, 4096L);
+      sample(1, "GPU-b", T0.plusSeconds(s), s < 10 ? 60.0 : null, 2048L + s);
+    }
+    LoadAggregate first = window(StoreNames.VM_LOAD_10S, 1, T0);
+    assertThat(first.samples()).isEqualTo(20);
+    assertThat(first.gpuUtilAvgPct()).isEqualTo(50.0);
+    assertThat(first.gpuUtilMax()).isEqualTo(60.0);
+    assertThat(first.memUtilAvgPct()).isEqualTo(25.0);
+    assertThat(first.fbUsedLastMiB()).isEqualTo(4096 + 2048 + 9);
+    assertThat(first.fbTotalMiB()).isEqualTo(2 * 16384);
+    LoadAggregate second = window(StoreNames.VM_LOAD_10S, 1, T0.plusSeconds(10));
+    assertThat(second.gpuUtilAvgPct()).as("GPU-b's [N/A] is unknown, not 0").isEqualTo(90.0);
+    assertThat(second.gpuUtilCount()).isEqualTo(10);
+    assertThat(second.fbUsedMaxMiB()).isEqualTo(4096 + 2048 + 19);
+    LoadAggregate minute = window(StoreNames.VM_LOAD_1M, 1, T0);
+    assertThat(minute.samples()).isEqualTo(40);
+    assertThat(minute.gpuUtilAvgPct()).isEqualTo((10 * 40 + 10 * 60 + 10 * 90) / 30.0);
+
+    CurrentLoad current = driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(1));
+    assertThat(current.byGpu()).containsOnlyKeys("GPU-a", "GPU-b");
+    assertThat(current.latest()).isEqualTo(T0.plusSeconds(19));
+    assertThat(current.fbUsedMiB()).isEqualTo(4096 + 2048 + 19);
+    assertThat(current.host()).isEqualTo("esx01");
+    assertThat(current.inInventory()).isTrue();
+  }
+
+  @Test
+  void aLateSampleWithinTheGraceCountsInItsWindowAndOneBeyondIsDroppedAndCounted() {
+    inventory(1);
+    for (int s = 0; s <= 200; s += 10) {
+      sample(1, "GPU-a", T0.plusSeconds(s), 80.0, 1024L);
+    }
+    double droppedBefore = droppedRecords();
+    sample(1, "GPU-a", T0.plusSeconds(175), 20.0, 1024L); // 25 s behind stream time: within the 60 s grace
+    sample(1, "GPU-a", T0.plusSeconds(5), 20.0, 1024L); // 195 s behind: past the grace of its window
+    LoadAggregate late = window(StoreNames.VM_LOAD_10S, 1, T0.plusSeconds(170));
+    assertThat(late.samples()).isEqualTo(2);
+    assertThat(late.gpuUtilAvgPct()).isEqualTo(50.0);
+    LoadAggregate tooLate = window(StoreNames.VM_LOAD_10S, 1, T0);
+    assertThat(tooLate.samples()).isEqualTo(1);
+    assertThat(tooLate.gpuUtilAvgPct()).isEqualTo(80.0);
+    assertThat(droppedRecords() - droppedBefore).as("the too-late sample, in the 10 s and 1 min windows")
+        .isEqualTo(2.0);
+  }
+
+  @Test
+  void theUtilizationAuditSplitsGpuTimeIntoBusyIdleAndUnknownByHostAndDay() {
+    inventory(1);
+    Instant day = Instant.parse("2026-11-21T00:00:00Z");
+    for (int s = 0; s < 1000; s += 10) { // every 10 s: 60 busy, 30 idle, 10 unknown samples
+      sample(1, "GPU-a", day.plusSeconds(s), s < 600 ? Double.valueOf(80) : s < 900 ? Double.valueOf(2) : null, 1024L);
+    }
+    // a gap of 10 minutes is not guessed at
+    sample(1, "GPU-a", day.plusSeconds(1600), 80.0, 1024L);
+    UtilizationDay d = window(StoreNames.UTILIZATION_DAILY, 1, day);
+    assertThat(d.byHost()).containsOnlyKeys("esx01");
+    assertThat(d.total().busy()).as("the first sample of the day closes no interval").isEqualTo(590.0);
+    assertThat(d.total().idle()).isEqualTo(300.0);
+    assertThat(d.total().unknown()).isEqualTo(100.0);
+  }
+
+  @Test
+  void samplesOfAVmTheInventoryDoesNotKnowYetAreKeptAndCountedThenPlacedOnceItIsKnown() {
+    Instant day = Instant.parse("2026-11-21T00:00:00Z");
+    for (int s = 0; s < 11; s++) {
+      sample(7, "GPU-a", day.plusSeconds(s), 80.0, 1024L);
+    }
+    double unknown = driver.metrics().entrySet().stream()
+        .filter(e -> e.getKey().name().equals("unknown-vm-samples-total"))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    assertThat(unknown).isEqualTo(11.0);
+    CurrentLoad before = driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(7));
+    assertThat(before.inInventory()).isFalse();
+    assertThat(before.byGpu()).containsOnlyKeys("GPU-a");
+    assertThat(this.<LoadAggregate>window(StoreNames.VM_LOAD_10S, 7, day).samples()).isEqualTo(10);
+
+    inventory(7);
+    for (int s = 11; s < 21; s++) {
+      sample(7, "GPU-a", day.plusSeconds(s), 80.0, 1024L);
+    }
+    UtilizationDay d = window(StoreNames.UTILIZATION_DAILY, 7, day);
+    assertThat(d.byHost().get(UtilizationDay.UNRESOLVED_HOST).busy()).isEqualTo(10.0);
+    assertThat(d.byHost().get("esx01").busy()).isEqualTo(10.0);
+    assertThat(driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(7)).inInventory())
+        .isTrue();
   }
 }
