@@ -98,6 +98,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         raiseIfUnderLoad(record.key(), m, record.timestamp());
       }
       resolveIfEnded(m, record.timestamp());
+      // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
+      // time may already be past this migration's due time, and stream-time punctuation only fires when stream time
+      // moves on. Close what is due now rather than wait for a record that may never come.
+      long streamTime = context.currentStreamTimeMs();
+      Tracked.Migration t = tracked.get(id);
+      if (t != null && t.dueAtMillis() <= streamTime) {
+        closeDue(streamTime);
+      }
     } catch (RuntimeException ex) {
       // A bug or an impossible input must not stop the application: the record goes to the dead letters.
       DeadLetter d = DeadLetter.of(Topics.VCENTER_EVENTS.name(), -1, -1, e.createdTime(), null,

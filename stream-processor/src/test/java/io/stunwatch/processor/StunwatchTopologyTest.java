@@ -514,4 +514,15 @@ class StunwatchTopologyTest {
     assertThat(driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(7)).inInventory())
         .isTrue();
   }
+
+  @Test
+  void aMigrationWhoseEventsArriveAfterSamplesRanPastItsSettleWindowIsClosedAtOnce() {
+    inventory(1);
+    load(1, T0.minusSeconds(300), 900, 90.0, 8192); // a catch-up: the samples are processed first
+    pipe(userMigration(1, 500, T0, 40));
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("no later record is needed to close it")
+        .containsKey(VC + "/500");
+    assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/500").state())
+        .isEqualTo(MigrationAlert.AlertState.RESOLVED);
+  }
 }

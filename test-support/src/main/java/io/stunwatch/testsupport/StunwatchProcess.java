@@ -131,6 +131,19 @@ public final class StunwatchProcess implements AutoCloseable {
     return awaitExit(timeout);
   }
 
+  /** Sends SIGKILL: the JVM halts at once, with no shutdown hook, flush or close; waits until it is gone. */
+  public void kill() {
+    process.toHandle().destroyForcibly();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("still alive 30 s after SIGKILL");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
   public List<String> stdout() {
     synchronized (stdout) {
       return List.copyOf(stdout);

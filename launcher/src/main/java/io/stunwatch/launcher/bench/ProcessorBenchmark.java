@@ -1,0 +1,353 @@
+package io.stunwatch.launcher.bench;
+
+import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.broker.EmbeddedKafkaBroker;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.TaskSnapshot;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StreamsProcessor;
+import io.stunwatch.processor.StunwatchTopology;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * The issue #5 benchmark, in one run on one embedded broker, so that every figure has a baseline from the same
+ * machine at the same moment:
+ *
+ * <ol>
+ *   <li>raw: a plain consumer and producer copy the recorded fleet from the input topics to another topic
+ *       (lz4, no transactions) — the most the broker and clients can do here;</li>
+ *   <li>passthrough: a Kafka Streams application with the processor's settings (exactly_once_v2, lz4) copying the
+ *       same records;</li>
+ *   <li>topology: the Stunwatch topology processing the same records;</li>
+ *   <li>alert latency: the topology, caught up, fed GPU samples at a fixed rate while migrations start on loaded
+ *       VMs; from a start event's send to its FIRING alert's arrival at a read_committed consumer.</li>
+ * </ol>
+ */
+public final class ProcessorBenchmark {
+
+  /**
+   * What to run.
+   *
+   * @param records       records in the recorded fleet (throughput phases)
+   * @param rate          samples per second in the latency phase
+   * @param latencyLength how long the latency phase runs
+   * @param dir           working directory (broker data, state)
+   */
+  public record Settings(int records, int rate, Duration latencyLength, Path dir) {
+  }
+
+  /** The figures. */
+  public record Result(long records, double rawPerSec, double passthroughPerSec, double topologyPerSec,
+      int alerts, double alertP50Ms, double alertP99Ms, double achievedRate) {
+
+    public double topologyToRaw() {
+      return topologyPerSec / rawPerSec;
+    }
+
+    public double passthroughToRaw() {
+      return passthroughPerSec / rawPerSec;
+    }
+  }
+
+  private final Settings settings;
+  private final PrintStream log;
+
+  public ProcessorBenchmark(Settings settings, PrintStream log) {
+    this.settings = settings;
+    this.log = log;
+  }
+
+  public Result run() throws Exception {
+    Files.createDirectories(settings.dir());
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(BrokerConfig.ephemeral(settings.dir().resolve(
+        "broker")))) {
+      String bootstrap = broker.bootstrapServers();
+      List<ProducerRecord<byte[], byte[]>> fleet = recordedFleet(settings.records());
+      log.printf("recorded fleet: %,d records%n", fleet.size());
+      try (KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
+        fleet.forEach(p::send);
+        p.flush();
+      }
+      Set<String> inputs = fleet.stream().map(ProducerRecord::topic).collect(Collectors.toSet());
+      createTopic(bootstrap, "bench.raw");
+      createTopic(bootstrap, "bench.passthrough");
+
+      double raw = raw(bootstrap, inputs, fleet.size());
+      log.printf("raw produce+consume: %,.0f records/s%n", raw);
+      double passthrough = streams(bootstrap, passthroughTopology(inputs), "bench-passthrough", inputs,
+          fleet.size());
+      log.printf("Streams passthrough: %,.0f records/s%n", passthrough);
+      ProcessorConfig config = ProcessorConfig.defaults().withIdentity("bench-topology",
+          settings.dir().resolve("state"));
+      double topology = streams(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), "bench-topology",
+          inputs, fleet.size());
+      log.printf("topology: %,.0f records/s (%.2f of raw)%n", topology, topology / raw);
+
+      double[] latency = alertLatency(bootstrap, config);
+      Result r = new Result(fleet.size(), raw, passthrough, topology, (int) latency[0], latency[1], latency[2],
+          latency[3]);
+      log.printf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
+          r.alertP50Ms(), r.alertP99Ms(), r.alerts());
+      return r;
+    }
+  }
+
+  /** The simulated fleet, encoded once, so that encoding costs no phase anything. */
+  static List<ProducerRecord<byte[], byte[]>> recordedFleet(int records) {
+    int vms = 64;
+    long seconds = Math.max(120, records / (vms * 9 / 4));
+    Instant start = Instant.now().minusSeconds(seconds + 60).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    FleetScenario s = new FleetScenario(new FleetScenario.Settings(1, vms, 8, start, Duration.ofSeconds(seconds),
+        Duration.ofSeconds(10)));
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(records + 1000);
+    s.run(new FleetScenario.Sink() {
+      @Override
+      public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+        if (out.size() < records) {
+          out.add(new ProducerRecord<>(topic.name(), null, at.toEpochMilli(), topic.encodeKey(key),
+              topic.encodeValue(value)));
+        }
+      }
+    });
+    return out;
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    c.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    c.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
+    return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String group) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
+    return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static void createTopic(String bootstrap, String name) throws Exception {
+    try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      a.createTopics(List.of(new NewTopic(name, 3, (short) 1))).all().get();
+    }
+  }
+
+  /** A plain consume-produce loop over the input topics. */
+  private static double raw(String bootstrap, Set<String> inputs, long n) {
+    long t0 = System.nanoTime();
+    long seen = 0;
+    try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap, "bench-raw");
+        KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
+      c.subscribe(inputs);
+      while (seen < n) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+          p.send(new ProducerRecord<>("bench.raw", null, r.timestamp(), r.key(), r.value()));
+          seen++;
+        }
+      }
+      p.flush();
+      c.commitSync();
+    }
+    return n / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  private static org.apache.kafka.streams.Topology passthroughTopology(Set<String> inputs) {
+    StreamsBuilder b = new StreamsBuilder();
+    b.stream(inputs, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+        .to("bench.passthrough", Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+    return b.build();
+  }
+
+  /** Runs {@code topology} with the processor's settings until its group has consumed every input record. */
+  private double streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
+      Set<String> inputs, long n) throws Exception {
+    Properties p = StreamsProcessor.properties(ProcessorConfig.defaults().withIdentity(appId,
+        settings.dir().resolve("state-" + appId)), new KafkaClientConfig(bootstrap));
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        KafkaStreams streams = new KafkaStreams(topology, p)) {
+      Map<TopicPartition, Long> ends = ends(admin, inputs);
+      long t0 = System.nanoTime();
+      streams.start();
+      while (true) {
+        Map<TopicPartition, Long> done = new HashMap<>();
+        admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
+            .forEach((tp, o) -> done.put(tp, o.offset()));
+        if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
+          break;
+        }
+        if (streams.state() == KafkaStreams.State.ERROR) {
+          throw new IllegalStateException(appId + " failed");
+        }
+        LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+      }
+      double perSec = n / ((System.nanoTime() - t0) / 1e9);
+      streams.close(Duration.ofSeconds(30));
+      return perSec;
+    }
+  }
+
+  private static Map<TopicPartition, Long> ends(Admin admin, Set<String> topics) throws Exception {
+    Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
+    for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
+      d.partitions().forEach(pi -> spec.put(new TopicPartition(d.name(), pi.partition()), OffsetSpec.latest()));
+    }
+    Map<TopicPartition, Long> out = new HashMap<>();
+    admin.listOffsets(spec).all().get().forEach((tp, i) -> out.put(tp, i.offset()));
+    return out;
+  }
+
+  /**
+   * {@code [alerts, p50 ms, p99 ms, achieved samples/s]}: the topology fed {@code rate} samples a second of 1,000
+   * loaded VMs while five migrations a second start.
+   */
+  private double[] alertLatency(String bootstrap, ProcessorConfig config) throws Exception {
+    int vms = 1000;
+    String vc = "bench-vcenter";
+    VgpuProfile profile = VgpuProfile.parse("A100-40C").orElseThrow();
+    Map<String, Long> sentAt = new ConcurrentHashMap<>();
+    List<Double> latencies = new ArrayList<>();
+    try (StreamsProcessor processor = StreamsProcessor.start(config, new KafkaClientConfig(bootstrap),
+        Clock.systemUTC());
+        KafkaProducer<byte[], byte[]> p = producer(bootstrap);
+        KafkaConsumer<byte[], byte[]> alerts = consumer(bootstrap, "bench-alerts")) {
+      if (!processor.awaitRunning(Duration.ofSeconds(120))) {
+        throw new IllegalStateException("the topology did not start");
+      }
+      for (int i = 0; i < vms; i++) {
+        VmInventoryEntry e = new VmInventoryEntry(vc, "vm-" + i, "bench-" + i, vmId(i), null,
+            new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, null, List.of(), profile,
+            Instant.now());
+        send(p, Topics.VM_INVENTORY, e.key(), e, e.observedAt());
+      }
+      p.flush();
+      alerts.subscribe(List.of(Topics.MIGRATION_ALERTS.name()));
+      Thread reader = new Thread(() -> {
+        while (!Thread.currentThread().isInterrupted()) {
+          for (ConsumerRecord<byte[], byte[]> r : alerts.poll(Duration.ofMillis(20))) {
+            long now = System.nanoTime();
+            MigrationAlert a = Topics.MIGRATION_ALERTS.valueSerde().decode(r.value());
+            Long sent = a.state() == MigrationAlert.AlertState.FIRING ? sentAt.remove(a.migrationId()) : null;
+            if (sent != null) {
+              synchronized (latencies) {
+                latencies.add((now - sent) / 1e6);
+              }
+            }
+          }
+        }
+      }, "bench-alert-reader");
+      reader.start();
+
+      long begin = System.nanoTime();
+      long total = settings.latencyLength().toNanos();
+      long sentSamples = 0;
+      long chain = 1;
+      long warmup = Duration.ofSeconds(70).toNanos(); // a full alert window of samples before the first start
+      while (System.nanoTime() - begin < warmup + total) {
+        long elapsed = System.nanoTime() - begin;
+        long due = elapsed * settings.rate() / 1_000_000_000L;
+        Instant now = Instant.now();
+        while (sentSamples < due) {
+          int vm = (int) (sentSamples % vms);
+          GpuSample g = new GpuSample(vmId(vm), "bench-" + vm, now, 0, "GPU-" + vm, "GRID A100-40C", null, 95.0,
+              60.0, 30_000L, 40_960L, null, null, null, null, profile);
+          send(p, Topics.GPU_SAMPLES, g.vmId(), g, now);
+          sentSamples++;
+        }
+        if (elapsed > warmup && elapsed - warmup >= (chain - 1) * 200_000_000L) {
+          int vm = (int) (chain * 7 % vms);
+          EntityRef ref = new EntityRef("VirtualMachine", "vm-" + vm, "bench-" + vm);
+          TaskSnapshot task = new TaskSnapshot("task-" + chain, "VirtualMachine.relocate", ref, "running", false,
+              now, now, null, null, null, chain, "TaskReasonUser", "admin");
+          VcenterEvent e = new VcenterEvent(vc, chain, chain, now, "TaskEvent", null,
+              VcenterEventCategory.MIGRATION_TASK, "admin", ref, null, null, null, null, null, null, null, null,
+              null, null, task);
+          sentAt.put(io.stunwatch.model.Keys.migration(vc, chain), System.nanoTime());
+          send(p, Topics.VCENTER_EVENTS, e.vmKey(), e, now);
+          p.flush(); // the start is timed from here; do not let it wait in a batch
+          chain++;
+        }
+        LockSupport.parkNanos(1_000_000);
+      }
+      double achieved = sentSamples / ((System.nanoTime() - begin) / 1e9);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!sentAt.isEmpty() && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+      }
+      reader.interrupt();
+      reader.join(5000);
+      List<Double> sorted;
+      synchronized (latencies) {
+        sorted = latencies.stream().sorted().toList();
+      }
+      if (sorted.isEmpty()) {
+        throw new IllegalStateException("no alert arrived");
+      }
+      if (!sentAt.isEmpty()) {
+        log.printf("%d migration starts raised no alert within 30 s%n", sentAt.size());
+      }
+      return new double[] {sorted.size(), percentile(sorted, 50), percentile(sorted, 99), achieved};
+    }
+  }
+
+  static double percentile(List<Double> sorted, int p) {
+    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+  }
+
+  private static String vmId(int i) {
+    return String.format("42b00000-0000-4000-8000-%012d", i);
+  }
+
+  private static <V> void send(KafkaProducer<byte[], byte[]> p, Topic<String, V> t, String key, V value,
+      Instant at) {
+    p.send(new ProducerRecord<>(t.name(), null, at.toEpochMilli(), t.encodeKey(key), t.encodeValue(value)));
+  }
+}

@@ -1,0 +1,286 @@
+package io.stunwatch.launcher.sim;
+
+import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.TaskSnapshot;
+import io.stunwatch.model.ThroughputSample;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+/**
+ * A deterministic simulated GPU fleet: VMs with vGPU profiles from T4-4C to A100-40C running Horovod-like training,
+ * bursty inference or nothing, with RDMA traffic and training throughput, and a vCenter that relocates them (by a
+ * user or by DRS, some under load, some concurrently, some failing) with {@code vmware.log} stun figures at
+ * VMware's published ~2 s per GiB of framebuffer used (vSphere 7).
+ *
+ * <p>The same settings and seed give the same records in the same order, which the crash test and the benchmark
+ * depend on. Records are produced in event-time order, one simulated second at a time.
+ */
+public final class FleetScenario {
+
+  /** The simulated vCenter's instance UUID. */
+  public static final String VCENTER = "5f1d5b8e-0000-4000-8000-00000000c0de";
+
+  static final List<String> PROFILES = List.of("T4-4C", "T4-8C", "T4-16C", "V100-16C", "A100-20C", "A100-40C");
+
+  /**
+   * What to simulate.
+   *
+   * @param seed            random seed: same seed, same fleet, same records
+   * @param vms             GPU VMs
+   * @param hosts           ESXi hosts
+   * @param start           the first second simulated
+   * @param length          how long to simulate
+   * @param migrationEvery  on average one migration starts this often
+   */
+  public record Settings(long seed, int vms, int hosts, Instant start, Duration length, Duration migrationEvery) {
+    public Settings {
+      if (vms < 1 || hosts < 2) {
+        throw new IllegalArgumentException("need at least 1 VM and 2 hosts");
+      }
+    }
+  }
+
+  /** Receives the records. */
+  @FunctionalInterface
+  public interface Sink {
+    <V> void send(Topic<String, V> topic, String key, V value, Instant at);
+  }
+
+  /** A VM's load pattern. */
+  public enum Pattern { TRAINING, INFERENCE, IDLE }
+
+  /** A simulated VM. */
+  public record Vm(int index, String moref, String name, String id, VgpuProfile profile, Pattern pattern, double fbShare) {
+  }
+
+  /** A planned relocation. */
+  public record Plan(Vm vm, long chain, Instant start, int seconds, int stunMillis, boolean drs, boolean fails,
+      boolean logged, int fromHost, int toHost) {
+    public Instant end() {
+      return start.plusSeconds(seconds);
+    }
+
+    /** The id the processor gives this migration. */
+    public String migrationId() {
+      return io.stunwatch.model.Keys.migration(VCENTER, chain);
+    }
+
+    /** The stun: the last {@code stunMillis} before the end. */
+    boolean stunned(Instant t) {
+      return fails ? false : !t.isBefore(end().minusMillis(stunMillis)) && t.isBefore(end());
+    }
+  }
+
+  private final Settings settings;
+  private final List<Vm> vms = new ArrayList<>();
+  private final List<Plan> plans = new ArrayList<>();
+  private final int[] hostOf;
+
+  public FleetScenario(Settings settings) {
+    this.settings = settings;
+    Random r = new Random(settings.seed());
+    hostOf = new int[settings.vms()];
+    for (int i = 0; i < settings.vms(); i++) {
+      VgpuProfile p = VgpuProfile.parse(PROFILES.get(i % PROFILES.size())).orElseThrow();
+      // Fleet surveys find GPUs busy a quarter of the time: about half the VMs train, a quarter serve, the rest idle.
+      Pattern pattern = i % 4 < 2 ? Pattern.TRAINING : i % 4 == 2 ? Pattern.INFERENCE : Pattern.IDLE;
+      double fb = pattern == Pattern.TRAINING ? 0.75 + 0.2 * r.nextDouble()
+          : pattern == Pattern.INFERENCE ? 0.3 + 0.3 * r.nextDouble() : 0.05;
+      vms.add(new Vm(i, "vm-" + (100 + i), String.format("gpu-vm-%02d", i), String.format(
+          "4210%04x-0000-4000-8000-%012x", i, settings.seed() & 0xffffffffffffL), p, pattern, fb));
+      hostOf[i] = i % settings.hosts();
+    }
+    plan(r);
+  }
+
+  private void plan(Random r) {
+    long every = Math.max(1, settings.migrationEvery().toSeconds());
+    long total = settings.length().toSeconds();
+    long chain = 1000;
+    int[] host = hostOf.clone();
+    Instant[] busyUntil = new Instant[vms.size()];
+    for (long s = every; s < total - 30; s += 1 + r.nextInt((int) (2 * every))) {
+      Vm vm = vms.get(r.nextInt(vms.size()));
+      Instant start = settings.start().plusSeconds(s);
+      if (busyUntil[vm.index()] != null && !start.isAfter(busyUntil[vm.index()].plusSeconds(60))) {
+        continue; // one migration of a VM at a time, and a minute of samples between them
+      }
+      double fbGiB = vm.profile().framebufferMiB() * vm.fbShare() / 1024.0;
+      int stunMillis = (int) Math.round(fbGiB * 2000 * (0.85 + 0.3 * r.nextDouble()));
+      int seconds = 8 + (int) Math.ceil(stunMillis / 1000.0) + r.nextInt(20);
+      boolean fails = r.nextInt(12) == 0;
+      int to = (host[vm.index()] + 1 + r.nextInt(settings.hosts() - 1)) % settings.hosts();
+      plans.add(new Plan(vm, chain, start, seconds, stunMillis, r.nextBoolean(), fails, r.nextInt(5) != 0,
+          host[vm.index()], to));
+      if (!fails) {
+        host[vm.index()] = to;
+      }
+      busyUntil[vm.index()] = start.plusSeconds(seconds);
+      chain += 10;
+    }
+  }
+
+  /** The planned migrations, in start order. */
+  public List<Plan> plans() {
+    return List.copyOf(plans);
+  }
+
+  /** Sends every record of the scenario, in event-time order. */
+  public void run(Sink sink) {
+    Instant t0 = settings.start();
+    for (Vm vm : vms) {
+      VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
+      sink.send(Topics.VM_INVENTORY, e.key(), e, t0);
+    }
+    TreeMap<Instant, List<Runnable>> events = new TreeMap<>();
+    for (Plan p : plans) {
+      schedule(events, p, sink);
+    }
+    Random noise = new Random(settings.seed() * 31 + 7);
+    long[] rdmaWords = new long[vms.size()];
+    for (long s = 0; s < settings.length().toSeconds(); s++) {
+      Instant t = t0.plusSeconds(s);
+      for (Vm vm : vms) {
+        Plan moving = movingAt(vm, t);
+        if (moving != null && moving.stunned(t)) {
+          continue; // frozen: the guest takes no samples
+        }
+        double util = utilization(vm, s, noise);
+        long fbUsed = Math.round(vm.profile().framebufferMiB() * vm.fbShare());
+        GpuSample g = new GpuSample(vm.id(), vm.name(), t, 0, "GPU-" + vm.id(), "GRID " + vm.profile().name(),
+            "00000000:02:00.0", util, util * 0.6, fbUsed, vm.profile().framebufferMiB(), null, null, 1590L, "P0",
+            vm.profile());
+        sink.send(Topics.GPU_SAMPLES, vm.id(), g, t);
+        if (vm.pattern() != Pattern.IDLE) {
+          double gbps = vm.pattern() == Pattern.TRAINING ? 8 + 4 * noise.nextDouble() : 0.2 * noise.nextDouble();
+          rdmaWords[vm.index()] += Math.round(gbps * 1e9 / 8 / 4);
+          RdmaCounterSample rs = new RdmaCounterSample(vm.id(), vm.name(), t, "mlx5_0", 1, "Ethernet", Map.of(
+              "port_xmit_data_64", CounterReading.valid(rdmaWords[vm.index()]),
+              "port_rcv_data_64", CounterReading.valid(rdmaWords[vm.index()] / 2)), Map.of(), null);
+          sink.send(Topics.RDMA_SAMPLES, vm.id(), rs, t);
+        }
+        if (vm.pattern() == Pattern.TRAINING) {
+          double rate = (moving != null ? 180 : 240) + 10 * noise.nextDouble();
+          sink.send(Topics.THROUGHPUT_SAMPLES, vm.id(), new ThroughputSample(vm.id(), vm.name(), t,
+              "resnet50-hvd", ThroughputSample.ThroughputScope.STEP, rate, "images/sec"), t);
+        }
+      }
+      List<Runnable> due = events.remove(t);
+      if (due != null) {
+        due.forEach(Runnable::run);
+      }
+    }
+  }
+
+  private Plan movingAt(Vm vm, Instant t) {
+    for (Plan p : plans) {
+      if (p.vm() == vm && !t.isBefore(p.start()) && t.isBefore(p.end())) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static double utilization(Vm vm, long s, Random noise) {
+    return switch (vm.pattern()) {
+      // Horovod: compute near the top, a dip at each allreduce every 10 s
+      case TRAINING -> s % 10 == 9 ? 55 + 10 * noise.nextDouble() : 88 + 10 * noise.nextDouble();
+      case INFERENCE -> (s / 30) % 3 == 0 ? 40 + 30 * noise.nextDouble() : 2 + 6 * noise.nextDouble();
+      case IDLE -> noise.nextDouble() * 2;
+    };
+  }
+
+  private void schedule(TreeMap<Instant, List<Runnable>> events, Plan p, Sink sink) {
+    EntityRef vmRef = new EntityRef("VirtualMachine", p.vm().moref(), p.vm().name());
+    String user = p.drs() ? null : "VSPHERE.LOCAL\\mlops-admin";
+    String descr = p.drs() ? "Drm.ExecuteVMotionLRO" : "VirtualMachine.relocate";
+    String reason = p.drs() ? "TaskReasonSystem" : "TaskReasonUser";
+    Instant s = p.start();
+    Instant e = p.end();
+    TaskSnapshot running = new TaskSnapshot("task-" + p.chain(), descr, vmRef, "running", false, s, s, null, null,
+        null, p.chain(), reason, user);
+    TaskSnapshot done = new TaskSnapshot("task-" + p.chain(), descr, vmRef, p.fails() ? "error" : "success", false,
+        s, s, e, p.fails() ? "The vMotion failed because the destination host did not receive data" : null,
+        p.fails() ? "GenericVmConfigFault" : null, p.chain(), reason, user);
+    at(events, s, () -> send(sink, event(p, p.chain(), s, "TaskEvent", VcenterEventCategory.MIGRATION_TASK, user,
+        null, null, running)));
+    at(events, s, () -> send(sink, event(p, p.chain() + 1, s, "VmBeingHotMigratedEvent",
+        VcenterEventCategory.MIGRATION_STARTED, user, host(p.fromHost()), host(p.toHost()), null)));
+    at(events, e, () -> {
+      send(sink, event(p, p.chain(), e, VcenterEvent.TASK_INFO, VcenterEventCategory.MIGRATION_TASK, user, null,
+          null, done));
+      if (p.fails()) {
+        send(sink, event(p, p.chain() + 2, e, "VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED, user,
+            host(p.fromHost()), host(p.toHost()), null));
+        return;
+      }
+      send(sink, event(p, p.chain() + 2, e, p.drs() ? "DrsVmMigratedEvent" : "VmMigratedEvent",
+          VcenterEventCategory.MIGRATION_COMPLETED, user, host(p.fromHost()), host(p.toHost()), null));
+      VmInventoryEntry moved = inventory(p.vm(), p.toHost(), e);
+      sink.send(Topics.VM_INVENTORY, moved.key(), moved, e);
+      if (p.logged()) {
+        StunObservation o = new StunObservation(VCENTER, p.vm().moref(), p.vm().name(), String.valueOf(p.chain()),
+            e, p.stunMillis() * 1000L, StunObservation.StunSource.CHECKPOINT_UNSTUN,
+            "[gpu-ds] " + p.vm().name() + "/vmware.log", 1000 + (int) (p.chain() % 1000));
+        sink.send(Topics.STUN_OBSERVATIONS, o.key(), o, e);
+      }
+    });
+  }
+
+  private static void at(TreeMap<Instant, List<Runnable>> events, Instant t, Runnable r) {
+    events.computeIfAbsent(t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS), k -> new ArrayList<>()).add(r);
+  }
+
+  private static void send(Sink sink, VcenterEvent e) {
+    sink.send(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime());
+  }
+
+  private VcenterEvent event(Plan p, long key, Instant at, String type, VcenterEventCategory c, String user,
+      EntityRef source, EntityRef dest, TaskSnapshot task) {
+    return new VcenterEvent(VCENTER, key, p.chain(), at, type, null, c, user,
+        new EntityRef("VirtualMachine", p.vm().moref(), p.vm().name()), dest, source, dest, cluster(), null, null,
+        null, null, null, c == VcenterEventCategory.MIGRATION_FAILED
+            ? "The vMotion failed because the destination host did not receive data" : null, task);
+  }
+
+  private VmInventoryEntry inventory(Vm vm, int host, Instant at) {
+    return new VmInventoryEntry(VCENTER, vm.moref(), vm.name(), vm.id(), null, host(host), cluster(), "dc1",
+        "[gpu-ds] " + vm.name() + "/" + vm.name() + ".vmx", 131072L,
+        List.of("grid_" + vm.profile().name().toLowerCase(java.util.Locale.ROOT)), vm.profile(), at);
+  }
+
+  static EntityRef host(int h) {
+    return new EntityRef("HostSystem", "host-" + (10 + h), String.format("esx%02d.lab.local", h + 1));
+  }
+
+  static EntityRef cluster() {
+    return new EntityRef("ClusterComputeResource", "domain-c8", "gpu-cluster");
+  }
+
+  /** How many records {@link #run} sends, without sending them. */
+  public long count() {
+    long[] n = new long[1];
+    run(new Sink() {
+      @Override
+      public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+        n[0]++;
+      }
+    });
+    return n[0];
+  }
+}
