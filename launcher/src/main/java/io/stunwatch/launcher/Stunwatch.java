@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
         ProcessCommand.class,
         ApiCommand.class,
         TailCommand.class,
+        BenchCommand.class,
         ConfigCommand.class,
         VersionCommand.class,
         CommandLine.HelpCommand.class},

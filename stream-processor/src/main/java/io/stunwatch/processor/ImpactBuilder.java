@@ -54,6 +54,12 @@ public final class ImpactBuilder {
    * log is written at resume); otherwise the largest gap between guest GPU samples during the migration, less the
    * one-second sampling step; otherwise unknown.
    */
+  /** {@code i} with another stun time (a vmware.log figure that arrived after the impact was closed). */
+  static MigrationImpact withStun(MigrationImpact i, StunTime stun) {
+    return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),
+        i.throughputDipPct(), i.timeline(), i.settledAt());
+  }
+
   static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns, Duration settle) {
     Instant from = m.startTime();
     Instant to = (m.endTime() != null ? m.endTime() : from).plus(settle);

@@ -42,6 +42,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private KeyValueStore<String, Migration> migrations;
   private KeyValueStore<String, MigrationAlert> alerts;
   private SampleHistory samples;
+  private KeyValueStore<String, Tracked.Recent> recent;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, MigrationImpact> impacts;
   private KeyValueStore<String, Tracked.Migration> tracked;
@@ -60,6 +61,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
     this.alerts = context.getStateStore(StoreNames.ALERTS);
     this.samples = new SampleHistory(context);
+    this.recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
@@ -95,6 +97,8 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         track(id, record.key(), m);
       }
       if (before == null) {
+        Tracked.Recent r = recent.get(record.key());
+        recent.put(record.key(), (r == null ? new Tracked.Recent(null) : r).with(id));
         raiseIfUnderLoad(record.key(), m, record.timestamp());
       }
       resolveIfEnded(m, record.timestamp());
@@ -183,8 +187,11 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     if (start == null) {
       return;
     }
-    VmSamples.Load load = samples.range(vmKey, start.minus(config.alertWindow()), start)
-        .load(start.minus(config.alertWindow()), start);
+    // The seconds before the start, not the start's own: a sample and an event of the same second arrive in either
+    // order, and the alert must not depend on which came first.
+    Instant from = start.minus(config.alertWindow());
+    Instant to = start.minusSeconds(1);
+    VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
     if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
       return; // no samples of this VM: its load is unknown, not low
     }

@@ -35,6 +35,8 @@ public final class StoreNames {
   public static final String STUN_MODEL = "stun-model";
   /** Global: the whole stun-time model, read back from its topic, for forecasts on every instance. */
   public static final String STUN_MODEL_GLOBAL = "stun-model-global";
+  /** By VM id: the VM's most recent migration ids, so that a late vmware.log figure can find its migration. */
+  public static final String VM_MIGRATIONS = "vm-migrations";
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 

@@ -37,6 +37,11 @@ public final class StreamsProcessor implements AutoCloseable {
     // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);
+    if (!config.instanceId().isBlank()) {
+      // Streams appends each thread's index to it.
+      p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+          config.instanceId());
+    }
     return p;
   }
 

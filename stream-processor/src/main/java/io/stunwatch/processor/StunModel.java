@@ -73,13 +73,29 @@ final class StunModel {
     return "64+GiB";
   }
 
-  /** The entry with one more observation (or unchanged when that migration is already in it). */
+  /**
+   * The entry with one more observation; unchanged when that migration is already in it, unless the new one is a
+   * {@code vmware.log} figure replacing an estimate.
+   */
   static StunModelEntry update(StunModelEntry old, Input in) {
     List<Observation> recent = new ArrayList<>(old == null ? List.of() : old.recent());
-    if (recent.stream().anyMatch(o -> o.migrationId().equals(in.observation().migrationId()))) {
-      return old;
+    int seen = -1;
+    for (int i = 0; i < recent.size(); i++) {
+      if (recent.get(i).migrationId().equals(in.observation().migrationId())) {
+        seen = i;
+      }
     }
-    recent.add(in.observation());
+    boolean revision = seen >= 0;
+    if (revision) {
+      // A migration counts once; a later vmware.log figure replaces its sample-gap estimate, nothing else does.
+      if (in.observation().source() != StunTime.Source.VMWARE_LOG
+          || recent.get(seen).source() == StunTime.Source.VMWARE_LOG) {
+        return old;
+      }
+      recent.set(seen, in.observation());
+    } else {
+      recent.add(in.observation());
+    }
     if (recent.size() > RECENT) {
       recent = recent.subList(recent.size() - RECENT, recent.size());
     }
@@ -93,7 +109,7 @@ final class StunModel {
       sxx += o.fbUsedGiB() * o.fbUsedGiB();
     }
     Instant updated = old == null || in.at().isAfter(old.updatedAt()) ? in.at() : old.updatedAt();
-    return new StunModelEntry(in.group(), in.groupKey(), (old == null ? 0 : old.observations()) + 1,
+    return new StunModelEntry(in.group(), in.groupKey(), (old == null ? 0 : old.observations()) + (revision ? 0 : 1),
         quantile(stun, 0.5), quantile(stun, 0.95), quantile(perGib, 0.5), quantile(perGib, 0.95),
         sxx == 0 ? null : sxy / sxx, recent, updated);
   }

@@ -91,6 +91,8 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Tracked.Migration.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_STUNS),
         Serdes.String(), JsonSerde.of(Tracked.Stuns.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_MIGRATIONS),
+        Serdes.String(), JsonSerde.of(Tracked.Recent.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)));
 
@@ -107,9 +109,9 @@ public final class StunwatchTopology {
         .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
-        .process(() -> new UpdateStore<StunObservation, Tracked.Stuns>(StoreNames.VM_STUNS,
-            (old, o) -> (old == null ? new Tracked.Stuns(null) : old).with(o)), Named.as("vm-stuns"),
-            StoreNames.VM_STUNS);
+        .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
+            StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS)
+        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
     decoded(b, Topics.VCENTER_EVENTS, clock)
         .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey), Named.as("key-by-vm"))
@@ -117,7 +119,7 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
-            StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS)
+            StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
 
     // The stun-time model: every impact with a known stun and framebuffer feeds its groups, each group in one task.
@@ -250,27 +252,61 @@ public final class StunwatchTopology {
   }
 
   /**
-   * Folds each record into the store value of its key: {@code update} gets the current value (null at first) and
-   * returns the new one.
+   * Keeps each VM's recent vmware.log stun observations for impacts to come, and revises an impact already closed
+   * without one: in a catch-up the observation (one repartition hop behind) can arrive after the VM's samples have
+   * run past the settle window, and the impact, its alert and the model must end with the log's figure all the same.
    */
-  static final class UpdateStore<V, S> implements Processor<String, V, Void, Void> {
-    private final String store;
-    private final java.util.function.BiFunction<S, V, S> update;
-    private KeyValueStore<String, S> values;
+  static final class StunProcessor implements Processor<String, StunObservation, String, Object> {
+    private final ProcessorConfig config;
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, Tracked.Stuns> stuns;
+    private KeyValueStore<String, Tracked.Recent> recent;
+    private KeyValueStore<String, MigrationImpact> impacts;
+    private KeyValueStore<String, MigrationAlert> alerts;
 
-    UpdateStore(String store, java.util.function.BiFunction<S, V, S> update) {
-      this.store = store;
-      this.update = update;
+    StunProcessor(ProcessorConfig config) {
+      this.config = config;
     }
 
     @Override
-    public void init(ProcessorContext<Void, Void> context) {
-      values = context.getStateStore(store);
+    public void init(ProcessorContext<String, Object> context) {
+      this.context = context;
+      stuns = context.getStateStore(StoreNames.VM_STUNS);
+      recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
+      impacts = context.getStateStore(StoreNames.IMPACTS);
+      alerts = context.getStateStore(StoreNames.ALERTS);
     }
 
     @Override
-    public void process(Record<String, V> record) {
-      values.put(record.key(), update.apply(values.get(record.key()), record.value()));
+    public void process(Record<String, StunObservation> record) {
+      Tracked.Stuns old = stuns.get(record.key());
+      Tracked.Stuns now = (old == null ? new Tracked.Stuns(null) : old).with(record.value());
+      stuns.put(record.key(), now);
+      Tracked.Recent ids = recent.get(record.key());
+      for (String id : ids == null ? List.<String>of() : ids.migrationIds()) {
+        MigrationImpact i = impacts.get(id);
+        if (i == null || i.stun().source() == io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+          continue;
+        }
+        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(i.migration(), List.of(), now.stuns(),
+            config.settleWindow());
+        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+          continue;
+        }
+        MigrationImpact revised = ImpactBuilder.withStun(i, stun);
+        impacts.put(id, revised);
+        context.forward(new Record<>(id, revised, record.timestamp()));
+        MigrationAlert a = alerts.get(id);
+        if (a != null && a.measured() != null) {
+          MigrationAlert.Measured m = a.measured();
+          MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
+              a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
+              a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(m.result(), m.durationSeconds(), stun,
+                  m.throughputDipPct()));
+          alerts.put(id, updated);
+          context.forward(new Record<>(id, updated, record.timestamp()));
+        }
+      }
     }
   }
 

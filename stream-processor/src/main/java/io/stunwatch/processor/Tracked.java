@@ -45,4 +45,27 @@ final class Tracked {
       return new Stuns(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
     }
   }
+
+  /**
+   * A VM's most recent migrations, newest last, at most {@value #MAX}.
+   *
+   * @param migrationIds the ids
+   */
+  @Schema(name = "store.vm-migrations")
+  record Recent(List<String> migrationIds) {
+    static final int MAX = 20;
+
+    Recent {
+      migrationIds = List.copyOf(migrationIds == null ? List.of() : migrationIds);
+    }
+
+    Recent with(String id) {
+      if (migrationIds.contains(id)) {
+        return this;
+      }
+      List<String> out = new ArrayList<>(migrationIds);
+      out.add(id);
+      return new Recent(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
+    }
+  }
 }

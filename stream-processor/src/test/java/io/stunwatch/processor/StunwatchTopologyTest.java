@@ -312,6 +312,27 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void aVmwareLogFigureArrivingAfterTheImpactClosedRevisesTheImpactTheAlertAndTheModel() {
+    inventory(2);
+    load(2, T0.minusSeconds(60), 70, 80.0, 8000);
+    pipe(userMigration(2, 210, T0, 60));
+    load(2, T0.plusSeconds(40), 200, 80.0, 8000);
+    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/210").stun().source())
+        .isEqualTo(StunTime.Source.SAMPLE_GAP_ESTIMATE);
+
+    StunObservation late = new StunObservation(VC, "vm-2", "train-2", null, T0.plusSeconds(60), 29_500_000L,
+        StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-2/vmware.log", 4711);
+    in(Topics.STUN_OBSERVATIONS).pipeInput(late.key(), late, T0.plusSeconds(61));
+    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/210").stun())
+        .isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/210").measured().stun())
+        .isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    var model = latest(Topics.STUN_MODEL).get("profile:T4-16C");
+    assertThat(model.observations()).as("the revision replaces the estimate, it does not count twice").isEqualTo(1);
+    assertThat(model.p50Seconds()).isEqualTo(29.5);
+  }
+
+  @Test
   void aMigrationThatNeverEndsIsClosedAsUnknownAfterTheTimeout() {
     inventory(3);
     pipe(userMigration(3, 300, T0, 60).subList(0, 2));

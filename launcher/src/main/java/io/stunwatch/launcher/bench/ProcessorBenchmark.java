@@ -17,7 +17,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.processor.StunwatchTopology;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -93,9 +93,9 @@ public final class ProcessorBenchmark {
   }
 
   private final Settings settings;
-  private final PrintStream log;
+  private final PrintWriter log;
 
-  public ProcessorBenchmark(Settings settings, PrintStream log) {
+  public ProcessorBenchmark(Settings settings, PrintWriter log) {
     this.settings = settings;
     this.log = log;
   }
@@ -106,7 +106,7 @@ public final class ProcessorBenchmark {
         "broker")))) {
       String bootstrap = broker.bootstrapServers();
       List<ProducerRecord<byte[], byte[]>> fleet = recordedFleet(settings.records());
-      log.printf("recorded fleet: %,d records%n", fleet.size());
+      flushPrintf("recorded fleet: %,d records%n", fleet.size());
       try (KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
         fleet.forEach(p::send);
         p.flush();
@@ -116,20 +116,20 @@ public final class ProcessorBenchmark {
       createTopic(bootstrap, "bench.passthrough");
 
       double raw = raw(bootstrap, inputs, fleet.size());
-      log.printf("raw produce+consume: %,.0f records/s%n", raw);
+      flushPrintf("raw produce+consume: %,.0f records/s%n", raw);
       double passthrough = streams(bootstrap, passthroughTopology(inputs), "bench-passthrough", inputs,
           fleet.size());
-      log.printf("Streams passthrough: %,.0f records/s%n", passthrough);
+      flushPrintf("Streams passthrough: %,.0f records/s%n", passthrough);
       ProcessorConfig config = ProcessorConfig.defaults().withIdentity("bench-topology",
           settings.dir().resolve("state"));
       double topology = streams(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), "bench-topology",
           inputs, fleet.size());
-      log.printf("topology: %,.0f records/s (%.2f of raw)%n", topology, topology / raw);
+      flushPrintf("topology: %,.0f records/s (%.2f of raw)%n", topology, topology / raw);
 
       double[] latency = alertLatency(bootstrap, config);
       Result r = new Result(fleet.size(), raw, passthrough, topology, (int) latency[0], latency[1], latency[2],
           latency[3]);
-      log.printf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
+      flushPrintf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
           r.alertP50Ms(), r.alertP99Ms(), r.alerts());
       return r;
     }
@@ -331,10 +331,15 @@ public final class ProcessorBenchmark {
         throw new IllegalStateException("no alert arrived");
       }
       if (!sentAt.isEmpty()) {
-        log.printf("%d migration starts raised no alert within 30 s%n", sentAt.size());
+        flushPrintf("%d migration starts raised no alert within 30 s%n", sentAt.size());
       }
       return new double[] {sorted.size(), percentile(sorted, 50), percentile(sorted, 99), achieved};
     }
+  }
+
+  private void flushPrintf(String format, Object... args) {
+    log.printf(format, args);
+    log.flush();
   }
 
   static double percentile(List<Double> sorted, int p) {
