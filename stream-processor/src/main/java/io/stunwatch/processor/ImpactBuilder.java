@@ -35,7 +35,9 @@ public final class ImpactBuilder {
     List<VmSamples.Point> points = history == null ? List.of() : history.points();
     PhaseStats b = phase(points, start.minus(before), start);
     PhaseStats d = phase(points, start, end.plusSeconds(1));
-    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle).plusSeconds(1));
+    // The after phase stops before the second the impact is closed in: records of that second may come after the
+    // one that closed it.
+    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle));
     Double dip = b.throughput() == null || d.throughput() == null || b.throughput() == 0 ? null
         : Math.max(0, (b.throughput() - d.throughput()) / b.throughput() * 100.0);
     List<TimelinePoint> timeline = new ArrayList<>();
@@ -54,6 +56,12 @@ public final class ImpactBuilder {
    * log is written at resume); otherwise the largest gap between guest GPU samples during the migration, less the
    * one-second sampling step; otherwise unknown.
    */
+  /** {@code i} showing the migration as {@code m}. */
+  static MigrationImpact withMigration(MigrationImpact i, Migration m) {
+    return new MigrationImpact(m, i.durationSeconds(), i.stun(), i.before(), i.during(), i.after(),
+        i.throughputDipPct(), i.timeline(), i.settledAt());
+  }
+
   /** {@code i} with another stun time (a vmware.log figure that arrived after the impact was closed). */
   static MigrationImpact withStun(MigrationImpact i, StunTime stun) {
     return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),

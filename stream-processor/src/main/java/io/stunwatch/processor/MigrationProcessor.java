@@ -95,6 +95,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
         track(id, record.key(), m);
+        MigrationImpact closed = impacts.get(id);
+        if (closed != null && !closed.migration().equals(m)) {
+          // An event of the chain came after the impact was closed (a catch-up closes at once): the impact keeps
+          // its figures and shows the migration as it is now.
+          MigrationImpact revised = ImpactBuilder.withMigration(closed, m);
+          impacts.put(id, revised);
+          context.forward(new Record<>(id, revised, record.timestamp()));
+        }
       }
       if (before == null) {
         Tracked.Recent r = recent.get(record.key());
