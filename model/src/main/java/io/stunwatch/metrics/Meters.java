@@ -27,6 +27,14 @@ public final class Meters {
   /** Gauge: samples waiting to be sent (queued in the collector or in flight in the producer). */
   public static final String COLLECTOR_BUFFERED = "stunwatch.collector.buffered";
 
+  /** Tag: an API route's path template (never a raw path, so never an id). */
+  public static final String TAG_ROUTE = "route";
+  /** Tag: an HTTP status class, {@code 2xx}..{@code 5xx}. */
+  public static final String TAG_STATUS = "status";
+
+  /** Timer: API requests by route and status class. */
+  public static final String API_REQUESTS = "stunwatch.api.requests";
+
   private Meters() {
   }
 }

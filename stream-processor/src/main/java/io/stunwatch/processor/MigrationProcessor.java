@@ -243,18 +243,9 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     if (load.fbUsedMiB() == null) {
       return null;
     }
-    double gib = load.fbUsedMiB() / 1024.0;
-    List<StunModelEntry> candidates = new ArrayList<>();
-    if (m.vgpuProfile() != null) {
-      candidates.add(entry(StunModelEntry.Group.FB_BUCKET, m.vgpuProfile() + "|" + StunModel.bucket(gib)));
-      candidates.add(entry(StunModelEntry.Group.PROFILE, m.vgpuProfile()));
-    }
-    return StunModel.forecast(gib, candidates);
-  }
-
-  private StunModelEntry entry(StunModelEntry.Group group, String key) {
-    String k = group.name().toLowerCase(java.util.Locale.ROOT) + ":" + key;
-    ValueAndTimestamp<StunModelEntry> v = model.get(k);
-    return v == null ? null : v.value();
+    return Forecasts.forecast(m.vgpuProfile(), load.fbUsedMiB(), k -> {
+      ValueAndTimestamp<StunModelEntry> v = model.get(k);
+      return v == null ? null : v.value();
+    });
   }
 }

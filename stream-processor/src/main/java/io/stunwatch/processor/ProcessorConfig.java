@@ -47,8 +47,9 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
   public static final ConfigKey<Integer> ALERT_RDMA_MBPS = ConfigKeys.integer("process.alert.rdma-mbps", 1000, 0,
       10_000_000, "A migration starts under load when the VM's RDMA traffic is at least this many Mbit/s.");
   public static final ConfigKey<Duration> SAMPLE_RETENTION = ConfigKeys.duration("process.sample-retention",
-      Duration.ofMinutes(15), Duration.ofMinutes(1), Duration.ofHours(24),
-      "How long each VM's per-second load history is kept (alerts, impact timelines).");
+      Duration.ofHours(1), Duration.ofMinutes(1), Duration.ofHours(24),
+      "How long each VM's per-second load history is kept (alerts, impact timelines). It also bounds how far a "
+          + "VM's samples may run ahead of its vCenter events (one repartition hop behind) in a catch-up.");
 
   public static final ConfigKey<Duration> BEFORE_WINDOW = ConfigKeys.duration("process.before-window",
       Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofHours(1),
@@ -104,7 +105,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
   /** Defaults, for tests and embedding. */
   public static ProcessorConfig defaults() {
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
-        80, 1.0, Duration.ofMinutes(15), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
+        80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
         Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "");
   }
 

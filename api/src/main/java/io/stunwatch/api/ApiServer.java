@@ -1,0 +1,179 @@
+package io.stunwatch.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.json.Json;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API: bearer-token authentication, one endpoint class per resource, JSON errors that name the parameter,
+ * and no stack trace ever sent to a client.
+ */
+public final class ApiServer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+
+  /** Writes a future's value as JSON, or its failure as the error it stands for. */
+  public interface Responder {
+    void json(RoutingContext rc, Future<?> value);
+  }
+
+  private final Vertx vertx;
+  private final ApiConfig config;
+  private final StoreReader stores;
+  private final Readiness readiness;
+  private final PrometheusMeterRegistry registry;
+  private final KafkaStreamsStoreReader internal;
+  private final ObjectMapper json = Json.mapper();
+
+  /**
+   * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
+   */
+  public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
+      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal) {
+    this.vertx = vertx;
+    this.config = config;
+    this.stores = stores;
+    this.readiness = readiness;
+    this.registry = registry;
+    this.internal = internal;
+  }
+
+  /** Whether the processor's stores can be queried now (the {@code /ready} check). */
+  @FunctionalInterface
+  public interface Readiness {
+    boolean ready();
+  }
+
+  public Router router() {
+    Router router = Router.router(vertx);
+    router.route().handler(this::timed);
+    new HealthEndpoint(readiness, registry).addRoutes(router, config.openHealth() ? null : this::authenticate);
+    router.route().handler(this::authenticate);
+    new OpenApiEndpoint().addRoutes(router);
+    Responder respond = this::respond;
+    new MigrationsEndpoint(stores, config).addRoutes(router, respond);
+    new VmEndpoint(stores, config).addRoutes(router, respond);
+    new StunTimeEndpoint(stores).addRoutes(router, respond);
+    new AlertsEndpoint(stores, config).addRoutes(router, respond);
+    new UtilizationEndpoint(stores, config).addRoutes(router, respond);
+    new AnnotationsEndpoint(stores, config).addRoutes(router, respond);
+    if (internal != null) {
+      internal.addRoutes(router, respond);
+    }
+    router.route().last().handler(rc -> error(rc, new ApiException(404, null, "no such resource")));
+    router.route().failureHandler(rc -> error(rc, rc.failure()));
+    return router;
+  }
+
+  public Future<HttpServer> start() {
+    HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port());
+    if (config.tlsCert() != null) {
+      options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+          .setCertPath(config.tlsCert().toString()).setKeyPath(config.tlsKey().toString()));
+    }
+    return vertx.createHttpServer(options).requestHandler(router()).listen();
+  }
+
+  private void timed(RoutingContext rc) {
+    Timer.Sample sample = Timer.start(registry);
+    rc.addBodyEndHandler(v -> {
+      // The route's path template, never the raw path: a migration id must not become a label.
+      String route = rc.currentRoute() == null || rc.currentRoute().getPath() == null ? "other"
+          : rc.currentRoute().getPath();
+      sample.stop(registry.timer(Meters.API_REQUESTS, Meters.TAG_ROUTE, route, Meters.TAG_STATUS,
+          String.valueOf(rc.response().getStatusCode() / 100) + "xx"));
+    });
+    rc.next();
+  }
+
+  private void authenticate(RoutingContext rc) {
+    String h = rc.request().getHeader("Authorization");
+    byte[] given = h != null && h.startsWith("Bearer ") ? h.substring(7).getBytes(StandardCharsets.UTF_8)
+        : new byte[0];
+    // Constant-time comparison: the token must not leak through response timing.
+    if (!MessageDigest.isEqual(given, config.token().getBytes(StandardCharsets.UTF_8))) {
+      rc.response().putHeader("WWW-Authenticate", "Bearer realm=\"stunwatch\"");
+      error(rc, new ApiException(401, null, "a valid bearer token is required"));
+      return;
+    }
+    rc.next();
+  }
+
+  private void respond(RoutingContext rc, Future<?> value) {
+    value.onComplete(ar -> {
+      if (ar.failed()) {
+        error(rc, ar.cause());
+        return;
+      }
+      Object v = ar.result();
+      if (v instanceof CsvBody csv) {
+        rc.response().putHeader("Content-Type", "text/csv; charset=utf-8").end(csv.text());
+        return;
+      }
+      try {
+        rc.response().putHeader("Content-Type", "application/json").end(json.writeValueAsString(v));
+      } catch (Exception e) {
+        error(rc, e);
+      }
+    });
+  }
+
+  /** A CSV answer instead of JSON. */
+  record CsvBody(String text) {
+  }
+
+  private void error(RoutingContext rc, Throwable t) {
+    if (rc.response().ended()) {
+      return;
+    }
+    int status;
+    String parameter = null;
+    String reason;
+    if (t instanceof ApiException a) {
+      status = a.status();
+      parameter = a.parameter();
+      reason = a.getMessage();
+    } else if (t instanceof StoreReader.StoresUnavailableException) {
+      status = 503;
+      reason = "the processor's stores are not ready (rebalancing or restoring); retry shortly";
+      rc.response().putHeader("Retry-After", "5");
+    } else if (rc.statusCode() >= 400 && rc.statusCode() < 500 && t == null) {
+      status = rc.statusCode();
+      reason = "bad request";
+    } else {
+      status = 500;
+      reason = "internal error";
+      LOG.error("Request {} {} failed", rc.request().method(), rc.request().path(), t);
+    }
+    var body = new java.util.LinkedHashMap<String, Object>();
+    body.put("error", status);
+    if (parameter != null) {
+      body.put("parameter", parameter);
+    }
+    body.put("reason", reason);
+    try {
+      rc.response().setStatusCode(status).putHeader("Content-Type", "application/json")
+          .end(json.writeValueAsString(body));
+    } catch (Exception e) {
+      rc.response().setStatusCode(500).end();
+    }
+  }
+
+  static List<String> split(String csv) {
+    return csv == null ? List.of() : List.of(csv.split(","));
+  }
+}

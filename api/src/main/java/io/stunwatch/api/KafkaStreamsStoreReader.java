@@ -1,0 +1,301 @@
+package io.stunwatch.api;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.LoadAggregate;
+import io.stunwatch.processor.StoreNames;
+import io.stunwatch.processor.UtilizationDay;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.WebClient;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+
+/**
+ * {@link StoreReader} over Kafka Streams interactive queries. This instance's stores are read on a worker thread
+ * (RocksDB blocks); the other instances' parts come from their {@code /internal/...} routes ({@link #addRoutes}),
+ * found through {@code application.server} metadata. A key-partitioned store (by VM id) is asked only of the
+ * instance that owns the key; stores keyed otherwise are asked of every instance and merged.
+ */
+public final class KafkaStreamsStoreReader implements StoreReader {
+
+  static final String INTERNAL = "/internal/";
+
+  private final Vertx vertx;
+  private final KafkaStreams streams;
+  private final HostInfo self;
+  private final WebClient client;
+  private final String token;
+  private final ObjectMapper json = Json.mapper();
+
+  public KafkaStreamsStoreReader(Vertx vertx, KafkaStreams streams, HostInfo self, String token) {
+    this.vertx = vertx;
+    this.streams = streams;
+    this.self = self;
+    this.client = WebClient.create(vertx);
+    this.token = token;
+  }
+
+  // --- the whole application -------------------------------------------------------------------------------------
+
+  @Override
+  public Future<List<MigrationSummary>> migrations() {
+    return everywhere("migrations", MigrationSummary.class, this::localMigrations);
+  }
+
+  @Override
+  public Future<Optional<MigrationImpact>> impact(String migrationId) {
+    // Impacts are partitioned by VM, not by their id: any instance may hold it.
+    return everywhere("impact?id=" + java.net.URLEncoder.encode(migrationId, java.nio.charset.StandardCharsets.UTF_8),
+        MigrationImpact.class, () -> localImpact(migrationId))
+        .map(list -> list.stream().findFirst());
+  }
+
+  @Override
+  public Future<List<MigrationAlert>> alerts() {
+    return everywhere("alerts", MigrationAlert.class, () -> values(StoreNames.ALERTS, MigrationAlert.class));
+  }
+
+  @Override
+  public Future<Optional<CurrentLoad>> currentLoad(String vmId) {
+    return owner(vmId).compose(host -> host == null || host.equals(self)
+        ? blocking(() -> Optional.ofNullable(this.<CurrentLoad>kv(StoreNames.VM_LOAD_CURRENT).get(vmId)))
+        : remote(host, "current-load?vm=" + enc(vmId), CurrentLoad.class).map(l -> l.stream().findFirst()));
+  }
+
+  @Override
+  public Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to) {
+    String q = "load-windows?vm=" + enc(vmId) + "&size=" + enc(size) + "&from=" + from.toEpochMilli() + "&to="
+        + to.toEpochMilli();
+    return owner(vmId).compose(host -> host == null || host.equals(self)
+        ? blocking(() -> localWindows(vmId, size, from, to))
+        : remote(host, q, LoadWindow.class));
+  }
+
+  @Override
+  public Future<List<StunModelEntry>> model() {
+    // The global copy: every instance has the whole model.
+    return blocking(() -> {
+      List<StunModelEntry> out = new ArrayList<>();
+      ReadOnlyKeyValueStore<String, ValueAndTimestamp<StunModelEntry>> s = store(StoreNames.STUN_MODEL_GLOBAL,
+          QueryableStoreTypes.timestampedKeyValueStore());
+      try (KeyValueIterator<String, ValueAndTimestamp<StunModelEntry>> it = s.all()) {
+        it.forEachRemaining(kv -> out.add(kv.value.value()));
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public Future<List<UtilizationRow>> utilization(Instant from, Instant to) {
+    return everywhere("utilization?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(), UtilizationRow.class,
+        () -> localUtilization(from, to));
+  }
+
+  @Override
+  public Future<List<VmInventoryEntry>> inventory() {
+    return blocking(() -> {
+      List<VmInventoryEntry> out = new ArrayList<>();
+      ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> s = store(StoreNames.VM_INVENTORY,
+          QueryableStoreTypes.timestampedKeyValueStore());
+      try (KeyValueIterator<String, ValueAndTimestamp<VmInventoryEntry>> it = s.all()) {
+        it.forEachRemaining(kv -> out.add(kv.value.value()));
+      }
+      return out;
+    });
+  }
+
+  // --- this instance ----------------------------------------------------------------------------------------------
+
+  private List<MigrationSummary> localMigrations() {
+    ReadOnlyKeyValueStore<String, MigrationAlert> alerts = kv(StoreNames.ALERTS);
+    ReadOnlyKeyValueStore<String, MigrationImpact> impacts = kv(StoreNames.IMPACTS);
+    List<MigrationSummary> out = new ArrayList<>();
+    try (KeyValueIterator<String, Migration> it = this.<Migration>kv(StoreNames.MIGRATIONS).all()) {
+      while (it.hasNext()) {
+        KeyValue<String, Migration> kv = it.next();
+        out.add(MigrationSummary.of(kv.value, alerts.get(kv.key), impacts.get(kv.key)));
+      }
+    }
+    return out;
+  }
+
+  private List<MigrationImpact> localImpact(String id) {
+    MigrationImpact i = this.<MigrationImpact>kv(StoreNames.IMPACTS).get(id);
+    return i == null ? List.of() : List.of(i);
+  }
+
+  private List<LoadWindow> localWindows(String vmId, String size, Instant from, Instant to) {
+    String name = "1m".equals(size) ? StoreNames.VM_LOAD_1M : StoreNames.VM_LOAD_10S;
+    ReadOnlyWindowStore<String, LoadAggregate> s = store(name, QueryableStoreTypes.windowStore());
+    long width = "1m".equals(size) ? 60_000 : 10_000;
+    List<LoadWindow> out = new ArrayList<>();
+    try (WindowStoreIterator<LoadAggregate> it = s.fetch(vmId, from, to)) {
+      it.forEachRemaining(kv -> out.add(new LoadWindow(Instant.ofEpochMilli(kv.key),
+          Instant.ofEpochMilli(kv.key + width), kv.value)));
+    }
+    return out;
+  }
+
+  private List<UtilizationRow> localUtilization(Instant from, Instant to) {
+    ReadOnlyWindowStore<String, UtilizationDay> s = store(StoreNames.UTILIZATION_DAILY,
+        QueryableStoreTypes.windowStore());
+    List<UtilizationRow> out = new ArrayList<>();
+    try (KeyValueIterator<Windowed<String>, UtilizationDay> it = s.fetchAll(from, to)) {
+      while (it.hasNext()) {
+        KeyValue<Windowed<String>, UtilizationDay> kv = it.next();
+        kv.value.byHost().forEach((host, sec) -> out.add(new UtilizationRow(kv.key.window().startTime(),
+            kv.key.key(), host, sec.busy(), sec.idle(), sec.unknown())));
+      }
+    }
+    return out;
+  }
+
+  private <V> List<V> values(String storeName, Class<V> type) {
+    List<V> out = new ArrayList<>();
+    try (KeyValueIterator<String, V> it = this.<V>kv(storeName).all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  private <V> ReadOnlyKeyValueStore<String, V> kv(String name) {
+    return store(name, QueryableStoreTypes.keyValueStore());
+  }
+
+  private <T> T store(String name, org.apache.kafka.streams.state.QueryableStoreType<T> type) {
+    if (streams.state() != KafkaStreams.State.RUNNING) {
+      throw new StoresUnavailableException("the processor is " + streams.state());
+    }
+    try {
+      return streams.store(StoreQueryParameters.fromNameAndType(name, type));
+    } catch (InvalidStateStoreException e) {
+      throw new StoresUnavailableException(name + " is not queryable now: " + e.getMessage());
+    }
+  }
+
+  private <T> Future<T> blocking(Callable<T> read) {
+    return vertx.executeBlocking(() -> {
+      try {
+        return read.call();
+      } catch (InvalidStateStoreException e) {
+        throw new StoresUnavailableException(e.getMessage());
+      }
+    }, false);
+  }
+
+  // --- the other instances ----------------------------------------------------------------------------------------
+
+  /** This instance's part and every other instance's, concatenated. */
+  private <V> Future<List<V>> everywhere(String query, Class<V> type, Callable<List<V>> local) {
+    List<Future<List<V>>> parts = new ArrayList<>();
+    parts.add(blocking(local));
+    for (HostInfo h : others()) {
+      parts.add(remote(h, query, type));
+    }
+    return Future.all(parts).map(all -> {
+      List<V> out = new ArrayList<>();
+      for (int i = 0; i < all.size(); i++) {
+        out.addAll(all.<List<V>>resultAt(i));
+      }
+      return out;
+    });
+  }
+
+  private List<HostInfo> others() {
+    List<HostInfo> out = new ArrayList<>();
+    for (StreamsMetadata m : streams.metadataForAllClients()) {
+      if (!m.hostInfo().equals(self) && m.hostInfo().port() > 0) {
+        out.add(m.hostInfo());
+      }
+    }
+    return out;
+  }
+
+  /** The instance whose active task holds {@code vmId}, or null when not known yet. */
+  private Future<HostInfo> owner(String vmId) {
+    return blocking(() -> {
+      KeyQueryMetadata m = streams.queryMetadataForKey(StoreNames.VM_LOAD_CURRENT, vmId, Serdes.String().serializer());
+      if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+        throw new StoresUnavailableException("no instance owns " + vmId + "'s partition right now");
+      }
+      return m.activeHost();
+    });
+  }
+
+  private <V> Future<List<V>> remote(HostInfo host, String query, Class<V> type) {
+    JavaType listType = json.getTypeFactory().constructCollectionType(List.class, type);
+    return client.request(HttpMethod.GET, host.port(), host.host(), INTERNAL + query)
+        .bearerTokenAuthentication(token)
+        .timeout(5000)
+        .send()
+        .compose(r -> {
+          if (r.statusCode() == 503) {
+            return Future.failedFuture(new StoresUnavailableException(host + " is not ready"));
+          }
+          if (r.statusCode() != 200) {
+            return Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to "
+                + query));
+          }
+          try {
+            return Future.<List<V>>succeededFuture(json.readValue(r.bodyAsString(), listType));
+          } catch (java.io.IOException e) {
+            return Future.failedFuture(e);
+          }
+        });
+  }
+
+  /** The routes other instances call: this instance's part of each query, as a JSON array. */
+  public void addRoutes(Router router, ApiServer.Responder respond) {
+    router.get(INTERNAL + "migrations").handler(rc -> respond.json(rc, blocking(this::localMigrations)));
+    router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
+        blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
+    router.get(INTERNAL + "impact").handler(rc -> respond.json(rc,
+        blocking(() -> localImpact(new Params(rc).text("id")))));
+    router.get(INTERNAL + "current-load").handler(rc -> respond.json(rc, blocking(() -> {
+      CurrentLoad l = this.<CurrentLoad>kv(StoreNames.VM_LOAD_CURRENT).get(new Params(rc).text("vm"));
+      return l == null ? List.of() : List.of(l);
+    })));
+    router.get(INTERNAL + "load-windows").handler(rc -> {
+      Params p = new Params(rc);
+      respond.json(rc, blocking(() -> localWindows(p.text("vm"), p.text("size"), p.instant("from", Instant.EPOCH),
+          p.instant("to", Instant.now()))));
+    });
+    router.get(INTERNAL + "utilization").handler(rc -> {
+      Params p = new Params(rc);
+      respond.json(rc, blocking(() -> localUtilization(p.instant("from", Instant.EPOCH),
+          p.instant("to", Instant.now()))));
+    });
+  }
+
+  private static String enc(String s) {
+    return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,75 @@
+package io.stunwatch.api;
+
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.LoadAggregate;
+import io.vertx.core.Future;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the API reads from the processor's state stores. Every method answers for the whole application: the
+ * stores of every instance, not only this one's. A store that is not queryable (a rebalance) fails the future with
+ * {@link StoresUnavailableException}.
+ */
+public interface StoreReader {
+
+  /** Every migration, with what the list needs of its alert and impact. */
+  Future<List<MigrationSummary>> migrations();
+
+  /** The impact record of one migration, or empty. */
+  Future<Optional<MigrationImpact>> impact(String migrationId);
+
+  /** Every migration-under-load alert. */
+  Future<List<MigrationAlert>> alerts();
+
+  /** The VM's latest GPU samples, or empty. */
+  Future<Optional<CurrentLoad>> currentLoad(String vmId);
+
+  /** The VM's load windows ({@code 10s} or {@code 1m}) starting within {@code [from, to]}, oldest first. */
+  Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to);
+
+  /** Every group of the stun-time model. */
+  Future<List<StunModelEntry>> model();
+
+  /** Days of the utilization audit within {@code [from, to]}, one row per VM, day and host. */
+  Future<List<UtilizationRow>> utilization(Instant from, Instant to);
+
+  /** The VM inventory (global: every instance has all of it). */
+  Future<List<VmInventoryEntry>> inventory();
+
+  /**
+   * A load window.
+   *
+   * @param start window start
+   * @param end   window end (exclusive)
+   * @param load  the aggregate
+   */
+  record LoadWindow(Instant start, Instant end, LoadAggregate load) {
+  }
+
+  /**
+   * One VM's GPU time on one host on one UTC day.
+   *
+   * @param day         the day (its start)
+   * @param vmId        the VM
+   * @param host        the host, or {@code (unresolved)}
+   * @param busySeconds GPU-seconds at or above the idle threshold
+   * @param idleSeconds GPU-seconds below it
+   * @param unknownSeconds GPU-seconds with no readable utilization
+   */
+  record UtilizationRow(Instant day, String vmId, String host, double busySeconds, double idleSeconds,
+      double unknownSeconds) {
+  }
+
+  /** Stores cannot be queried now (rebalancing, restoring): the client should retry. */
+  final class StoresUnavailableException extends RuntimeException {
+    public StoresUnavailableException(String message) {
+      super(message, null, false, false);
+    }
+  }
+}
