@@ -231,7 +231,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   private List<HostInfo> others() {
     List<HostInfo> out = new ArrayList<>();
-    for (StreamsMetadata m : streams.metadataForAllClients()) {
+    for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
       if (!m.hostInfo().equals(self) && m.hostInfo().port() > 0) {
         out.add(m.hostInfo());
       }

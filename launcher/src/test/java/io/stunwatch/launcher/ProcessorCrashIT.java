@@ -67,6 +67,13 @@ class ProcessorCrashIT {
   static final List<Topic<String, ?>> OUTPUTS = List.of(Topics.MIGRATIONS, Topics.MIGRATION_ALERTS,
       Topics.MIGRATION_IMPACTS, Topics.STUN_MODEL, Topics.DEAD_LETTERS);
 
+  /**
+   * Records a second, both runs. A live site, not a backlog: in a backlog the samples run far ahead of the vCenter
+   * events, which take a repartition hop (see the README's known limits); the kills here make catch-ups of a few
+   * minutes of event time, as real restarts do.
+   */
+  static final int PACE = 1_000;
+
   @TempDir
   Path dir;
 
@@ -80,9 +87,10 @@ class ProcessorCrashIT {
     long records = scenario.count();
     assertThat(records).isBetween(100_000L, 110_000L);
 
-    // 1. the uninterrupted run
-    replay(REFERENCE.bootstrapServers(), scenario, 0, new AtomicLong());
+    // 1. the uninterrupted run, fed the same paced replay
     try (StunwatchProcess p = process(REFERENCE.bootstrapServers(), "reference")) {
+      p.awaitStderr("-> RUNNING", Duration.ofSeconds(90));
+      replay(REFERENCE.bootstrapServers(), scenario, PACE, new AtomicLong());
       awaitQuiet(REFERENCE.bootstrapServers(), p);
     }
     Map<String, Map<String, List<String>>> expected = outputs(REFERENCE.bootstrapServers());
@@ -91,7 +99,7 @@ class ProcessorCrashIT {
 
     // 2. the same replay, with the processor killed five times while it runs
     AtomicLong sent = new AtomicLong();
-    Thread producer = new Thread(() -> replay(CRASHED.bootstrapServers(), scenario, 1_000, sent), "replay");
+    Thread producer = new Thread(() -> replay(CRASHED.bootstrapServers(), scenario, PACE, sent), "replay");
     producer.start();
     Random random = new Random(20261121);
     int kills = 0;

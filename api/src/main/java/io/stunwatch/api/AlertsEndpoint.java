@@ -1,0 +1,36 @@
+package io.stunwatch.api;
+
+import io.stunwatch.model.MigrationAlert;
+import io.vertx.ext.web.Router;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.Set;
+
+/** {@code GET /api/alerts?from&to&state}: migration-under-load alerts raised in the range, newest first. */
+final class AlertsEndpoint {
+
+  private final StoreReader stores;
+  private final ApiConfig config;
+
+  AlertsEndpoint(StoreReader stores, ApiConfig config) {
+    this.stores = stores;
+    this.config = config;
+  }
+
+  void addRoutes(Router router, ApiServer.Responder respond) {
+    router.get("/api/alerts").handler(rc -> {
+      Params p = new Params(rc);
+      Instant now = Instant.now();
+      Instant[] range = p.range(now.minus(Duration.ofDays(7)), now.plusSeconds(3600), config.maxRange());
+      String state = p.choice("state", Set.of("firing", "resolved"), null);
+      int limit = p.limit(1000, config.maxPageSize());
+      respond.json(rc, stores.alerts().map(all -> all.stream()
+          .filter(a -> !a.raisedAt().isBefore(range[0]) && !a.raisedAt().isAfter(range[1]))
+          .filter(a -> state == null || a.state().name().equalsIgnoreCase(state))
+          .sorted(Comparator.comparing(MigrationAlert::raisedAt).reversed().thenComparing(
+              MigrationAlert::migrationId))
+          .limit(limit).toList()));
+    });
+  }
+}

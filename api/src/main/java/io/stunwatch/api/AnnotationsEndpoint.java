@@ -1,0 +1,70 @@
+package io.stunwatch.api;
+
+import io.stunwatch.model.Migration;
+import io.vertx.ext.web.Router;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code GET /api/grafana/annotations?from&to&vm}: one region annotation per migration (start to end) for Grafana,
+ * as the flat array the Infinity datasource reads: {@code time}, {@code timeEnd} (epoch ms), {@code title},
+ * {@code text}, {@code tags}.
+ */
+final class AnnotationsEndpoint {
+
+  private final StoreReader stores;
+  private final ApiConfig config;
+
+  AnnotationsEndpoint(StoreReader stores, ApiConfig config) {
+    this.stores = stores;
+    this.config = config;
+  }
+
+  void addRoutes(Router router, ApiServer.Responder respond) {
+    router.get("/api/grafana/annotations").handler(rc -> {
+      Params p = new Params(rc);
+      Instant now = Instant.now();
+      Instant[] range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
+      String vm = p.text("vm");
+      int limit = p.limit(1000, config.maxPageSize());
+      respond.json(rc, stores.migrations().map(all -> {
+        List<Map<String, Object>> out = new ArrayList<>();
+        all.stream().filter(s -> s.migration().startTime() != null)
+            .filter(s -> {
+              Migration m = s.migration();
+              Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+              return !end.isBefore(range[0]) && !m.startTime().isAfter(range[1])
+                  && (vm == null || vm.equalsIgnoreCase(m.vmId()) || vm.equals(m.vmName()));
+            })
+            .sorted(Comparator.comparing(s -> s.migration().startTime()))
+            .limit(limit)
+            .forEach(s -> {
+              Migration m = s.migration();
+              Map<String, Object> a = new LinkedHashMap<>();
+              a.put("time", m.startTime().toEpochMilli());
+              a.put("timeEnd", (m.endTime() != null ? m.endTime() : m.startTime()).toEpochMilli());
+              a.put("title", "vMotion " + m.vmName() + " " + m.state());
+              a.put("text", (m.sourceHost() == null ? "?" : m.sourceHost().name()) + " → "
+                  + (m.destHost() == null ? "?" : m.destHost().name()) + ", " + m.initiator()
+                  + (s.stun() != null && s.stun().seconds() != null ? ", stun " + s.stun().seconds() + " s" : "")
+                  + (s.underLoad() ? ", under load" : ""));
+              List<String> tags = new ArrayList<>(List.of("vmotion", String.valueOf(m.initiator()).toLowerCase(),
+                  m.state().name().toLowerCase()));
+              if (s.underLoad()) {
+                tags.add("under-load");
+              }
+              a.put("tags", tags);
+              a.put("migrationId", m.id());
+              a.put("vmId", m.vmId());
+              out.add(a);
+            });
+        return out;
+      }));
+    });
+  }
+}

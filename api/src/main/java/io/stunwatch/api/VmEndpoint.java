@@ -1,0 +1,48 @@
+package io.stunwatch.api;
+
+import io.stunwatch.processor.CurrentLoad;
+import io.vertx.core.Future;
+import io.vertx.ext.web.Router;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/** {@code GET /api/vms/{vm}/load}: the latest samples and the 10 s or 1 min windows of a VM. */
+final class VmEndpoint {
+
+  private final StoreReader stores;
+  private final ApiConfig config;
+
+  VmEndpoint(StoreReader stores, ApiConfig config) {
+    this.stores = stores;
+    this.config = config;
+  }
+
+  void addRoutes(Router router, ApiServer.Responder respond) {
+    router.get("/api/vms/:vm/load").handler(rc -> {
+      Params p = new Params(rc);
+      String vm = p.path("vm");
+      String size = p.choice("window", Set.of("10s", "1m"), "1m");
+      Instant now = Instant.now();
+      Instant[] range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
+      Future<CurrentLoad> current = stores.currentLoad(vm).map(c -> c.orElseThrow(
+          () -> ApiException.notFound("load of VM " + vm)));
+      respond.json(rc, current.compose(c -> stores.loadWindows(vm, size, range[0], range[1]).map(w -> {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("vmId", c.vmId());
+        out.put("vmName", c.vmName());
+        out.put("host", c.host());
+        out.put("inInventory", c.inInventory());
+        out.put("latest", c.latest());
+        out.put("fbUsedMiB", c.fbUsedMiB());
+        out.put("vgpuProfile", c.vgpuProfile() == null ? null : c.vgpuProfile().name());
+        out.put("gpus", c.byGpu().values());
+        out.put("window", size);
+        out.put("windows", w);
+        return out;
+      })));
+    });
+  }
+}

@@ -1,0 +1,281 @@
+package io.stunwatch.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.processor.CurrentLoad;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The HTTP layer against a fake {@link StoreReader}: auth, parameters, errors, formats. No network but loopback. */
+@ExtendWith(VertxExtension.class)
+class ApiServerTest {
+
+  static final String TOKEN = "test-token-0123456789";
+  static final Instant T0 = Instant.parse("2026-11-21T08:00:00Z");
+
+  Vertx vertx;
+  WebClient client;
+  int port;
+  FakeStores stores = new FakeStores();
+
+  @BeforeEach
+  void start() throws Exception {
+    vertx = Vertx.vertx();
+    ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null,
+        null);
+    var server = new ApiServer(vertx, config, stores, () -> stores.ready,
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null).start().await(10, TimeUnit.SECONDS);
+    port = server.actualPort();
+    client = WebClient.create(vertx);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  HttpResponse<Buffer> get(String uri, boolean auth) throws Exception {
+    var req = client.request(HttpMethod.GET, port, "127.0.0.1", uri);
+    if (auth) {
+      req.bearerTokenAuthentication(TOKEN);
+    }
+    return req.send().await(10, TimeUnit.SECONDS);
+  }
+
+  static Migration migration(int i, String profile, Initiator initiator, MigrationState state) {
+    Instant start = T0.plusSeconds(60L * i);
+    return new Migration("vc/" + i, "vc", "vm-" + i, "train-" + i, "4210000" + i + "-0000-4000-8000-000000000000",
+        profile, state, initiator, initiator == Initiator.DRS ? "DRS" : "admin", false,
+        new EntityRef("HostSystem", "host-1", "esx01"), new EntityRef("HostSystem", "host-2", "esx02"), null, null,
+        null, null, start, state == MigrationState.IN_PROGRESS ? null : start.plusSeconds(30 + i), null,
+        start.plusSeconds(30));
+  }
+
+  /** A fake store: a mock is fine in a unit test (the ITs use the real processor). */
+  static final class FakeStores implements StoreReader {
+    boolean ready = true;
+    List<MigrationSummary> migrations = new ArrayList<>();
+
+    FakeStores() {
+      for (int i = 1; i <= 7; i++) {
+        migrations.add(new MigrationSummary(migration(i, i % 2 == 0 ? "T4-16C" : "A100-40C",
+            i % 3 == 0 ? Initiator.DRS : Initiator.USER, i == 5 ? MigrationState.FAILED : MigrationState.SUCCEEDED),
+            i % 2 == 0, new StunTime(2.0 * i, StunTime.Source.VMWARE_LOG), 1024.0 * i, 10.0 * i));
+      }
+    }
+
+    private <T> Future<T> unless(T v) {
+      return ready ? Future.succeededFuture(v) : Future.failedFuture(new StoresUnavailableException("rebalancing"));
+    }
+
+    @Override
+    public Future<List<MigrationSummary>> migrations() {
+      return unless(migrations);
+    }
+
+    @Override
+    public Future<Optional<MigrationImpact>> impact(String id) {
+      return unless(Optional.empty());
+    }
+
+    @Override
+    public Future<List<MigrationAlert>> alerts() {
+      return unless(List.of());
+    }
+
+    @Override
+    public Future<Optional<CurrentLoad>> currentLoad(String vmId) {
+      return unless(Optional.empty());
+    }
+
+    @Override
+    public Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to) {
+      return unless(List.of());
+    }
+
+    @Override
+    public Future<List<StunModelEntry>> model() {
+      return unless(List.of());
+    }
+
+    @Override
+    public Future<List<UtilizationRow>> utilization(Instant from, Instant to) {
+      return unless(List.of(new UtilizationRow(T0, "vm-a", "esx01", 7200, 3600, 0),
+          new UtilizationRow(T0, "vm-b", "esx01", 0, 7200, 360)));
+    }
+
+    @Override
+    public Future<List<VmInventoryEntry>> inventory() {
+      return unless(List.of());
+    }
+  }
+
+  // --- tests ----------------------------------------------------------------------------------------------------
+
+  @Test
+  void everyApiRouteNeedsTheBearerTokenButHealthAndMetricsDoNotByDefault() throws Exception {
+    assertThat(get("/api/migrations", false).statusCode()).isEqualTo(401);
+    var wrong = client.request(HttpMethod.GET, port, "127.0.0.1", "/api/migrations")
+        .bearerTokenAuthentication("not-the-token-at-all").send().await(10, TimeUnit.SECONDS);
+    assertThat(wrong.statusCode()).isEqualTo(401);
+    assertThat(wrong.getHeader("WWW-Authenticate")).startsWith("Bearer");
+    assertThat(get("/api/migrations", true).statusCode()).isEqualTo(200);
+    assertThat(get("/health", false).statusCode()).isEqualTo(200);
+    assertThat(get("/metrics", false).bodyAsString()).contains("stunwatch_api_requests");
+    assertThat(get("/openapi.json", true).bodyAsJsonObject().getString("openapi")).startsWith("3.");
+  }
+
+  @Test
+  void migrationsAreFilteredSortedAndPagedWithACursor() throws Exception {
+    var r = get("/api/migrations?profile=T4-16C&sort=-stun&limit=2", true);
+    JsonArray page = r.bodyAsJsonArray();
+    assertThat(page).hasSize(2);
+    assertThat(page.getJsonObject(0).getJsonObject("migration").getString("id")).isEqualTo("vc/6");
+    assertThat(page.getJsonObject(1).getJsonObject("migration").getString("id")).isEqualTo("vc/4");
+    assertThat(r.getHeader("X-Total-Count")).isEqualTo("3");
+    var next = get("/api/migrations?profile=T4-16C&sort=-stun&limit=2&cursor=" + r.getHeader("X-Next-Cursor"),
+        true);
+    assertThat(next.bodyAsJsonArray()).hasSize(1);
+    assertThat(next.bodyAsJsonArray().getJsonObject(0).getJsonObject("migration").getString("id"))
+        .isEqualTo("vc/2");
+    assertThat(next.getHeader("X-Next-Cursor")).isNull();
+
+    assertThat(get("/api/migrations?initiator=drs", true).bodyAsJsonArray()).hasSize(2);
+    assertThat(get("/api/migrations?result=failed", true).bodyAsJsonArray()).hasSize(1);
+    assertThat(get("/api/migrations?underLoad=true&host=esx02", true).bodyAsJsonArray()).hasSize(3);
+    assertThat(get("/api/vms/train-3/migrations", true).bodyAsJsonArray()).hasSize(1);
+  }
+
+  @Test
+  void csvIsQuotedAndNeverStartsAFormula() throws Exception {
+    stores.migrations.add(new MigrationSummary(new Migration("vc/99", "vc", "vm-99", "=HYPERLINK(\"x\",\"y\")",
+        null, null, MigrationState.SUCCEEDED, Initiator.USER, "admin", null, null, null, null, null, null, null,
+        T0, T0.plusSeconds(5), null, T0), false, null, null, null));
+    var r = get("/api/migrations?format=csv&vm=vm-99", true);
+    assertThat(r.getHeader("Content-Type")).startsWith("text/csv");
+    String[] lines = r.bodyAsString().split("\n");
+    assertThat(lines[0]).startsWith("id,vm_id,vm_name");
+    assertThat(lines[1]).contains("\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"");
+  }
+
+  @Test
+  void aBadParameterIsA400NamingItAndAnUnknownIdA404() throws Exception {
+    var r = get("/api/migrations?from=yesterday", true);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.bodyAsJsonObject().getString("parameter")).isEqualTo("from");
+    assertThat(r.bodyAsJsonObject().getString("reason")).contains("ISO-8601");
+    assertThat(get("/api/migrations?limit=51", true).bodyAsJsonObject().getString("parameter")).isEqualTo("limit");
+    assertThat(get("/api/alerts?from=2026-01-01T00:00:00Z&to=2026-12-31T00:00:00Z", true)
+        .bodyAsJsonObject().getString("parameter")).isEqualTo("to");
+    assertThat(get("/api/stun-time/stats?groupBy=color", true).statusCode()).isEqualTo(400);
+    var missing = get("/api/migrations/vc%2F12345", true);
+    assertThat(missing.statusCode()).isEqualTo(404);
+    assertThat(get("/api/nothing-here", true).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void storesNotReadyGive503WithRetryAfter() throws Exception {
+    stores.ready = false;
+    var r = get("/api/migrations", true);
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.getHeader("Retry-After")).isEqualTo("5");
+    assertThat(get("/ready", false).statusCode()).isEqualTo(503);
+    assertThat(get("/health", false).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void annotationsAndUtilizationAreFlatArraysGrafanaInfinityReads() throws Exception {
+    JsonArray a = get("/api/grafana/annotations?from=" + T0.toEpochMilli() + "&to="
+        + T0.plusSeconds(3600).toEpochMilli(), true).bodyAsJsonArray();
+    assertThat(a).hasSize(7);
+    JsonObject first = a.getJsonObject(0);
+    assertThat(first.getLong("time")).isEqualTo(T0.plusSeconds(60).toEpochMilli());
+    assertThat(first.getLong("timeEnd")).isEqualTo(T0.plusSeconds(91).toEpochMilli());
+    assertThat(first.getJsonArray("tags").getList()).contains("vmotion");
+    JsonArray u = get("/api/utilization?groupBy=host&from=" + T0 + "&to=" + T0.plusSeconds(86400), true)
+        .bodyAsJsonArray();
+    assertThat(u).hasSize(1);
+    assertThat(u.getJsonObject(0).getDouble("busyGpuHours")).isEqualTo(2.0);
+    assertThat(u.getJsonObject(0).getDouble("idleGpuHours")).isEqualTo(3.0);
+    assertThat(u.getJsonObject(0).getDouble("busyPct")).isEqualTo(40.0);
+  }
+
+  @Test
+  void aThousandMalformedValuesOfEveryParameterGiveOnly400sNever500() throws Exception {
+    Map<String, String> routes = Map.ofEntries(
+        Map.entry("vm", "/api/migrations?vm="), Map.entry("host", "/api/migrations?host="),
+        Map.entry("initiator", "/api/migrations?initiator="), Map.entry("result", "/api/migrations?result="),
+        Map.entry("underLoad", "/api/migrations?underLoad="), Map.entry("from", "/api/migrations?from="),
+        Map.entry("to", "/api/alerts?to="), Map.entry("sort", "/api/migrations?sort="),
+        Map.entry("limit", "/api/migrations?limit="), Map.entry("cursor", "/api/migrations?cursor="),
+        Map.entry("format", "/api/migrations?format="), Map.entry("groupBy", "/api/stun-time/stats?groupBy="),
+        Map.entry("state", "/api/alerts?state="), Map.entry("window", "/api/vms/x/load?window="),
+        Map.entry("forecast-vm", "/api/stun-time/forecast?vm="), Map.entry("util", "/api/utilization?groupBy="));
+    Random random = new Random(1121);
+    List<String> fiveHundreds = new ArrayList<>();
+    for (var e : routes.entrySet()) {
+      for (int i = 0; i < 1000; i++) {
+        String v = malformed(random);
+        var r = get(e.getValue() + v, true);
+        if (r.statusCode() >= 500) {
+          fiveHundreds.add(e.getKey() + "=" + v + " -> " + r.statusCode() + " " + r.bodyAsString());
+        }
+        if (r.statusCode() >= 400) {
+          assertThat(r.bodyAsString()).doesNotContain("Exception").doesNotContain("\tat ");
+        }
+      }
+    }
+    assertThat(fiveHundreds).isEmpty();
+  }
+
+  /** A malformed value, URL-encoded: junk, huge numbers, control characters, broken encodings, long strings. */
+  static String malformed(Random r) {
+    String[] seeds = {"-1", "0", "99999999999999999999", "1e309", "NaN", "%00", "%ff%fe", "'; DROP TABLE",
+        "<script>", "../../etc/passwd", "2026-13-45T25:61:00Z", "true false", "null", "[]", "{}", "%E2%80%AE",
+        "\\u0000", "..", "%25", "-9223372036854775808"};
+    int kind = r.nextInt(4);
+    if (kind == 0) {
+      String seed = seeds[r.nextInt(seeds.length)];
+      // already-escaped seeds go as they are (a raw %00 is the point); the rest are encoded, as a client would
+      return seed.contains("%") ? seed : java.net.URLEncoder.encode(seed, java.nio.charset.StandardCharsets.UTF_8);
+    }
+    StringBuilder b = new StringBuilder();
+    int n = kind == 3 ? 300 + r.nextInt(200) : 1 + r.nextInt(20);
+    for (int i = 0; i < n; i++) {
+      int c = r.nextInt(128);
+      b.append(Character.isLetterOrDigit(c) ? String.valueOf((char) c) : String.format("%%%02X", c));
+    }
+    return b.toString();
+  }
+}
