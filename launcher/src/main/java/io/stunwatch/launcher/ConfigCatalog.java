@@ -29,6 +29,7 @@ public final class ConfigCatalog {
     keys.addAll(WorkerCollector.KEYS);
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
+    keys.addAll(io.stunwatch.api.ApiConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();
     if (distinct != keys.size()) {
       throw new IllegalStateException("a config key is declared twice");

@@ -121,6 +121,11 @@ class ProcessorCrashIT {
     }
     Map<String, Map<String, List<String>>> actual = outputs(CRASHED.bootstrapServers());
 
+    // Both runs' outputs, for a look when this fails.
+    java.nio.file.Path out = java.nio.file.Path.of("target", "crash-it");
+    java.nio.file.Files.createDirectories(out);
+    JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("uninterrupted.json").toFile(), expected);
+    JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("crashed.json").toFile(), actual);
     List<String> differences = new ArrayList<>();
     for (Topic<String, ?> t : OUTPUTS) {
       Map<String, List<String>> e = comparable(t, expected.get(t.name()));

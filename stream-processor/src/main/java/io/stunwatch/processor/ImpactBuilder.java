@@ -71,11 +71,15 @@ public final class ImpactBuilder {
   static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns, Duration settle) {
     Instant from = m.startTime();
     Instant to = (m.endTime() != null ? m.endTime() : from).plus(settle);
+    // The VM resumes, and vmware.log records the stun, at the migration's end; a later migration of the same VM can
+    // log within the settle window too, so the observation nearest the end is this migration's (ties: the earlier).
+    Instant end = m.endTime() != null ? m.endTime() : from;
     StunObservation best = null;
     for (StunObservation s : stuns) {
       if (!s.timestamp().isBefore(from) && !s.timestamp().isAfter(to)
           && s.source() == StunObservation.StunSource.CHECKPOINT_UNSTUN
-          && (best == null || s.stunMicros() > best.stunMicros())) {
+          && (best == null || distance(s, end) < distance(best, end)
+              || distance(s, end) == distance(best, end) && s.timestamp().isBefore(best.timestamp()))) {
         best = s;
       }
     }
@@ -84,12 +88,12 @@ public final class ImpactBuilder {
     }
     long prev = -1;
     long maxGap = -1;
-    long end = (m.endTime() != null ? m.endTime() : from).getEpochSecond() + 30;
+    long last = end.getEpochSecond() + 30;
     for (VmSamples.Point p : points) {
       if (p.samples() == 0) {
         continue; // a second with throughput but no GPU sample
       }
-      if (p.epochSecond() >= from.getEpochSecond() - 1 && p.epochSecond() <= end) {
+      if (p.epochSecond() >= from.getEpochSecond() - 1 && p.epochSecond() <= last) {
         if (prev >= 0) {
           maxGap = Math.max(maxGap, p.epochSecond() - prev);
         }
@@ -100,6 +104,10 @@ public final class ImpactBuilder {
       return new StunTime(null, StunTime.Source.UNKNOWN);
     }
     return new StunTime((double) Math.max(0, maxGap - 1), StunTime.Source.SAMPLE_GAP_ESTIMATE);
+  }
+
+  private static long distance(StunObservation s, Instant end) {
+    return Math.abs(java.time.Duration.between(end, s.timestamp()).toMillis());
   }
 
   private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to) {

@@ -47,7 +47,20 @@ public final class StreamsProcessor implements AutoCloseable {
 
   /** Starts processing; returns at once (see {@link #awaitRunning}). */
   public static StreamsProcessor start(ProcessorConfig config, KafkaClientConfig kafka, Clock clock) {
-    KafkaStreams streams = new KafkaStreams(StunwatchTopology.build(config, clock), properties(config, kafka));
+    return start(config, kafka, clock, null);
+  }
+
+  /**
+   * Starts processing with {@code applicationServer} ({@code host:port}) advertised to the other instances, so
+   * that their interactive queries can find this one's stores.
+   */
+  public static StreamsProcessor start(ProcessorConfig config, KafkaClientConfig kafka, Clock clock,
+      String applicationServer) {
+    Properties props = properties(config, kafka);
+    if (applicationServer != null) {
+      props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
+    }
+    KafkaStreams streams = new KafkaStreams(StunwatchTopology.build(config, clock), props);
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("Stream thread failed; replacing it", e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;

@@ -87,9 +87,8 @@ final class StunModel {
     }
     boolean revision = seen >= 0;
     if (revision) {
-      // A migration counts once; a later vmware.log figure replaces its sample-gap estimate, nothing else does.
-      if (in.observation().source() != StunTime.Source.VMWARE_LOG
-          || recent.get(seen).source() == StunTime.Source.VMWARE_LOG) {
+      // A migration counts once; a later vmware.log figure (a revised impact) replaces its earlier figure.
+      if (in.observation().source() != StunTime.Source.VMWARE_LOG || recent.get(seen).equals(in.observation())) {
         return old;
       }
       recent.set(seen, in.observation());

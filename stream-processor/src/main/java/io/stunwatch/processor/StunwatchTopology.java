@@ -285,13 +285,13 @@ public final class StunwatchTopology {
       Tracked.Recent ids = recent.get(record.key());
       for (String id : ids == null ? List.<String>of() : ids.migrationIds()) {
         MigrationImpact i = impacts.get(id);
-        if (i == null || i.stun().source() == io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+        if (i == null) {
           continue;
         }
         io.stunwatch.model.StunTime stun = ImpactBuilder.stun(i.migration(), List.of(), now.stuns(),
             config.settleWindow());
-        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
-          continue;
+        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG || stun.equals(i.stun())) {
+          continue; // nothing from the log for this migration, or nothing new
         }
         MigrationImpact revised = ImpactBuilder.withStun(i, stun);
         impacts.put(id, revised);

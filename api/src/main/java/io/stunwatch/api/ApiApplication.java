@@ -1,0 +1,95 @@
+package io.stunwatch.api;
+
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StreamsProcessor;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.state.HostInfo;
+
+/**
+ * {@code stunwatch api}: a processor instance (it owns some partitions' stores) and the HTTP API over every
+ * instance's stores. Instances with the same {@code process.application-id} share the partitions and forward
+ * queries to one another.
+ */
+public final class ApiApplication implements AutoCloseable {
+
+  private final Vertx vertx;
+  private final StreamsProcessor processor;
+  private final HttpServer server;
+  private final PrometheusMeterRegistry registry;
+
+  private ApiApplication(Vertx vertx, StreamsProcessor processor, HttpServer server,
+      PrometheusMeterRegistry registry) {
+    this.vertx = vertx;
+    this.processor = processor;
+    this.server = server;
+    this.registry = registry;
+  }
+
+  public static ApiApplication start(ApiConfig api, ProcessorConfig processorConfig, KafkaClientConfig kafka,
+      Clock clock) throws Exception {
+    // Other instances must know this one's address before the first rebalance, so the port is fixed first.
+    int port = api.port() != 0 ? api.port() : freePort();
+    ApiConfig config = new ApiConfig(api.host(), port, api.advertisedHost(), api.token(), api.openHealth(),
+        api.maxPageSize(), api.maxRange(), api.tlsCert(), api.tlsKey());
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    StreamsProcessor processor = StreamsProcessor.start(processorConfig, kafka, clock,
+        config.advertisedHost() + ":" + port);
+    new KafkaStreamsMetrics(processor.streams()).bindTo(registry);
+    Vertx vertx = Vertx.vertx();
+    KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
+        new HostInfo(config.advertisedHost(), port), config.token());
+    try {
+      HttpServer server = new ApiServer(vertx, config, reader,
+          () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader).start()
+          .await(30, TimeUnit.SECONDS);
+      return new ApiApplication(vertx, processor, server, registry);
+    } catch (Exception e) {
+      processor.close();
+      vertx.close();
+      throw e;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  public StreamsProcessor processor() {
+    return processor;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      server.close().await(10, TimeUnit.SECONDS);
+    } finally {
+      try {
+        processor.close();
+      } finally {
+        vertx.close().await(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+}

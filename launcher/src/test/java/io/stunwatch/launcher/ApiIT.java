@@ -1,0 +1,158 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.api.ApiApplication;
+import io.stunwatch.api.ApiConfig;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.testsupport.Await;
+import io.stunwatch.testsupport.KafkaBrokerExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two {@code stunwatch api} instances (processor and HTTP each) on the embedded broker, fed a simulated fleet: every
+ * endpoint answers from the real stores, and each instance answers for the whole application, forwarding what the
+ * other owns.
+ */
+class ApiIT {
+
+  @RegisterExtension
+  static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.perClass();
+
+  static final String TOKEN = "api-it-token-" + Long.toHexString(System.nanoTime());
+  static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+  @TempDir
+  Path dir;
+
+  final HttpClient http = HttpClient.newHttpClient();
+
+  com.fasterxml.jackson.databind.JsonNode get(int port, String path) throws Exception {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new AssertionError(path + " -> " + r.statusCode() + " " + r.body());
+    }
+    return JSON.readTree(r.body());
+  }
+
+  int status(int port, String path, boolean auth) throws Exception {
+    var b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+    if (auth) {
+      b.header("Authorization", "Bearer " + TOKEN);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  Set<String> ids(int port, String query) throws Exception {
+    var page = get(port, "/api/migrations?limit=1000" + query);
+    return java.util.stream.StreamSupport.stream(page.spliterator(), false)
+        .map(n -> n.get("migration").get("id").asText()).collect(Collectors.toSet());
+  }
+
+  @Test
+  void twoInstancesAnswerEveryEndpointForTheWholeApplication() throws Exception {
+    Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(9, 8, 3, start, Duration.ofMinutes(9),
+        Duration.ofSeconds(20)));
+    Instant last = start.plus(Duration.ofMinutes(9)).minusSeconds(1);
+    Set<String> started = scenario.plans().stream().map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
+    Set<String> settled = scenario.plans().stream().filter(p -> !p.end().plusSeconds(120).isAfter(last))
+        .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
+    assertThat(settled).hasSizeGreaterThan(3);
+
+    KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
+    ApiConfig api = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 1000, Duration.ofDays(92), null, null);
+    ProcessorConfig base = ProcessorConfig.defaults();
+    try (ApiApplication a = ApiApplication.start(api, base.withIdentity("api-it", dir.resolve("a")), kafka,
+        Clock.systemUTC());
+        ApiApplication b = ApiApplication.start(api, base.withIdentity("api-it", dir.resolve("b")), kafka,
+            Clock.systemUTC())) {
+      Await.until(Duration.ofSeconds(90), () -> ready(a) && ready(b) && tasks(a) > 0 && tasks(b) > 0,
+          "both instances ready with partitions of their own");
+
+      ProcessorScaleOutIT.replay(KAFKA.bootstrapServers(), scenario);
+
+      Await.until(Duration.ofSeconds(120), () -> {
+        try {
+          return ids(a.port(), "").containsAll(started) && settledOn(a.port(), settled);
+        } catch (Exception e) {
+          return false; // 503 while a rebalance settles
+        }
+      }, "every migration listed and every settled one with its stun");
+
+      // each instance answers for both
+      assertThat(ids(b.port(), "")).isEqualTo(ids(a.port(), ""));
+      FleetScenario.Plan drs = scenario.plans().stream().filter(FleetScenario.Plan::drs).findFirst().orElseThrow();
+      assertThat(ids(b.port(), "&initiator=drs")).contains(drs.migrationId());
+      assertThat(ids(a.port(), "&vm=" + drs.vm().id())).contains(drs.migrationId())
+          .allMatch(id -> scenario.plans().stream().anyMatch(p -> p.migrationId().equals(id)
+              && p.vm().equals(drs.vm())));
+
+      String one = settled.iterator().next();
+      var impact = get(b.port(), "/api/migrations/" + java.net.URLEncoder.encode(one, "UTF-8"));
+      assertThat(impact.get("timeline").size()).isGreaterThan(100);
+      assertThat(impact.get("stun").get("source").asText()).isIn("VMWARE_LOG", "SAMPLE_GAP_ESTIMATE");
+
+      for (FleetScenario.Plan p : scenario.plans()) {
+        var load = get(a.port(), "/api/vms/" + p.vm().id() + "/load?window=10s&from=" + start + "&to=" + last);
+        assertThat(load.get("windows").size()).as("windows of " + p.vm().name()).isGreaterThan(10);
+        assertThat(get(b.port(), "/api/vms/" + p.vm().id() + "/load").get("vmId").asText()).isEqualTo(p.vm().id());
+      }
+      assertThat(get(a.port(), "/api/alerts?from=" + start + "&to=" + last).size()).isGreaterThan(0);
+      var util = get(b.port(), "/api/utilization?groupBy=host&from=" + start.truncatedTo(ChronoUnit.DAYS)
+          + "&to=" + last);
+      assertThat(util.size()).isGreaterThan(0);
+      assertThat(util.get(0).get("busyGpuHours").asDouble() + util.get(0).get("idleGpuHours").asDouble())
+          .isGreaterThan(0);
+      var annotations = get(a.port(), "/api/grafana/annotations?from=" + start.toEpochMilli() + "&to="
+          + last.toEpochMilli());
+      assertThat(annotations.size()).isEqualTo(started.size());
+      var stats = get(a.port(), "/api/stun-time/stats?groupBy=profile");
+      assertThat(stats.size()).isGreaterThan(0);
+      var forecast = get(b.port(), "/api/stun-time/forecast?vm=" + drs.vm().id());
+      assertThat(forecast.get("forecast").get("p50Seconds").asDouble()).isGreaterThan(0);
+
+      assertThat(status(a.port(), "/api/migrations", false)).isEqualTo(401);
+      assertThat(status(a.port(), "/api/migrations/no-such-id", true)).isEqualTo(404);
+      assertThat(status(a.port(), "/ready", false)).isEqualTo(200);
+      HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.port()
+          + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(metrics.body()).contains("stunwatch_api_requests").contains("kafka_stream");
+    }
+  }
+
+  private boolean settledOn(int port, Set<String> settled) throws Exception {
+    var all = get(port, "/api/migrations?limit=1000");
+    Map<String, Boolean> withStun = new java.util.HashMap<>();
+    all.forEach(n -> withStun.put(n.get("migration").get("id").asText(), n.hasNonNull("stun")));
+    return settled.stream().allMatch(id -> Boolean.TRUE.equals(withStun.get(id)));
+  }
+
+  private static boolean ready(ApiApplication app) {
+    return app.processor().streams().state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING;
+  }
+
+  private static int tasks(ApiApplication app) {
+    return app.processor().streams().metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size())
+        .sum();
+  }
+
+}
