@@ -69,7 +69,7 @@ class ProcessorScaleOutIT {
         Duration.ofSeconds(20)));
     Instant last = start.plus(Duration.ofMinutes(12)).minusSeconds(1);
     Set<String> settled = scenario.plans().stream()
-        .filter(p -> !p.end().plusSeconds(120).isAfter(last))
+        .filter(p -> !p.end().plusSeconds(130).isAfter(last))
         .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
     assertThat(settled).hasSizeGreaterThan(10);
 

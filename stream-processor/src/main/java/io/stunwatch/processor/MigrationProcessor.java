@@ -54,6 +54,13 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.clock = clock;
   }
 
+  /**
+   * How far stream time must pass a migration's due time before it is closed. Stream time is the newest record of
+   * any of the task's partitions; the VM's own samples up to the due time may still be a fetch behind, and the
+   * impact must not depend on which partition was fetched first.
+   */
+  static final long CLOSE_MARGIN_MILLIS = 10_000;
+
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
@@ -115,7 +122,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       // moves on. Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
       Tracked.Migration t = tracked.get(id);
-      if (t != null && t.dueAtMillis() <= streamTime) {
+      if (t != null && t.dueAtMillis() + CLOSE_MARGIN_MILLIS <= streamTime) {
         closeDue(streamTime);
       }
     } catch (RuntimeException ex) {
@@ -144,7 +151,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
       while (it.hasNext()) {
         Tracked.Migration t = it.next().value;
-        if (t.dueAtMillis() <= time) {
+        if (t.dueAtMillis() + CLOSE_MARGIN_MILLIS <= time) {
           due.add(t);
         }
       }

@@ -103,7 +103,9 @@ final class StunModel {
         .mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).sorted().toArray();
     double sxy = 0;
     double sxx = 0;
-    for (Observation o : recent) {
+    // Summed in one canonical order: floating-point sums depend on order, and the model must not depend on the
+    // order impacts arrived in.
+    for (Observation o : recent.stream().sorted(java.util.Comparator.comparing(Observation::migrationId)).toList()) {
       sxy += o.fbUsedGiB() * o.stunSeconds();
       sxx += o.fbUsedGiB() * o.fbUsedGiB();
     }
