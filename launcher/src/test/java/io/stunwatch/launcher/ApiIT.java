@@ -74,7 +74,7 @@ class ApiIT {
         Duration.ofSeconds(20)));
     Instant last = start.plus(Duration.ofMinutes(9)).minusSeconds(1);
     Set<String> started = scenario.plans().stream().map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
-    Set<String> settled = scenario.plans().stream().filter(p -> !p.end().plusSeconds(130).isAfter(last))
+    Set<String> settled = scenario.plans().stream().filter(p -> !p.end().plusSeconds(150).isAfter(last))
         .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
     assertThat(settled).hasSizeGreaterThan(3);
 

@@ -69,7 +69,7 @@ class ProcessorScaleOutIT {
         Duration.ofSeconds(20)));
     Instant last = start.plus(Duration.ofMinutes(12)).minusSeconds(1);
     Set<String> settled = scenario.plans().stream()
-        .filter(p -> !p.end().plusSeconds(130).isAfter(last))
+        .filter(p -> !p.end().plusSeconds(150).isAfter(last))
         .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
     assertThat(settled).hasSizeGreaterThan(10);
 
@@ -97,8 +97,10 @@ class ProcessorScaleOutIT {
 
       List<TypedRecord<String, MigrationImpact>> impacts = TopicContents.readAll(KAFKA.bootstrapServers(),
           Topics.MIGRATION_IMPACTS);
-      assertThat(impacts.stream().map(TypedRecord::key).toList()).as("one impact per migration, none twice")
-          .doesNotHaveDuplicates();
+      // A migration may have revisions (a vmware.log figure that came late), but never the same record twice:
+      // that would be a record processed by both instances, or twice by one.
+      assertThat(impacts.stream().map(r -> r.key() + " " + r.value()).toList())
+          .as("no impact record twice").doesNotHaveDuplicates();
       Set<String> inA = migrationIds(a);
       Set<String> inB = migrationIds(b);
       assertThat(inA).as("instance a holds migrations").isNotEmpty();

@@ -59,7 +59,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
    * any of the task's partitions; the VM's own samples up to the due time may still be a fetch behind, and the
    * impact must not depend on which partition was fetched first.
    */
-  static final long CLOSE_MARGIN_MILLIS = 10_000;
+  static final long CLOSE_MARGIN_MILLIS = 30_000;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {

@@ -283,7 +283,7 @@ class StunwatchTopologyTest {
         42), T0.plusSeconds(59));
     pipe(userMigration(1, 100, T0, 60).subList(2, 4));          // ended at T0+60
     assertThat(latest(Topics.MIGRATION_IMPACTS)).as("not before the settle window").isEmpty();
-    load(1, T0.plusSeconds(60), 135, 88.0, 15360);              // after: back to 88 %, past T0+180 and the margin
+    load(1, T0.plusSeconds(60), 155, 88.0, 15360);              // after: back to 88 %, past T0+180 and the margin
 
     MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
     assertThat(i.durationSeconds()).isEqualTo(60.0);
@@ -383,7 +383,7 @@ class StunwatchTopologyTest {
       pipe(userMigration(vm, 100L * vm, t, 20));
       in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-" + vm, new StunObservation(VC, "vm-" + vm, null, null,
           t.plusSeconds(19), 16_000_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "log", 1), t.plusSeconds(19));
-      load(vm, t.plusSeconds(20), 140, 90.0, 8192);               // past the settle window and close margin
+      load(vm, t.plusSeconds(20), 160, 90.0, 8192);               // past the settle window and close margin
       t = t.plusSeconds(400);
     }
     Map<String, io.stunwatch.model.StunModelEntry> model = latest(Topics.STUN_MODEL);

@@ -97,7 +97,7 @@ class FleetScenarioTest {
           Topics.MIGRATION_IMPACTS.valueSerde().deserializer()).readKeyValuesToList()
           .forEach(kv -> impacts.put(kv.key, kv.value));
       Instant last = START.plus(Duration.ofMinutes(8)).minusSeconds(1);
-      List<FleetScenario.Plan> settled = s.plans().stream().filter(x -> !x.end().plusSeconds(130).isAfter(last))
+      List<FleetScenario.Plan> settled = s.plans().stream().filter(x -> !x.end().plusSeconds(150).isAfter(last))
           .toList();
       assertThat(settled).isNotEmpty();
       for (FleetScenario.Plan plan : settled) {
