@@ -75,26 +75,26 @@ public final class StunwatchTopology {
         Materialized.<String, StunModelEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.STUN_MODEL_GLOBAL)
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_MODEL.valueSerde()));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUN_MODEL),
-        Serdes.String(), JsonSerde.of(StunModelEntry.class)));
+        Serdes.String(), JsonSerde.of(StunModelEntry.class)).withCachingEnabled());
     b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.VM_SAMPLES,
         config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
-        Serdes.String(), JsonSerde.of(VmSamples.Point.class)));
+        Serdes.String(), JsonSerde.of(VmSamples.Point.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
-        Serdes.String(), JsonSerde.of(EventSet.class)));
+        Serdes.String(), JsonSerde.of(EventSet.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
-        Serdes.String(), JsonSerde.of(Migration.class)));
+        Serdes.String(), JsonSerde.of(Migration.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
-        Serdes.String(), JsonSerde.of(MigrationAlert.class)));
+        Serdes.String(), JsonSerde.of(MigrationAlert.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.IMPACTS),
-        Serdes.String(), JsonSerde.of(MigrationImpact.class)));
+        Serdes.String(), JsonSerde.of(MigrationImpact.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
-        Serdes.String(), JsonSerde.of(Tracked.Migration.class)));
+        Serdes.String(), JsonSerde.of(Tracked.Migration.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_STUNS),
-        Serdes.String(), JsonSerde.of(Tracked.Stuns.class)));
+        Serdes.String(), JsonSerde.of(Tracked.Stuns.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_MIGRATIONS),
-        Serdes.String(), JsonSerde.of(Tracked.Recent.class)));
+        Serdes.String(), JsonSerde.of(Tracked.Recent.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
-        Serdes.String(), JsonSerde.of(RdmaRates.Last.class)));
+        Serdes.String(), JsonSerde.of(RdmaRates.Last.class)).withCachingEnabled());
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     loadAndUtilization(b, gpu, config, clock);
@@ -140,7 +140,7 @@ public final class StunwatchTopology {
   private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
       Clock clock) {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT),
-        Serdes.String(), JsonSerde.of(CurrentLoad.class)));
+        Serdes.String(), JsonSerde.of(CurrentLoad.class)).withCachingEnabled());
     InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
     KStream<String, LoadProcessor.Placed> placed = gpu.processValues(() -> new LoadProcessor(index),
         Named.as("vm-current-load"), StoreNames.VM_LOAD_CURRENT);
@@ -233,7 +233,9 @@ public final class StunwatchTopology {
       StunModelEntry next = StunModel.update(old, record.value());
       if (next != old) {
         model.put(record.key(), next);
-        context.forward(record.withValue(next));
+        // Timestamped with the entry's own time, which never goes back for a key: the global table warns of (and
+        // a versioned store would refuse) an update older than the one it holds.
+        context.forward(record.withValue(next).withTimestamp(next.updatedAt().toEpochMilli()));
       }
     }
   }
