@@ -157,6 +157,22 @@ class ApiServerTest {
   }
 
   @Test
+  void theOpenApiDocumentDescribesEveryPublicRouteAndNoOther() throws Exception {
+    ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
+    var router = new ApiServer(vertx, config, stores, () -> true,
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null).router();
+    java.util.Set<String> routes = new java.util.TreeSet<>();
+    router.getRoutes().forEach(r -> {
+      String path = r.getPath();
+      if (path != null && !path.startsWith(KafkaStreamsStoreReader.INTERNAL)) {
+        routes.add(path.replaceAll(":([A-Za-z]+)", "{$1}"));
+      }
+    });
+    JsonObject doc = get("/openapi.json", true).bodyAsJsonObject();
+    assertThat(new java.util.TreeSet<>(doc.getJsonObject("paths").fieldNames())).isEqualTo(routes);
+  }
+
+  @Test
   void migrationsAreFilteredSortedAndPagedWithACursor() throws Exception {
     var r = get("/api/migrations?profile=T4-16C&sort=-stun&limit=2", true);
     JsonArray page = r.bodyAsJsonArray();

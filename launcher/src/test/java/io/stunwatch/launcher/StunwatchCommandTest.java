@@ -61,12 +61,22 @@ class StunwatchCommandTest {
   }
 
   @ParameterizedTest(name = "stunwatch {0}")
-  @CsvSource({"demo, 7", "api, 6"})
+  @CsvSource({"demo, 7"})
   void commandsOfLaterIssuesSaySoAndExitNonZero(String command, int issue) {
     int rc = run(Map.of(), command.split(" "));
     assertThat(rc).isEqualTo(ExitCodes.NOT_BUILT);
     assertThat(err.toString()).contains("stunwatch " + command + ": not built yet")
         .contains("issue #" + issue).contains("nothing was started");
+  }
+
+  @Test
+  void theApiRefusesToStartWithoutATokenOrWithAShortOne() {
+    assertThat(run(Map.of(), "api", "--bootstrap-servers", "localhost:1")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("api.token").contains("required").doesNotContain("\tat ");
+    err.getBuffer().setLength(0);
+    assertThat(run(Map.of("STUNWATCH_API_TOKEN", "short"), "api", "--bootstrap-servers", "localhost:1"))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("at least 16 characters").doesNotContain("short'");
   }
 
   @Test
