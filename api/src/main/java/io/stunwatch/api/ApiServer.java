@@ -14,7 +14,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,9 +170,5 @@ public final class ApiServer {
     } catch (Exception e) {
       rc.response().setStatusCode(500).end();
     }
-  }
-
-  static List<String> split(String csv) {
-    return csv == null ? List.of() : List.of(csv.split(","));
   }
 }

@@ -6,7 +6,6 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
-import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
@@ -117,19 +116,6 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   public Future<List<UtilizationRow>> utilization(Instant from, Instant to) {
     return everywhere("utilization?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(), UtilizationRow.class,
         () -> localUtilization(from, to));
-  }
-
-  @Override
-  public Future<List<VmInventoryEntry>> inventory() {
-    return blocking(() -> {
-      List<VmInventoryEntry> out = new ArrayList<>();
-      ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> s = store(StoreNames.VM_INVENTORY,
-          QueryableStoreTypes.timestampedKeyValueStore());
-      try (KeyValueIterator<String, ValueAndTimestamp<VmInventoryEntry>> it = s.all()) {
-        it.forEachRemaining(kv -> out.add(kv.value.value()));
-      }
-      return out;
-    });
   }
 
   // --- this instance ----------------------------------------------------------------------------------------------

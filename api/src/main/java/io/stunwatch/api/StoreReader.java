@@ -3,7 +3,6 @@ package io.stunwatch.api;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
-import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
 import io.vertx.core.Future;
@@ -38,9 +37,6 @@ public interface StoreReader {
 
   /** Days of the utilization audit within {@code [from, to]}, one row per VM, day and host. */
   Future<List<UtilizationRow>> utilization(Instant from, Instant to);
-
-  /** The VM inventory (global: every instance has all of it). */
-  Future<List<VmInventoryEntry>> inventory();
 
   /**
    * A load window.

@@ -12,7 +12,6 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
-import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.CurrentLoad;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -133,11 +132,6 @@ class ApiServerTest {
     public Future<List<UtilizationRow>> utilization(Instant from, Instant to) {
       return unless(List.of(new UtilizationRow(T0, "vm-a", "esx01", 7200, 3600, 0),
           new UtilizationRow(T0, "vm-b", "esx01", 0, 7200, 360)));
-    }
-
-    @Override
-    public Future<List<VmInventoryEntry>> inventory() {
-      return unless(List.of());
     }
   }
 
