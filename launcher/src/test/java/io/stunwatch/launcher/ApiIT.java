@@ -1,7 +1,6 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.config.KafkaClientConfig;
@@ -18,13 +17,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Two {@code stunwatch api} instances (processor and HTTP each) on the embedded broker, fed a simulated fleet: every
@@ -74,8 +73,7 @@ class ApiIT {
         Duration.ofSeconds(20)));
     Instant last = start.plus(Duration.ofMinutes(9)).minusSeconds(1);
     Set<String> started = scenario.plans().stream().map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
-    Set<String> settled = scenario.plans().stream().filter(p -> !p.end().plusSeconds(150).isAfter(last))
-        .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
+    Set<String> settled = ScenarioReplay.settledBy(scenario, last);
     assertThat(settled).hasSizeGreaterThan(3);
 
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
@@ -88,7 +86,7 @@ class ApiIT {
       Await.until(Duration.ofSeconds(90), () -> ready(a) && ready(b) && tasks(a) > 0 && tasks(b) > 0,
           "both instances ready with partitions of their own");
 
-      ProcessorScaleOutIT.replay(KAFKA.bootstrapServers(), scenario);
+      ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
 
       Await.until(Duration.ofSeconds(120), () -> {
         try {

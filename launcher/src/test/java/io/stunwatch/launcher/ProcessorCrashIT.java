@@ -1,11 +1,9 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
-import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
@@ -27,7 +25,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -35,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
 
 /**
  * Exactly once under crashes: a 100k-record replay of a simulated fleet is processed twice by the real
@@ -90,7 +88,7 @@ class ProcessorCrashIT {
     // 1. the uninterrupted run, fed the same paced replay
     try (StunwatchProcess p = process(REFERENCE.bootstrapServers(), "reference")) {
       p.awaitStderr("-> RUNNING", Duration.ofSeconds(90));
-      replay(REFERENCE.bootstrapServers(), scenario, PACE, new AtomicLong());
+      ScenarioReplay.replay(REFERENCE.bootstrapServers(), scenario, PACE, new AtomicLong());
       awaitQuiet(REFERENCE.bootstrapServers(), p);
     }
     Map<String, Map<String, List<String>>> expected = outputs(REFERENCE.bootstrapServers());
@@ -99,7 +97,8 @@ class ProcessorCrashIT {
 
     // 2. the same replay, with the processor killed five times while it runs
     AtomicLong sent = new AtomicLong();
-    Thread producer = new Thread(() -> replay(CRASHED.bootstrapServers(), scenario, PACE, sent), "replay");
+    Thread producer = new Thread(() -> ScenarioReplay.replay(CRASHED.bootstrapServers(), scenario, PACE, sent),
+        "replay");
     producer.start();
     Random random = new Random(20261121);
     int kills = 0;
@@ -149,29 +148,6 @@ class ProcessorCrashIT {
         // static membership: a restarted processor takes its partitions back without waiting for the session
         // timeout of the one killed
         "STUNWATCH_PROCESS_INSTANCE_ID", "crash-it-" + name), "process");
-  }
-
-  /** Sends the scenario; {@code perSecond} > 0 paces it, so the kills fall during the replay. */
-  static void replay(String bootstrap, FleetScenario scenario, int perSecond, AtomicLong sent) {
-    long begin = System.nanoTime();
-    try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ProducerConfig.LINGER_MS_CONFIG, 20))) {
-      scenario.run(new FleetScenario.Sink() {
-        @Override
-        public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
-          p.send(topic, key, value, at);
-          long n = sent.incrementAndGet();
-          if (perSecond > 0 && n % 500 == 0) {
-            p.flush();
-            long ahead = n * 1_000_000_000L / perSecond - (System.nanoTime() - begin);
-            if (ahead > 0) {
-              java.util.concurrent.locks.LockSupport.parkNanos(ahead);
-            }
-          }
-        }
-      });
-      p.flush();
-    }
   }
 
   /**

@@ -1,14 +1,11 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationImpact;
-import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
-import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StoreNames;
@@ -23,10 +20,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -35,6 +30,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Two processor instances with one application id share the partitions: each holds some VMs' migrations in its
@@ -48,19 +44,6 @@ class ProcessorScaleOutIT {
   @TempDir
   Path dir;
 
-  static void replay(String bootstrap, FleetScenario scenario) {
-    try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ProducerConfig.LINGER_MS_CONFIG, 20))) {
-      scenario.run(new FleetScenario.Sink() {
-        @Override
-        public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
-          p.send(topic, key, value, at);
-        }
-      });
-      p.flush();
-    }
-  }
-
   @Test
   void twoInstancesShareTheVmsAndTogetherEmitEveryImpactOnce() throws Exception {
     // Event time starts now, so the wall-clock fallback never closes a migration before its after-samples arrive.
@@ -68,9 +51,7 @@ class ProcessorScaleOutIT {
     FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(7, 12, 4, start, Duration.ofMinutes(12),
         Duration.ofSeconds(20)));
     Instant last = start.plus(Duration.ofMinutes(12)).minusSeconds(1);
-    Set<String> settled = scenario.plans().stream()
-        .filter(p -> !p.end().plusSeconds(150).isAfter(last))
-        .map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
+    Set<String> settled = ScenarioReplay.settledBy(scenario, last);
     assertThat(settled).hasSizeGreaterThan(10);
 
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
@@ -84,7 +65,7 @@ class ProcessorScaleOutIT {
           () -> "a=" + tasks(a) + " b=" + tasks(b));
       assertThat(tasks(a)).doesNotContainAnyElementsOf(tasks(b));
 
-      replay(KAFKA.bootstrapServers(), scenario);
+      ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
 
       Await.until(Duration.ofSeconds(180), () -> impactIds().containsAll(settled),
           "an impact for every settled migration", () -> {
