@@ -33,6 +33,7 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.threads());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
     // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);

@@ -78,7 +78,7 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(StunModelEntry.class)).withCachingEnabled());
     b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.VM_SAMPLES,
         config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
-        Serdes.String(), JsonSerde.of(VmSamples.Point.class)).withCachingEnabled());
+        Serdes.String(), StoreCodec.POINT).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
         Serdes.String(), JsonSerde.of(EventSet.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
@@ -150,7 +150,7 @@ public final class StunwatchTopology {
       byVm.windowedBy(TimeWindows.ofSizeAndGrace(w.getValue(), config.lateGrace()))
           .aggregate(LoadAggregate::empty, (k, s, agg) -> agg.with(s), Named.as(w.getKey()),
               Materialized.<String, LoadAggregate, WindowStore<Bytes, byte[]>>as(w.getKey())
-                  .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(LoadAggregate.class))
+                  .withKeySerde(Serdes.String()).withValueSerde(StoreCodec.LOAD_WINDOW)
                   .withRetention(config.windowRetention()));
     }
     double idleBelow = config.idleBelowPct();
@@ -160,7 +160,7 @@ public final class StunwatchTopology {
         .aggregate(UtilizationDay::empty, (k, p, day) -> day.with(p.sample(), p.host(), idleBelow,
                 ProcessorConfig.MAX_SAMPLE_GAP_SECONDS), Named.as(StoreNames.UTILIZATION_DAILY),
             Materialized.<String, UtilizationDay, WindowStore<Bytes, byte[]>>as(StoreNames.UTILIZATION_DAILY)
-                .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(UtilizationDay.class))
+                .withKeySerde(Serdes.String()).withValueSerde(StoreCodec.UTILIZATION_DAY)
                 .withRetention(config.utilizationRetention()));
   }
 
@@ -178,6 +178,11 @@ public final class StunwatchTopology {
     private final InventoryIndex index;
     private FixedKeyProcessorContext<String, Placed> context;
     private KeyValueStore<String, CurrentLoad> current;
+    /**
+     * What this processor last wrote for each VM, so a sample costs no store read and decoding. Safe because this
+     * processor is the store's only writer; bounded by the task's VMs.
+     */
+    private final Map<String, CurrentLoad> held = new java.util.HashMap<>();
     private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
     private Sensor unknownVm;
 
@@ -189,6 +194,8 @@ public final class StunwatchTopology {
     public void init(FixedKeyProcessorContext<String, Placed> context) {
       this.context = context;
       this.current = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
+      // (Re)initialized with the task, after its stores are restored: what was held before may be stale.
+      this.held.clear();
       this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
       this.unknownVm = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
           "unknown-vm-samples", Sensor.RecordingLevel.INFO);
@@ -200,11 +207,15 @@ public final class StunwatchTopology {
       if (vm == null) {
         unknownVm.record();
       }
-      CurrentLoad old = current.get(record.key());
+      CurrentLoad old = held.get(record.key());
+      if (old == null) {
+        old = current.get(record.key());
+      }
       CurrentLoad next = (old == null ? new CurrentLoad(record.key(), Map.of(), null, null, false) : old)
           .with(record.value(), vm);
       if (next != old) {
         current.put(record.key(), next);
+        held.put(record.key(), next);
       }
       context.forward(record.withValue(new Placed(record.value(), vm == null ? null : vm.host())));
     }
@@ -338,24 +349,32 @@ public final class StunwatchTopology {
   /** Turns each VM's raw RDMA counters into rates in its per-second history. */
   static final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
     private KeyValueStore<String, RdmaRates.Last> last;
+    /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
+    private final Map<String, RdmaRates.Last> held = new java.util.HashMap<>();
     private SampleHistory samples;
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
       last = context.getStateStore(StoreNames.RDMA_LAST);
+      held.clear(); // (re)initialized after the task's stores were restored
       samples = new SampleHistory(context);
     }
 
     @Override
     public void process(Record<String, RdmaCounterSample> record) {
       RdmaCounterSample s = record.value();
-      RdmaRates.Last before = last.get(record.key());
+      RdmaRates.Last before = held.get(record.key());
+      if (before == null) {
+        before = last.get(record.key());
+      }
       RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
       if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
         return; // late or repeated: the newer reading stays the reference
       }
       Double rate = RdmaRates.bytesPerSecond(prev, s);
-      last.put(record.key(), (before == null ? new RdmaRates.Last(null) : before).with(s));
+      RdmaRates.Last next = (before == null ? new RdmaRates.Last(null) : before).with(s);
+      last.put(record.key(), next);
+      held.put(record.key(), next);
       if (rate != null) {
         samples.update(record.key(), s.timestamp(), p -> VmSamples.withRdma(p, rate));
       }

@@ -1,0 +1,225 @@
+package io.stunwatch.processor;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Compact binary encoding of one internal state-store value type: written and read on every sample, where JSON
+ * encoding cost most of the stream thread's time (see the README's performance section).
+ *
+ * <p>Only for values that never leave the processor: its own stores and their changelogs. Topics other programs
+ * read keep the versioned JSON of the model. The first byte is the format version; a payload of another version, or
+ * one that ends early, is an {@link IllegalStateException} naming the store value, since only a bug or a changed
+ * build (whose state must then be reset, see the README) can produce one.
+ *
+ * <p>Nullable numbers are written as a presence byte and the value, so "unknown" survives the round trip.
+ *
+ * @param <T> the value type
+ */
+abstract class StoreCodec<T> implements Serde<T> {
+
+  private final String name;
+  private final int version;
+
+  /**
+   * @param name    the value's name in errors (for example {@code store.vm-sample-second})
+   * @param version the format version this codec writes and reads
+   */
+  StoreCodec(String name, int version) {
+    this.name = name;
+    this.version = version;
+  }
+
+  /** Writes the fields of {@code value}, which is never null. */
+  abstract void write(DataOutputStream out, T value) throws IOException;
+
+  /** Reads what {@link #write} wrote. */
+  abstract T read(DataInputStream in) throws IOException;
+
+  final byte[] encode(T value) {
+    if (value == null) {
+      return null;
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(version);
+      write(out, value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  final T decode(byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data))) {
+      int v = in.readUnsignedByte();
+      if (v != version) {
+        throw new IllegalStateException(name + ": state written in format " + v + ", this build reads " + version
+            + "; reset the processor's state (see the README, 'Upgrading')");
+      }
+      T value = read(in);
+      if (in.available() != 0) {
+        throw new IllegalStateException(name + ": " + in.available() + " bytes left over after the value");
+      }
+      return value;
+    } catch (EOFException e) {
+      throw new IllegalStateException(name + ": truncated value (" + data.length + " bytes)", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public final Serializer<T> serializer() {
+    return (topic, value) -> encode(value);
+  }
+
+  @Override
+  public final Deserializer<T> deserializer() {
+    return (topic, data) -> decode(data);
+  }
+
+  static void writeNullable(DataOutputStream out, Double v) throws IOException {
+    out.writeBoolean(v != null);
+    if (v != null) {
+      out.writeDouble(v);
+    }
+  }
+
+  static Double readNullableDouble(DataInputStream in) throws IOException {
+    return in.readBoolean() ? in.readDouble() : null;
+  }
+
+  static void writeNullable(DataOutputStream out, Long v) throws IOException {
+    out.writeBoolean(v != null);
+    if (v != null) {
+      out.writeLong(v);
+    }
+  }
+
+  static Long readNullableLong(DataInputStream in) throws IOException {
+    return in.readBoolean() ? in.readLong() : null;
+  }
+
+  static void writeNullable(DataOutputStream out, Integer v) throws IOException {
+    out.writeBoolean(v != null);
+    if (v != null) {
+      out.writeInt(v);
+    }
+  }
+
+  static Integer readNullableInt(DataInputStream in) throws IOException {
+    return in.readBoolean() ? in.readInt() : null;
+  }
+
+  /** Writes a map's size and entries; {@code value} writes one value. */
+  static <V> void writeMap(DataOutputStream out, Map<String, V> map, Writer<V> value) throws IOException {
+    out.writeInt(map.size());
+    for (Map.Entry<String, V> e : map.entrySet()) {
+      out.writeUTF(e.getKey());
+      value.write(out, e.getValue());
+    }
+  }
+
+  static <V> Map<String, V> readMap(DataInputStream in, Reader<V> value) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > in.available()) {
+      throw new IllegalStateException("map of " + n + " entries in " + in.available() + " bytes");
+    }
+    Map<String, V> map = new HashMap<>(n * 2);
+    for (int i = 0; i < n; i++) {
+      map.put(in.readUTF(), value.read(in));
+    }
+    return map;
+  }
+
+  @FunctionalInterface
+  interface Writer<V> {
+    void write(DataOutputStream out, V value) throws IOException;
+  }
+
+  @FunctionalInterface
+  interface Reader<V> {
+    V read(DataInputStream in) throws IOException;
+  }
+
+  /** {@link VmSamples.Point}, the value of {@link StoreNames#VM_SAMPLES}. */
+  static final StoreCodec<VmSamples.Point> POINT = new StoreCodec<>("store.vm-sample-second", 1) {
+    @Override
+    void write(DataOutputStream out, VmSamples.Point p) throws IOException {
+      out.writeLong(p.epochSecond());
+      out.writeInt(p.samples());
+      out.writeDouble(p.gpuUtilSum());
+      out.writeInt(p.gpuUtilCount());
+      writeNullable(out, p.fbUsedMiB());
+      writeNullable(out, p.fbTotalMiB());
+      writeNullable(out, p.throughputSum());
+      writeNullable(out, p.throughputCount());
+      writeNullable(out, p.rdmaBytesPerSec());
+    }
+
+    @Override
+    VmSamples.Point read(DataInputStream in) throws IOException {
+      return new VmSamples.Point(in.readLong(), in.readInt(), in.readDouble(), in.readInt(), readNullableLong(in),
+          readNullableLong(in), readNullableDouble(in), readNullableInt(in), readNullableDouble(in));
+    }
+  };
+
+  /** {@link LoadAggregate}, the value of {@link StoreNames#VM_LOAD_10S} and {@link StoreNames#VM_LOAD_1M}. */
+  static final StoreCodec<LoadAggregate> LOAD_WINDOW = new StoreCodec<>("store.vm-load-window", 1) {
+    @Override
+    void write(DataOutputStream out, LoadAggregate a) throws IOException {
+      out.writeLong(a.samples());
+      out.writeDouble(a.gpuUtilSum());
+      out.writeInt(a.gpuUtilCount());
+      writeNullable(out, a.gpuUtilMax());
+      out.writeDouble(a.memUtilSum());
+      out.writeInt(a.memUtilCount());
+      writeNullable(out, a.fbUsedMaxMiB());
+      writeNullable(out, a.fbUsedLastMiB());
+      writeNullable(out, a.fbTotalMiB());
+      writeMap(out, a.fbByGpu(), (o, fb) -> {
+        o.writeLong(fb.usedMiB());
+        o.writeLong(fb.totalMiB());
+      });
+    }
+
+    @Override
+    LoadAggregate read(DataInputStream in) throws IOException {
+      return new LoadAggregate(in.readLong(), in.readDouble(), in.readInt(), readNullableDouble(in), in.readDouble(),
+          in.readInt(), readNullableLong(in), readNullableLong(in), readNullableLong(in),
+          readMap(in, i -> new LoadAggregate.Fb(i.readLong(), i.readLong())));
+    }
+  };
+
+  /** {@link UtilizationDay}, the value of {@link StoreNames#UTILIZATION_DAILY}. */
+  static final StoreCodec<UtilizationDay> UTILIZATION_DAY = new StoreCodec<>("store.utilization-day", 1) {
+    @Override
+    void write(DataOutputStream out, UtilizationDay d) throws IOException {
+      writeMap(out, d.byHost(), (o, s) -> {
+        o.writeDouble(s.busy());
+        o.writeDouble(s.idle());
+        o.writeDouble(s.unknown());
+      });
+      writeMap(out, d.lastByGpu(), DataOutputStream::writeLong);
+    }
+
+    @Override
+    UtilizationDay read(DataInputStream in) throws IOException {
+      return new UtilizationDay(readMap(in, i -> new UtilizationDay.Seconds(i.readDouble(), i.readDouble(),
+          i.readDouble())), readMap(in, DataInputStream::readLong));
+    }
+  };
+}

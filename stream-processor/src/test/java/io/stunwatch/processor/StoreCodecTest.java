@@ -1,0 +1,59 @@
+package io.stunwatch.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StoreCodecTest {
+
+  @Test
+  void pointRoundTripKeepsUnknownFiguresUnknown() {
+    var known = new VmSamples.Point(1_700_000_000L, 3, 241.5, 3, 15_360L, 16_384L, 812.25, 2, 1.25e9);
+    var unknown = new VmSamples.Point(1_700_000_001L, 1, 0, 0, null, null, null, null, null);
+    assertThat(StoreCodec.POINT.decode(StoreCodec.POINT.encode(known))).isEqualTo(known);
+    assertThat(StoreCodec.POINT.decode(StoreCodec.POINT.encode(unknown))).isEqualTo(unknown);
+  }
+
+  @Test
+  void loadWindowRoundTripKeepsEachGpusFramebuffer() {
+    var a = new LoadAggregate(4, 180, 3, 75.0, 90, 3, 30_000L, 29_000L, 32_768L,
+        Map.of("GPU-a", new LoadAggregate.Fb(15_000, 16_384), "index:1", new LoadAggregate.Fb(14_000, 16_384)));
+    assertThat(StoreCodec.LOAD_WINDOW.decode(StoreCodec.LOAD_WINDOW.encode(a))).isEqualTo(a);
+    assertThat(StoreCodec.LOAD_WINDOW.decode(StoreCodec.LOAD_WINDOW.encode(LoadAggregate.empty())))
+        .isEqualTo(LoadAggregate.empty());
+  }
+
+  @Test
+  void utilizationDayRoundTripKeepsHostsAndLastSamples() {
+    var d = new UtilizationDay(Map.of("esx-01", new UtilizationDay.Seconds(3600, 120.5, 3),
+        UtilizationDay.UNRESOLVED_HOST, new UtilizationDay.Seconds(0, 0, 60)), Map.of("GPU-a", 1_700_000_000_123L));
+    assertThat(StoreCodec.UTILIZATION_DAY.decode(StoreCodec.UTILIZATION_DAY.encode(d))).isEqualTo(d);
+  }
+
+  @Test
+  void nullIsATombstoneBothWays() {
+    assertThat(StoreCodec.POINT.encode(null)).isNull();
+    assertThat(StoreCodec.POINT.decode(null)).isNull();
+  }
+
+  @Test
+  void stateOfAnotherFormatVersionIsRefusedWithTheValueNamed() {
+    byte[] bytes = StoreCodec.POINT.encode(new VmSamples.Point(1, 1, 1, 1, null, null, null, null, null));
+    bytes[0] = 7;
+    assertThatThrownBy(() -> StoreCodec.POINT.decode(bytes)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("store.vm-sample-second").hasMessageContaining("format 7");
+  }
+
+  @Test
+  void truncatedAndOverlongValuesAreRefused() {
+    byte[] bytes = StoreCodec.UTILIZATION_DAY.encode(new UtilizationDay(Map.of("esx-01",
+        new UtilizationDay.Seconds(1, 2, 3)), Map.of()));
+    assertThatThrownBy(() -> StoreCodec.UTILIZATION_DAY.decode(Arrays.copyOf(bytes, bytes.length - 3)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("truncated");
+    assertThatThrownBy(() -> StoreCodec.UTILIZATION_DAY.decode(Arrays.copyOf(bytes, bytes.length + 2)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("left over");
+  }
+}
