@@ -27,13 +27,18 @@ public final class ApiApplication implements AutoCloseable {
   private final StreamsProcessor processor;
   private final HttpServer server;
   private final PrometheusMeterRegistry registry;
+  private final io.stunwatch.api.metrics.TopicMetricsFeed feed;
+
+  /** How often the per-VM gauges are read from the local stores: Prometheus scrapes every 15 s by default. */
+  static final long GAUGE_REFRESH_MILLIS = 5_000;
 
   private ApiApplication(Vertx vertx, StreamsProcessor processor, HttpServer server,
-      PrometheusMeterRegistry registry) {
+      PrometheusMeterRegistry registry, io.stunwatch.api.metrics.TopicMetricsFeed feed) {
     this.vertx = vertx;
     this.processor = processor;
     this.server = server;
     this.registry = registry;
+    this.feed = feed;
   }
 
   public static ApiApplication start(ApiConfig api, ProcessorConfig processorConfig, KafkaClientConfig kafka,
@@ -50,12 +55,20 @@ public final class ApiApplication implements AutoCloseable {
     Vertx vertx = Vertx.vertx();
     KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
         new HostInfo(config.advertisedHost(), port), config.token());
+    var fleet = new io.stunwatch.api.metrics.FleetGauges(processor.streams(), registry, clock);
+    vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
+      fleet.refresh();
+      return null;
+    }, false));
+    var feed = new io.stunwatch.api.metrics.TopicMetricsFeed(kafka, processorConfig.applicationId(),
+        new io.stunwatch.api.metrics.MigrationMetrics(registry, clock)).start();
     try {
       HttpServer server = new ApiServer(vertx, config, reader,
           () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader).start()
           .await(30, TimeUnit.SECONDS);
-      return new ApiApplication(vertx, processor, server, registry);
+      return new ApiApplication(vertx, processor, server, registry, feed);
     } catch (Exception e) {
+      feed.close();
       processor.close();
       vertx.close();
       throw e;
@@ -86,6 +99,7 @@ public final class ApiApplication implements AutoCloseable {
       server.close().await(10, TimeUnit.SECONDS);
     } finally {
       try {
+        feed.close();
         processor.close();
       } finally {
         vertx.close().await(10, TimeUnit.SECONDS);

@@ -35,6 +35,55 @@ public final class Meters {
   /** Timer: API requests by route and status class. */
   public static final String API_REQUESTS = "stunwatch.api.requests";
 
+  /** Tag: a VM's name in the inventory (its id while the inventory does not know it). Bounded by the fleet. */
+  public static final String TAG_VM = "vm";
+  /** Tag: the ESXi host a VM runs on ({@code unresolved} while unknown). */
+  public static final String TAG_HOST = "host";
+  /** Tag: a vGPU profile such as {@code A100-40C} ({@code none} when unknown); bounded by NVIDIA's profile list. */
+  public static final String TAG_PROFILE = "profile";
+  /** Tag: who started a migration, values from {@code io.stunwatch.model.Initiator}. */
+  public static final String TAG_INITIATOR = "initiator";
+  /** Tag: how a migration ended, values from {@code io.stunwatch.model.MigrationState}. */
+  public static final String TAG_RESULT = "result";
+  /** Tag: a catalog topic's name. */
+  public static final String TAG_TOPIC = "topic";
+  /** Tag: where a dead letter failed, values from {@code io.stunwatch.model.DeadLetter.Stage}. */
+  public static final String TAG_STAGE = "stage";
+  /** Tag: a vCenter's instance UUID. */
+  public static final String TAG_VCENTER = "vcenter";
+  /** Tag: which kind of input a freshness gauge watches, values from {@link PipelineSource}. */
+  public static final String TAG_SOURCE = "source";
+
+  /** Gauge, percent: a VM's GPU utilization in its latest samples, averaged over its GPUs; absent while unknown. */
+  public static final String VM_GPU_UTILIZATION = "stunwatch.vm.gpu.utilization.percent";
+  /** Gauge, bytes: a VM's framebuffer in use, all its GPUs; absent while unknown. */
+  public static final String VM_FB_USED = "stunwatch.vm.fb.used.bytes";
+  /** Gauge, bytes: a VM's framebuffer size, all its GPUs; absent while unknown. */
+  public static final String VM_FB_TOTAL = "stunwatch.vm.fb.total.bytes";
+  /** Gauge, bytes/s: a VM's RDMA traffic (received and sent) in its latest second that had a rate. */
+  public static final String VM_RDMA = "stunwatch.vm.rdma.bytes.per.second";
+  /** Gauge: a VM's training throughput (the job's unit per second, e.g. images/s) in its latest second that had one. */
+  public static final String VM_THROUGHPUT = "stunwatch.vm.training.throughput";
+
+  /** Distribution, seconds: migration duration, by profile, initiator and result. */
+  public static final String MIGRATION_DURATION = "stunwatch.migration.duration.seconds";
+  /** Distribution, seconds: migration stun time (vmware.log or sample-gap estimate), by profile, initiator, result. */
+  public static final String MIGRATION_STUN = "stunwatch.migration.stun.seconds";
+  /** Counter: migrations whose impact record was settled, by profile, initiator and result. */
+  public static final String MIGRATIONS = "stunwatch.migrations";
+  /** Counter: migration-under-load alerts raised, by profile and initiator. */
+  public static final String ALERTS = "stunwatch.alerts";
+  /** Gauge: migrations running now that started under load (alert firing). */
+  public static final String MIGRATIONS_UNDER_LOAD = "stunwatch.migrations.under.load";
+  /** Counter: dead letters written, by source topic and stage. */
+  public static final String DEAD_LETTERS = "stunwatch.dead.letters";
+  /** Gauge, seconds: age of each vCenter collector's latest checkpoint. */
+  public static final String VCENTER_CHECKPOINT_AGE = "stunwatch.vcenter.checkpoint.age.seconds";
+  /** Gauge, Unix seconds: time of the newest record seen, by {@link PipelineSource}. */
+  public static final String LAST_EVENT = "stunwatch.last.event.timestamp.seconds";
+  /** Counter: records the API's metrics feed could not decode (each is logged with topic and offset). */
+  public static final String METRICS_UNDECODABLE = "stunwatch.metrics.undecodable";
+
   private Meters() {
   }
 }

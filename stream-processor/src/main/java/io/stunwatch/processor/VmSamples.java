@@ -31,11 +31,11 @@ public record VmSamples(List<Point> points) {
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
       Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec) {
 
-    Double gpuUtilizationPct() {
+    public Double gpuUtilizationPct() {
       return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
     }
 
-    Double throughput() {
+    public Double throughput() {
       return throughputCount == null || throughputCount == 0 ? null : throughputSum / throughputCount;
     }
   }

@@ -1,0 +1,174 @@
+package io.stunwatch.api.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.stunwatch.metrics.Meters;
+import io.stunwatch.metrics.PipelineSource;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.StoreNames;
+import io.stunwatch.processor.VmSamples;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-VM gauges ({@link Meters#VM_GPU_UTILIZATION} and the rest) of the VMs whose partitions this instance
+ * owns, read from its local state stores by {@link #refresh()}. Every VM is owned by exactly one instance, so
+ * Prometheus sees each series once across a scaled-out site.
+ *
+ * <p>A figure that is unknown (nvidia-smi's {@code [N/A]}, no RDMA rate in the last {@link #RECENT_SECONDS}) has no
+ * series at all, never a 0. A VM whose newest sample is older than {@link #STALE_SECONDS} drops out, so a VM that
+ * was shut down or moved to another site does not stay on the dashboards with its last figures.
+ */
+public final class FleetGauges {
+
+  /** How far back the per-second history is searched for an RDMA rate or a throughput reading. */
+  static final long RECENT_SECONDS = 15;
+  /** A VM whose newest GPU sample is older than this has no gauges. */
+  static final long STALE_SECONDS = 300;
+
+  private static final Logger LOG = LoggerFactory.getLogger(FleetGauges.class);
+  private static final double MIB = 1024.0 * 1024.0;
+
+  private final KafkaStreams streams;
+  private final Clock clock;
+  private final MultiGauge gpu;
+  private final MultiGauge fbUsed;
+  private final MultiGauge fbTotal;
+  private final MultiGauge rdma;
+  private final MultiGauge throughput;
+  private final AtomicReference<Double> newestSample = new AtomicReference<>();
+
+  public FleetGauges(KafkaStreams streams, MeterRegistry registry, Clock clock) {
+    this.streams = streams;
+    this.clock = clock;
+    this.gpu = MultiGauge.builder(Meters.VM_GPU_UTILIZATION).register(registry);
+    this.fbUsed = MultiGauge.builder(Meters.VM_FB_USED).register(registry);
+    this.fbTotal = MultiGauge.builder(Meters.VM_FB_TOTAL).register(registry);
+    this.rdma = MultiGauge.builder(Meters.VM_RDMA).register(registry);
+    this.throughput = MultiGauge.builder(Meters.VM_THROUGHPUT).register(registry);
+    registry.gauge(Meters.LAST_EVENT, Tags.of(Meters.TAG_SOURCE, PipelineSource.gpu_sample.name()), newestSample,
+        r -> r.get() == null ? Double.NaN : r.get());
+  }
+
+  /**
+   * Reads the local stores and replaces every row. Blocking (RocksDB reads): call it off the event loop. While the
+   * stores are not queryable (a rebalance) the rows stay as they were.
+   */
+  public void refresh() {
+    List<MultiGauge.Row<?>> g = new ArrayList<>();
+    List<MultiGauge.Row<?>> used = new ArrayList<>();
+    List<MultiGauge.Row<?>> total = new ArrayList<>();
+    List<MultiGauge.Row<?>> r = new ArrayList<>();
+    List<MultiGauge.Row<?>> t = new ArrayList<>();
+    Instant now = clock.instant();
+    Instant newest = null;
+    try {
+      ReadOnlyKeyValueStore<String, CurrentLoad> current = streams.store(StoreQueryParameters.fromNameAndType(
+          StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.keyValueStore()));
+      ReadOnlyWindowStore<String, VmSamples.Point> seconds = streams.store(StoreQueryParameters.fromNameAndType(
+          StoreNames.VM_SAMPLES, QueryableStoreTypes.windowStore()));
+      try (KeyValueIterator<String, CurrentLoad> it = current.all()) {
+        while (it.hasNext()) {
+          KeyValue<String, CurrentLoad> kv = it.next();
+          CurrentLoad load = kv.value;
+          Instant latest = load.latest();
+          if (latest == null || latest.isBefore(now.minusSeconds(STALE_SECONDS))) {
+            continue;
+          }
+          newest = newest == null || latest.isAfter(newest) ? latest : newest;
+          Tags tags = Tags.of(Meters.TAG_VM, load.vmName() != null ? load.vmName() : load.vmId(), Meters.TAG_HOST,
+              load.host() != null ? load.host() : "unresolved");
+          Double util = averageUtilization(load);
+          if (util != null) {
+            g.add(MultiGauge.Row.of(tags, util));
+          }
+          Long usedMiB = load.fbUsedMiB();
+          if (usedMiB != null) {
+            used.add(MultiGauge.Row.of(tags, usedMiB * MIB));
+          }
+          Long totalMiB = fbTotalMiB(load);
+          if (totalMiB != null) {
+            total.add(MultiGauge.Row.of(tags, totalMiB * MIB));
+          }
+          Double[] recent = recentRates(seconds, kv.key, latest);
+          if (recent[0] != null) {
+            r.add(MultiGauge.Row.of(tags, recent[0]));
+          }
+          if (recent[1] != null) {
+            t.add(MultiGauge.Row.of(tags, recent[1]));
+          }
+        }
+      }
+    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
+      LOG.debug("stores not queryable ({}); per-VM gauges kept as they were", e.getMessage());
+      return;
+    }
+    gpu.register(g, true);
+    fbUsed.register(used, true);
+    fbTotal.register(total, true);
+    rdma.register(r, true);
+    throughput.register(t, true);
+    if (newest != null) {
+      newestSample.set(newest.toEpochMilli() / 1000.0);
+    }
+  }
+
+  /** The mean utilization of the GPUs that know theirs; null when none does. */
+  static Double averageUtilization(CurrentLoad load) {
+    double sum = 0;
+    int n = 0;
+    for (GpuSample s : load.byGpu().values()) {
+      if (s.utilizationGpuPct() != null) {
+        sum += s.utilizationGpuPct();
+        n++;
+      }
+    }
+    return n == 0 ? null : sum / n;
+  }
+
+  /** The framebuffer size of all GPUs together; null when any GPU's is unknown. */
+  static Long fbTotalMiB(CurrentLoad load) {
+    long sum = 0;
+    for (GpuSample s : load.byGpu().values()) {
+      if (s.memoryTotalMiB() == null) {
+        return null;
+      }
+      sum += s.memoryTotalMiB();
+    }
+    return load.byGpu().isEmpty() ? null : sum;
+  }
+
+  /** {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. */
+  private static Double[] recentRates(ReadOnlyWindowStore<String, VmSamples.Point> seconds, String vmId,
+      Instant latest) {
+    Double[] out = new Double[2];
+    try (WindowStoreIterator<VmSamples.Point> it = seconds.backwardFetch(vmId,
+        latest.minusSeconds(RECENT_SECONDS), latest)) {
+      while (it.hasNext() && (out[0] == null || out[1] == null)) {
+        VmSamples.Point p = it.next().value;
+        if (out[0] == null && p.rdmaBytesPerSec() != null) {
+          out[0] = p.rdmaBytesPerSec();
+        }
+        if (out[1] == null && p.throughput() != null) {
+          out[1] = p.throughput();
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,90 @@
+package io.stunwatch.api.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunTime;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MigrationMetricsTest {
+
+  static final Instant T0 = Instant.parse("2026-11-21T10:00:00Z");
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  final MigrationMetrics metrics = new MigrationMetrics(registry, Clock.fixed(T0.plusSeconds(90), ZoneOffset.UTC));
+
+  static Migration migration(String id, MigrationState state, Initiator initiator) {
+    return new Migration(id, "vc", "vm-1", "train-1", "4210", "A100-40C", state, initiator, "admin", false,
+        new EntityRef("HostSystem", "host-1", "esx01"), new EntityRef("HostSystem", "host-2", "esx02"), null, null,
+        null, null, T0, T0.plusSeconds(40), null, T0.plusSeconds(40));
+  }
+
+  static MigrationImpact impact(String id, MigrationState state, StunTime stun) {
+    return new MigrationImpact(migration(id, state, Initiator.DRS), 40.0, stun, null, null, null, null, List.of(),
+        T0.plusSeconds(160));
+  }
+
+  static MigrationAlert alert(String id, MigrationAlert.AlertState state) {
+    return new MigrationAlert(id, state, "vm-1", "train-1", "4210", null, null, Initiator.USER, "A100-40C",
+        new MigrationAlert.Load(88.0, 60L, 15_000L, 37.0, null), List.of(MigrationAlert.Reason.GPU_UTILIZATION),
+        null, T0, T0, null);
+  }
+
+  @Test
+  void aMigrationIsCountedAndObservedOnceEvenWhenItsImpactIsRevised() {
+    metrics.onImpact(impact("vc/1", MigrationState.SUCCEEDED, new StunTime(3.2, StunTime.Source.SAMPLE_GAP_ESTIMATE)));
+    metrics.onImpact(impact("vc/1", MigrationState.SUCCEEDED, new StunTime(2.9, StunTime.Source.VMWARE_LOG)));
+    var tags = new String[] {Meters.TAG_PROFILE, "A100-40C", Meters.TAG_INITIATOR, "DRS", Meters.TAG_RESULT,
+        "SUCCEEDED"};
+    assertThat(registry.get(Meters.MIGRATIONS).tags(tags).counter().count()).isEqualTo(1);
+    var stun = registry.get(Meters.MIGRATION_STUN).tags(tags).summary();
+    assertThat(stun.count()).isEqualTo(1);
+    assertThat(stun.totalAmount()).isEqualTo(3.2);
+    assertThat(registry.get(Meters.MIGRATION_DURATION).tags(tags).summary().totalAmount()).isEqualTo(40.0);
+  }
+
+  @Test
+  void anUnknownStunIsNotObservedAsZero() {
+    metrics.onImpact(impact("vc/2", MigrationState.FAILED, new StunTime(null, StunTime.Source.UNKNOWN)));
+    assertThat(registry.get(Meters.MIGRATIONS).tag(Meters.TAG_RESULT, "FAILED").counter().count()).isEqualTo(1);
+    assertThat(registry.find(Meters.MIGRATION_STUN).summaries()).isEmpty();
+  }
+
+  @Test
+  void aFiringAlertCountsOnceAndHoldsTheUnderLoadGaugeUntilItsMigrationSettles() {
+    metrics.onAlert(alert("vc/3", MigrationAlert.AlertState.FIRING));
+    metrics.onAlert(alert("vc/3", MigrationAlert.AlertState.FIRING));
+    metrics.onAlert(alert("vc/4", MigrationAlert.AlertState.FIRING));
+    assertThat(registry.get(Meters.ALERTS).tag(Meters.TAG_INITIATOR, "USER").counter().count()).isEqualTo(2);
+    assertThat(registry.get(Meters.MIGRATIONS_UNDER_LOAD).gauge().value()).isEqualTo(2);
+    metrics.onAlert(alert("vc/3", MigrationAlert.AlertState.RESOLVED));
+    metrics.onImpact(impact("vc/4", MigrationState.SUCCEEDED, new StunTime(1.0, StunTime.Source.VMWARE_LOG)));
+    assertThat(registry.get(Meters.MIGRATIONS_UNDER_LOAD).gauge().value()).isZero();
+  }
+
+  @Test
+  void deadLettersAreCountedBySourceTopicAndStage() {
+    DeadLetter d = new DeadLetter("stunwatch.gpu-samples", 0, 17, T0, null, "ew==", "{", DeadLetter.Stage.DESERIALIZATION,
+        "not JSON", "processor", T0);
+    metrics.onDeadLetter(d);
+    metrics.onDeadLetter(d);
+    assertThat(registry.get(Meters.DEAD_LETTERS).tags(Meters.TAG_TOPIC, "stunwatch.gpu-samples", Meters.TAG_STAGE,
+        "DESERIALIZATION").counter().count()).isEqualTo(2);
+  }
+
+  @Test
+  void beforeAnyVcenterEventTheLastEventTimeIsUnknownNotZero() {
+    assertThat(registry.get(Meters.LAST_EVENT).tag(Meters.TAG_SOURCE, "vcenter_event").gauge().value()).isNaN();
+  }
+}
