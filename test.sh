@@ -10,6 +10,8 @@ strict="${STUNWATCH_STRICT:-0}"
 missing=()
 # kcat: the real Kafka CLI client (Debian package kafkacat installs both names).
 command -v kcat >/dev/null 2>&1 || command -v kafkacat >/dev/null 2>&1 || missing+=(kafkacat)
+# prometheus and promtool: the real Prometheus that scrapes the API in ObservabilityIT, and the rule checker.
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 # vcsim: govmomi's vCenter simulator, built from Debian's Go and govmomi sources (test-support/vcsim/build.sh).
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/vmware/govmomi ] || missing+=(golang-github-vmware-govmomi-dev)

@@ -27,6 +27,16 @@ public final class RealPeers {
     return require("kcat (Debian package kafkacat; ./test.sh installs it)", "kcat", "kafkacat");
   }
 
+  /** The real Prometheus server (Debian package {@code prometheus}; ./test.sh installs it). */
+  public static Path prometheus() {
+    return require("prometheus (Debian package prometheus; ./test.sh installs it)", "prometheus");
+  }
+
+  /** Prometheus' {@code promtool}, from the same Debian package. */
+  public static Path promtool() {
+    return require("promtool (Debian package prometheus; ./test.sh installs it)", "promtool");
+  }
+
   /** The first of {@code names} found on the PATH; skips or fails the test when none is. */
   public static Path require(String what, String... names) {
     Optional<Path> found = onPath(names);
