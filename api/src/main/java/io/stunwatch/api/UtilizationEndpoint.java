@@ -32,7 +32,9 @@ final class UtilizationEndpoint {
       Instant now = Instant.now();
       Instant[] range = p.range(now.truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(6)), now,
           config.maxRange());
-      respond.json(rc, stores.utilization(range[0], range[1]).map(rows -> {
+      // Every UTC day that overlaps [from, to]: Grafana's "last 30 days" does not start at midnight, and the day
+      // it starts in must not be left out.
+      respond.json(rc, stores.utilization(range[0].truncatedTo(ChronoUnit.DAYS), range[1]).map(rows -> {
         Map<String, double[]> sums = new TreeMap<>();
         for (StoreReader.UtilizationRow r : rows) {
           String key = r.day() + "|" + ("host".equals(groupBy) ? r.host() : r.vmId());
