@@ -32,7 +32,12 @@ final class AnnotationsEndpoint {
       Instant[] range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
       String vm = p.text("vm");
       int limit = p.limit(1000, config.maxPageSize());
-      respond.json(rc, stores.migrations().map(all -> {
+      // A migration that started before the range but ended in it is shown too; none runs longer than a day
+      // (process.migration-timeout is at most one).
+      var source = vm != null && io.stunwatch.model.VmIds.isUuid(vm)
+          ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
+          : stores.migrations(range[0].minus(Duration.ofDays(1)), range[1]);
+      respond.json(rc, source.map(all -> {
         List<Map<String, Object>> out = new ArrayList<>();
         all.stream().filter(s -> s.migration().startTime() != null)
             .filter(s -> {

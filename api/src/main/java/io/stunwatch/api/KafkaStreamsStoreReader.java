@@ -9,6 +9,7 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
+import io.stunwatch.processor.MigrationSummary;
 import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.UtilizationDay;
 import io.vertx.core.Future;
@@ -65,8 +66,16 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   // --- the whole application -------------------------------------------------------------------------------------
 
   @Override
-  public Future<List<MigrationSummary>> migrations() {
-    return everywhere("migrations", MigrationSummary.class, this::localMigrations);
+  public Future<List<MigrationSummary>> migrations(Instant from, Instant to) {
+    return everywhere("migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(), MigrationSummary.class,
+        () -> localMigrations(from, to));
+  }
+
+  @Override
+  public Future<List<MigrationSummary>> migrationsOfVm(String vmId) {
+    return owner(vmId).compose(host -> host == null || host.equals(self)
+        ? blocking(() -> localMigrationsOfVm(vmId))
+        : remote(host, "vm-migrations?vm=" + enc(vmId), MigrationSummary.class));
   }
 
   @Override
@@ -120,15 +129,21 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   // --- this instance ----------------------------------------------------------------------------------------------
 
-  private List<MigrationSummary> localMigrations() {
-    ReadOnlyKeyValueStore<String, MigrationAlert> alerts = kv(StoreNames.ALERTS);
-    ReadOnlyKeyValueStore<String, MigrationImpact> impacts = kv(StoreNames.IMPACTS);
+  private List<MigrationSummary> localMigrations(Instant from, Instant to) {
+    ReadOnlyWindowStore<String, MigrationSummary> s = store(StoreNames.MIGRATIONS_BY_START,
+        QueryableStoreTypes.windowStore());
     List<MigrationSummary> out = new ArrayList<>();
-    try (KeyValueIterator<String, Migration> it = this.<Migration>kv(StoreNames.MIGRATIONS).all()) {
-      while (it.hasNext()) {
-        KeyValue<String, Migration> kv = it.next();
-        out.add(MigrationSummary.of(kv.value, alerts.get(kv.key), impacts.get(kv.key)));
-      }
+    try (KeyValueIterator<Windowed<String>, MigrationSummary> it = s.fetchAll(from, to)) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  private List<MigrationSummary> localMigrationsOfVm(String vmId) {
+    List<MigrationSummary> out = new ArrayList<>();
+    try (KeyValueIterator<String, MigrationSummary> it = this.<MigrationSummary>kv(StoreNames.MIGRATIONS_BY_VM)
+        .prefixScan(vmId + "|", org.apache.kafka.common.serialization.Serdes.String().serializer())) {
+      it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
   }
@@ -260,7 +275,13 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   /** The routes other instances call: this instance's part of each query, as a JSON array. */
   public void addRoutes(Router router, ApiServer.Responder respond) {
-    router.get(INTERNAL + "migrations").handler(rc -> respond.json(rc, blocking(this::localMigrations)));
+    router.get(INTERNAL + "migrations").handler(rc -> {
+      Params p = new Params(rc);
+      respond.json(rc, blocking(() -> localMigrations(p.instant("from", Instant.EPOCH),
+          p.instant("to", Instant.now()))));
+    });
+    router.get(INTERNAL + "vm-migrations").handler(rc -> respond.json(rc,
+        blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))));
     router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
         blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
     router.get(INTERNAL + "impact").handler(rc -> respond.json(rc,

@@ -2,6 +2,7 @@ package io.stunwatch.api;
 
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Migration;
+import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -37,7 +38,7 @@ final class MigrationsEndpoint {
     router.get("/api/migrations/:id").handler(rc -> {
       String id = new Params(rc).path("id");
       respond.json(rc, stores.impact(id).compose(i -> i.isPresent() ? Future.succeededFuture(i.get())
-          : stores.migrations().map(all -> all.stream().filter(s -> s.migration().id().equals(id)).findFirst()
+          : stores.migrations(Instant.EPOCH, Instant.now().plus(Duration.ofDays(366))).map(all -> all.stream().filter(s -> s.migration().id().equals(id)).findFirst()
               .orElseThrow(() -> ApiException.notFound("migration " + id)))));
     });
     router.get("/api/vms/:vm/migrations").handler(rc -> respond.json(rc, list(rc, new Params(rc).path("vm"))));
@@ -70,7 +71,11 @@ final class MigrationsEndpoint {
           && (underLoad == null || underLoad == s.underLoad())
           && m.startTime() != null && !m.startTime().isBefore(range[0]) && !m.startTime().isAfter(range[1]);
     };
-    return stores.migrations().map(all -> {
+    // A VM id reads that VM's index on the instance that owns it; anything else reads the time index of the range.
+    Future<List<MigrationSummary>> source = vm != null && io.stunwatch.model.VmIds.isUuid(vm)
+        ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
+        : stores.migrations(range[0], range[1]);
+    return source.map(all -> {
       List<MigrationSummary> rows = new ArrayList<>(all.stream().filter(keep).toList());
       rows.sort(order(sort));
       List<MigrationSummary> page = rows.subList(Math.min(offset, rows.size()),

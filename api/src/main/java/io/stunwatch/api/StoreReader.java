@@ -5,6 +5,7 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
+import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import java.time.Instant;
 import java.util.List;
@@ -17,8 +18,11 @@ import java.util.Optional;
  */
 public interface StoreReader {
 
-  /** Every migration, with what the list needs of its alert and impact. */
-  Future<List<MigrationSummary>> migrations();
+  /** The migrations that started within {@code [from, to]}, with what a list needs of their alerts and impacts. */
+  Future<List<MigrationSummary>> migrations(Instant from, Instant to);
+
+  /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by). */
+  Future<List<MigrationSummary>> migrationsOfVm(String vmId);
 
   /** The impact record of one migration, or empty. */
   Future<Optional<MigrationImpact>> impact(String migrationId);

@@ -11,10 +11,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code stunwatch bench processor}: the benchmarks whose figures are in the README's performance table. */
+/** {@code stunwatch bench processor|api}: the benchmarks whose figures are in the README's performance table. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Run a benchmark on an embedded broker in this process and print its figures.",
-    subcommands = {BenchCommand.Processor.class})
+    subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class})
 final class BenchCommand implements Runnable {
 
   @Spec
@@ -22,7 +22,70 @@ final class BenchCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing benchmark: processor");
+    throw new ParameterException(spec.commandLine(), "missing benchmark: processor or api");
+  }
+
+  /** {@code stunwatch bench api}. */
+  @Command(name = "api", mixinStandardHelpOptions = true,
+      description = {"Latency of the API under concurrent clients, with a simulated migration history in the stores "
+          + "(through the real topology): /api/migrations?vm=... and /api/grafana/annotations over 24 h, each with "
+          + "its ratio to /health measured in the same run.",
+          "Prints a markdown table for the README."})
+  static final class Api implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Option(names = "--migrations", defaultValue = "100000", description = "Migrations in the history "
+        + "(default ${DEFAULT-VALUE}).")
+    int migrations;
+
+    @Option(names = "--vms", defaultValue = "1000", description = "VMs (default ${DEFAULT-VALUE}).")
+    int vms;
+
+    @Option(names = "--days", defaultValue = "90", description = "Length of the history (default ${DEFAULT-VALUE}).")
+    int days;
+
+    @Option(names = "--clients", defaultValue = "50", description = "Concurrent clients (default ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--seconds", defaultValue = "30", description = "Measured load, after a 5 s warm-up "
+        + "(default ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
+        + "one, deleted afterwards).")
+    Path dataDir;
+
+    Api(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      if (migrations < 100 || vms < 2 || vms > 60_000 || days < 2 || clients < 1 || seconds < 1) {
+        ctx.err().println("--migrations must be at least 100, --vms 2 to 60000, --days at least 2, --clients and "
+            + "--seconds at least 1");
+        return ExitCodes.USAGE;
+      }
+      Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-api-");
+      try {
+        io.stunwatch.launcher.bench.ApiBenchmark.Result r = new io.stunwatch.launcher.bench.ApiBenchmark(
+            new io.stunwatch.launcher.bench.ApiBenchmark.Settings(migrations, vms, days, clients,
+                Duration.ofSeconds(seconds), dir), ctx.out()).run();
+        double base = r.latencies().get(0).p99Ms();
+        ctx.out().printf("%n%,d migrations stored (loaded in %d s), %d clients%n%n| request | requests | p50 | p99 "
+            + "| p99 / baseline p99 |%n|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients);
+        for (var l : r.latencies()) {
+          ctx.out().printf("| `%s` | %,d | %.1f ms | %.1f ms | %.1f |%n", l.request(), l.requests(), l.p50Ms(),
+              l.p99Ms(), l.p99Ms() / base);
+        }
+        ctx.out().flush();
+        return ExitCodes.OK;
+      } finally {
+        if (dataDir == null) {
+          Processor.deleteTree(dir);
+        }
+      }
+    }
   }
 
   /** {@code stunwatch bench processor}. */
@@ -73,12 +136,12 @@ final class BenchCommand implements Runnable {
         return ExitCodes.OK;
       } finally {
         if (dataDir == null) {
-          deleteTree(dir);
+          Processor.deleteTree(dir);
         }
       }
     }
 
-    private static void deleteTree(Path dir) throws java.io.IOException {
+    static void deleteTree(Path dir) throws java.io.IOException {
       try (var paths = Files.walk(dir)) {
         paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }

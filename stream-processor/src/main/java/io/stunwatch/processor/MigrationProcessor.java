@@ -45,6 +45,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private KeyValueStore<String, Tracked.Recent> recent;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, MigrationImpact> impacts;
+  private MigrationIndex index;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
   private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
@@ -74,6 +75,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.tracked = context.getStateStore(StoreNames.TRACKED);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
+    this.index = new MigrationIndex(context);
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on.
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
@@ -117,6 +119,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         raiseIfUnderLoad(record.key(), m, record.timestamp());
       }
       resolveIfEnded(m, record.timestamp());
+      index.refresh(record.key(), id);
       // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
       // time may already be past this migration's due time, and stream-time punctuation only fires when stream time
       // moves on. Close what is due now rather than wait for a record that may never come.
@@ -187,6 +190,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         alerts.put(m.id(), updated);
         context.forward(new Record<>(m.id(), updated, at));
       }
+      index.refresh(t.vmKey(), m.id());
     }
   }
 

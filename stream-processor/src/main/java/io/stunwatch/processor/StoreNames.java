@@ -40,6 +40,14 @@ public final class StoreNames {
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 
+  /** By {@code <VM id>|<migration id>}: each migration's {@link MigrationSummary}, a VM's read by prefix. */
+  public static final String MIGRATIONS_BY_VM = "migrations-by-vm";
+  /**
+   * Window store keyed by migration id at its start time: each migration's {@link MigrationSummary}, a time range's
+   * read by {@code fetchAll(from, to)} (annotations, lists). Kept for {@code process.history-retention}.
+   */
+  public static final String MIGRATIONS_BY_START = "migrations-by-start";
+
   private StoreNames() {
   }
 }

@@ -93,6 +93,11 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Tracked.Stuns.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_MIGRATIONS),
         Serdes.String(), JsonSerde.of(Tracked.Recent.class)).withCachingEnabled());
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_VM),
+        Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
+    b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.MIGRATIONS_BY_START,
+        config.historyRetention(), Duration.ofMillis(1), false),
+        Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)).withCachingEnabled());
 
@@ -110,7 +115,8 @@ public final class StunwatchTopology {
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
         .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
-            StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS)
+            StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS, StoreNames.MIGRATIONS,
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
     decoded(b, Topics.VCENTER_EVENTS, clock)
@@ -119,7 +125,8 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
-            StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS)
+            StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS,
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
 
     // The stun-time model: every impact with a known stun and framebuffer feeds its groups, each group in one task.
@@ -276,6 +283,7 @@ public final class StunwatchTopology {
     private KeyValueStore<String, Tracked.Recent> recent;
     private KeyValueStore<String, MigrationImpact> impacts;
     private KeyValueStore<String, MigrationAlert> alerts;
+    private MigrationIndex index;
 
     StunProcessor(ProcessorConfig config) {
       this.config = config;
@@ -288,6 +296,7 @@ public final class StunwatchTopology {
       recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
       impacts = context.getStateStore(StoreNames.IMPACTS);
       alerts = context.getStateStore(StoreNames.ALERTS);
+      index = new MigrationIndex(context);
     }
 
     @Override
@@ -319,6 +328,7 @@ public final class StunwatchTopology {
           alerts.put(id, updated);
           context.forward(new Record<>(id, updated, record.timestamp()));
         }
+        index.refresh(record.key(), id);
       }
     }
   }

@@ -330,6 +330,18 @@ class StunwatchTopologyTest {
     var model = latest(Topics.STUN_MODEL).get("profile:T4-16C");
     assertThat(model.observations()).as("the revision replaces the estimate, it does not count twice").isEqualTo(1);
     assertThat(model.p50Seconds()).isEqualTo(29.5);
+
+    // the indexes the API lists from hold the revised figure, under the VM and at the migration's start
+    MigrationSummary byVm = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+        .get(MigrationIndex.vmKey(vmUuid(2), VC + "/210"));
+    assertThat(byVm.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(byVm.underLoad()).isTrue();
+    List<MigrationSummary> started = new java.util.ArrayList<>();
+    try (var it = driver.<String, MigrationSummary>getWindowStore(StoreNames.MIGRATIONS_BY_START)
+        .fetchAll(T0.minusSeconds(1), T0.plusSeconds(1))) {
+      it.forEachRemaining(kv -> started.add(kv.value));
+    }
+    assertThat(started).containsExactly(byVm);
   }
 
   @Test

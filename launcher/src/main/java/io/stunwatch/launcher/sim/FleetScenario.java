@@ -187,6 +187,28 @@ public final class FleetScenario {
     }
   }
 
+  /**
+   * Sends the inventory and the vCenter side of every planned migration (events, inventory moves, vmware.log
+   * stuns) in event-time order, without any sample: months of migration history in minutes, for the API benchmark.
+   */
+  public void runMigrationsOnly(Sink sink) {
+    Instant t0 = settings.start();
+    for (Vm vm : vms) {
+      VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
+      sink.send(Topics.VM_INVENTORY, e.key(), e, t0);
+    }
+    TreeMap<Instant, List<Runnable>> events = new TreeMap<>();
+    for (Plan p : plans) {
+      schedule(events, p, sink);
+    }
+    events.values().forEach(due -> due.forEach(Runnable::run));
+  }
+
+  /** The simulated VMs. */
+  public List<Vm> vms() {
+    return List.copyOf(vms);
+  }
+
   private Plan movingAt(Vm vm, Instant t) {
     for (Plan p : plans) {
       if (p.vm() == vm && !t.isBefore(p.start()) && t.isBefore(p.end())) {

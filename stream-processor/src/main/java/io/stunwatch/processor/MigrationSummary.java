@@ -1,13 +1,15 @@
-package io.stunwatch.api;
+package io.stunwatch.processor;
 
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunTime;
+import io.stunwatch.model.json.Schema;
 
 /**
  * A migration as the list endpoints show it: the migration, whether it started under load, and the stun time once
- * its impact is known.
+ * its impact is known. The value of {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START}, kept
+ * by {@link MigrationIndex}, so that a list is read without decoding any impact's timeline.
  *
  * @param migration  the migration
  * @param underLoad  whether a migration-under-load alert was raised
@@ -15,10 +17,11 @@ import io.stunwatch.model.StunTime;
  * @param fbUsedMiB  framebuffer used before the migration, or null
  * @param throughputDipPct the training-throughput dip, or null
  */
+@Schema(name = "store.migration-summary")
 public record MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
     Double throughputDipPct) {
 
-  static MigrationSummary of(Migration m, MigrationAlert alert, MigrationImpact impact) {
+  public static MigrationSummary of(Migration m, MigrationAlert alert, MigrationImpact impact) {
     return new MigrationSummary(impact != null ? impact.migration() : m, alert != null,
         impact == null ? null : impact.stun(),
         impact == null || impact.before() == null ? null : impact.before().fbUsedMiB(),

@@ -1,0 +1,173 @@
+package io.stunwatch.launcher.bench;
+
+import io.stunwatch.api.ApiApplication;
+import io.stunwatch.api.ApiConfig;
+import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.broker.EmbeddedKafkaBroker;
+import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.processor.ProcessorConfig;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The issue #6 API benchmark, in one run: a simulated fleet's migration history (by default 100,000 migrations of
+ * 1,000 VMs over 90 days) goes through the real topology into the stores of one {@code stunwatch api} instance;
+ * then concurrent clients (50 by default) ask, round robin, for
+ *
+ * <ol>
+ *   <li>{@code GET /health}: the baseline, the same HTTP, authentication and event loop without any store read;</li>
+ *   <li>{@code GET /api/migrations?vm=<a random VM id>}: one VM's migrations;</li>
+ *   <li>{@code GET /api/grafana/annotations?from=<now-24h>&to=<now>}: the last day's migrations as annotations.</li>
+ * </ol>
+ *
+ * Each figure is reported with its ratio to the baseline of the same run.
+ */
+public final class ApiBenchmark {
+
+  /** How the benchmark runs. */
+  public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir) {
+  }
+
+  /** Latency percentiles of one request kind, milliseconds. */
+  public record Latency(String request, long requests, double p50Ms, double p99Ms) {
+  }
+
+  /** The figures of a run. */
+  public record Result(int migrations, Duration loadTime, List<Latency> latencies) {
+  }
+
+  private final Settings settings;
+  private final PrintWriter log;
+
+  public ApiBenchmark(Settings settings, PrintWriter log) {
+    this.settings = settings;
+    this.log = log;
+  }
+
+  public Result run() throws Exception {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    Duration length = Duration.ofDays(settings.days());
+    long every = Math.max(1, length.toSeconds() / settings.migrations());
+    FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(5, settings.vms(), 16, now.minus(length),
+        length, Duration.ofSeconds(every)));
+    int planned = scenario.plans().size();
+    String token = "bench-" + Long.toHexString(new Random().nextLong()) + "-token";
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(BrokerConfig.ephemeral(settings.dir()
+        .resolve("broker")))) {
+      KafkaClientConfig kafka = new KafkaClientConfig(broker.bootstrapServers());
+      ApiConfig api = new ApiConfig("127.0.0.1", 0, "127.0.0.1", token, true, 1000, Duration.ofDays(366), null,
+          null);
+      try (ApiApplication app = ApiApplication.start(api, ProcessorConfig.defaults().withIdentity("bench-api",
+          settings.dir().resolve("state")), kafka, Clock.systemUTC())) {
+        long t0 = System.nanoTime();
+        AtomicLong sent = new AtomicLong();
+        try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 20))) {
+          scenario.runMigrationsOnly(new FleetScenario.Sink() {
+            @Override
+            public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+              p.send(topic, key, value, at);
+              sent.incrementAndGet();
+            }
+          });
+        }
+        flushPrintf("%,d migrations of %,d VMs over %d days: %,d records sent%n", planned, settings.vms(),
+            settings.days(), sent.get());
+        HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+        String base = "http://127.0.0.1:" + app.port();
+        while (listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1)) < planned) {
+          Thread.sleep(2000);
+        }
+        Duration loadTime = Duration.ofNanos(System.nanoTime() - t0);
+        flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
+        List<FleetScenario.Vm> vms = scenario.vms();
+        String day = "from=" + now.minus(Duration.ofHours(24)).toEpochMilli() + "&to=" + now.toEpochMilli();
+        List<Latency> latencies = measure(http, base, token, List.of("/health", "/api/migrations?vm=",
+            "/api/grafana/annotations?" + day), vms);
+        return new Result(planned, loadTime, latencies);
+      }
+    }
+  }
+
+  private static long listed(HttpClient http, String base, String token, Instant from, Instant to)
+      throws Exception {
+    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&from="
+        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token).build(),
+        HttpResponse.BodyHandlers.discarding());
+    return r.statusCode() == 200 ? Long.parseLong(r.headers().firstValue("X-Total-Count").orElse("0")) : 0;
+  }
+
+  /** {@code clients} threads, each sending the kinds round robin for the load time, after a 5 s warm-up. */
+  private List<Latency> measure(HttpClient http, String base, String token, List<String> kinds,
+      List<FleetScenario.Vm> vms) throws Exception {
+    List<List<Long>> nanos = new ArrayList<>();
+    kinds.forEach(k -> nanos.add(Collections.synchronizedList(new ArrayList<>())));
+    ExecutorService pool = Executors.newFixedThreadPool(settings.clients());
+    long warmupEnd = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    long end = warmupEnd + settings.load().toNanos();
+    List<Future<?>> clients = new ArrayList<>();
+    for (int c = 0; c < settings.clients(); c++) {
+      int client = c;
+      clients.add(pool.submit(() -> {
+        Random r = new Random(client);
+        int i = client;
+        while (System.nanoTime() < end) {
+          int kind = i++ % kinds.size();
+          String path = kinds.get(kind);
+          if (path.endsWith("vm=")) {
+            path += vms.get(r.nextInt(vms.size())).id();
+          }
+          long t = System.nanoTime();
+          HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(URI.create(base + path))
+              .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofByteArray());
+          long took = System.nanoTime() - t;
+          if (resp.statusCode() != 200) {
+            throw new IllegalStateException(path + " answered " + resp.statusCode());
+          }
+          if (t > warmupEnd) {
+            nanos.get(kind).add(took);
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : clients) {
+      f.get();
+    }
+    pool.shutdown();
+    List<Latency> out = new ArrayList<>();
+    for (int k = 0; k < kinds.size(); k++) {
+      List<Long> l = new ArrayList<>(nanos.get(k));
+      Collections.sort(l);
+      out.add(new Latency(kinds.get(k).replaceAll("\\?.*", "") + (kinds.get(k).contains("vm=") ? "?vm=…" : ""),
+          l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6));
+    }
+    return out;
+  }
+
+  private void flushPrintf(String format, Object... args) {
+    log.printf(format, args);
+    log.flush();
+  }
+}

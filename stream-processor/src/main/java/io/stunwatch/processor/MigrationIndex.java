@@ -1,0 +1,55 @@
+package io.stunwatch.processor;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import org.apache.kafka.streams.processor.api.ProcessingContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+
+/**
+ * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
+ * alerts and impacts stores, so that the API lists a VM's migrations or a day's without scanning every migration
+ * and decoding every impact's timeline. A processor that writes one of those stores calls {@link #refresh} after.
+ */
+final class MigrationIndex {
+
+  private final KeyValueStore<String, Migration> migrations;
+  private final KeyValueStore<String, MigrationAlert> alerts;
+  private final KeyValueStore<String, MigrationImpact> impacts;
+  private final KeyValueStore<String, MigrationSummary> byVm;
+  private final WindowStore<String, MigrationSummary> byStart;
+
+  MigrationIndex(ProcessingContext context) {
+    this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
+    this.alerts = context.getStateStore(StoreNames.ALERTS);
+    this.impacts = context.getStateStore(StoreNames.IMPACTS);
+    this.byVm = context.getStateStore(StoreNames.MIGRATIONS_BY_VM);
+    this.byStart = context.getStateStore(StoreNames.MIGRATIONS_BY_START);
+  }
+
+  /** The {@link StoreNames#MIGRATIONS_BY_VM} key of a migration of the VM keyed {@code vmKey}. */
+  static String vmKey(String vmKey, String migrationId) {
+    return vmKey + "|" + migrationId;
+  }
+
+  /** Rewrites the summary of migration {@code id} of the VM keyed {@code vmKey} from the stores, if it changed. */
+  void refresh(String vmKey, String id) {
+    Migration m = migrations.get(id);
+    if (m == null || m.startTime() == null) {
+      return;
+    }
+    MigrationSummary s = MigrationSummary.of(m, alerts.get(id), impacts.get(id));
+    String key = vmKey(vmKey, id);
+    MigrationSummary old = byVm.get(key);
+    if (s.equals(old)) {
+      return;
+    }
+    long start = s.migration().startTime().toEpochMilli();
+    if (old != null && old.migration().startTime() != null && old.migration().startTime().toEpochMilli() != start) {
+      byStart.put(id, null, old.migration().startTime().toEpochMilli()); // an earlier event moved the start
+    }
+    byVm.put(key, s);
+    byStart.put(id, s, start);
+  }
+}
