@@ -75,6 +75,7 @@ public final class ApiBenchmark {
     String token = "bench-" + Long.toHexString(new Random().nextLong()) + "-token";
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(BrokerConfig.ephemeral(settings.dir()
         .resolve("broker")))) {
+      keepHistory(broker.bootstrapServers());
       KafkaClientConfig kafka = new KafkaClientConfig(broker.bootstrapServers());
       ApiConfig api = new ApiConfig("127.0.0.1", 0, "127.0.0.1", token, true, 1000, Duration.ofDays(366), null,
           null);
@@ -96,8 +97,19 @@ public final class ApiBenchmark {
             settings.days(), sent.get());
         HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
         String base = "http://127.0.0.1:" + app.port();
-        while (listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1)) < planned) {
-          Thread.sleep(2000);
+        long seen = 0;
+        long stuckSince = System.nanoTime();
+        while (seen < planned) {
+          Thread.sleep(5000);
+          long n = listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
+          if (n != seen) {
+            flushPrintf("  %,d of %,d migrations listed%n", n, planned);
+            seen = n;
+            stuckSince = System.nanoTime();
+          } else if (System.nanoTime() - stuckSince > Duration.ofSeconds(60).toNanos()) {
+            throw new IllegalStateException("only " + seen + " of " + planned + " migrations listed after a minute "
+                + "without progress");
+          }
         }
         Duration loadTime = Duration.ofNanos(System.nanoTime() - t0);
         flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
@@ -110,11 +122,33 @@ public final class ApiBenchmark {
     }
   }
 
+  /**
+   * Months of history are sent in minutes, with their original timestamps: the catalog topics' time retention
+   * (days) would have the broker delete them before the processor reads them. Live, they arrive as they happen.
+   */
+  private static void keepHistory(String bootstrap) throws Exception {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
+        org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      Map<org.apache.kafka.common.config.ConfigResource, java.util.Collection<
+          org.apache.kafka.clients.admin.AlterConfigOp>> ops = new java.util.HashMap<>();
+      for (var t : io.stunwatch.model.topic.Topics.ALL) {
+        ops.put(new org.apache.kafka.common.config.ConfigResource(
+            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, t.name()), List.of(
+            new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry(
+                "retention.ms", "-1"), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)));
+      }
+      admin.incrementalAlterConfigs(ops).all().get();
+    }
+  }
+
   private static long listed(HttpClient http, String base, String token, Instant from, Instant to)
       throws Exception {
     HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&from="
-        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token).build(),
-        HttpResponse.BodyHandlers.discarding());
+        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
+        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding());
+    if (r.statusCode() != 200 && r.statusCode() != 503) {
+      throw new IllegalStateException("/api/migrations answered " + r.statusCode());
+    }
     return r.statusCode() == 200 ? Long.parseLong(r.headers().firstValue("X-Total-Count").orElse("0")) : 0;
   }
 
