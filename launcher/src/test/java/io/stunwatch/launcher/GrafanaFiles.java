@@ -29,8 +29,7 @@ final class GrafanaFiles {
   }
 
   static Path root() {
-    String prop = System.getProperty("stunwatch.repo.root");
-    return prop != null ? Path.of(prop) : Path.of("..").toAbsolutePath().normalize();
+    return io.stunwatch.testsupport.SharedFixtures.repoRoot();
   }
 
   static List<Path> dashboards() {
