@@ -16,10 +16,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code stunwatch config keys|check}: the configuration reference and a validator. */
+/** {@code stunwatch config keys|check|topics}: the configuration reference, a validator, topic creation. */
 @Command(name = "config", mixinStandardHelpOptions = true,
     description = "List the configuration keys, or check a configuration.",
-    subcommands = {ConfigCommand.Keys.class, ConfigCommand.Check.class})
+    subcommands = {ConfigCommand.Keys.class, ConfigCommand.Check.class, ConfigCommand.Topics.class})
 final class ConfigCommand implements Runnable {
 
   @Spec
@@ -27,7 +27,7 @@ final class ConfigCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand: keys or check");
+    throw new ParameterException(spec.commandLine(), "missing subcommand: keys, check or topics");
   }
 
   /** {@code stunwatch config keys [--markdown]}. */
@@ -81,6 +81,51 @@ final class ConfigCommand implements Runnable {
       ctx.out().println("configuration is valid");
       ctx.out().flush();
       return ExitCodes.OK;
+    }
+  }
+
+  /** {@code stunwatch config topics}: creates the missing catalog topics on the cluster. */
+  @Command(name = "topics", mixinStandardHelpOptions = true,
+      description = {"Create the Stunwatch topics that do not exist yet on kafka.bootstrap-servers, each with its "
+          + "retention or compaction (docs/events.md). Existing topics are left as they are. For a real cluster; "
+          + "the embedded broker creates them itself.", "Exits 1 when the cluster refuses or does not answer."})
+  static final class Topics implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Mixin
+    ConfigOption config;
+
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions of each new topic: the most "
+        + "processor threads that can share the work (default ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--replication-factor", defaultValue = "3", description = "Replicas of each new topic "
+        + "(default ${DEFAULT-VALUE}; 1 for a single broker).")
+    short replicationFactor;
+
+    Topics(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      if (partitions < 1 || replicationFactor < 1) {
+        ctx.err().println("--partitions and --replication-factor must be at least 1");
+        return ExitCodes.USAGE;
+      }
+      KafkaClientConfig kafka = KafkaClientConfig.from(config.load(ctx));
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+          kafka.clientProperties())) {
+        java.util.List<String> created = io.stunwatch.model.topic.TopicProvisioner.ensure(admin,
+            io.stunwatch.model.topic.Topics.ALL, partitions, replicationFactor, Duration.ofSeconds(60));
+        ctx.out().println(created.isEmpty() ? "every Stunwatch topic exists already"
+            : "created " + created.size() + " topics: " + String.join(", ", created));
+        ctx.out().flush();
+        return ExitCodes.OK;
+      } catch (IllegalStateException e) {
+        ctx.err().println("stunwatch config topics: " + e.getMessage());
+        return 1;
+      }
     }
   }
 
