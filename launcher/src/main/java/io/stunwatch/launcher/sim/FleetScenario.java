@@ -143,14 +143,7 @@ public final class FleetScenario {
   /** Sends every record of the scenario, in event-time order. */
   public void run(Sink sink) {
     Instant t0 = settings.start();
-    for (Vm vm : vms) {
-      VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
-      sink.send(Topics.VM_INVENTORY, e.key(), e, t0);
-    }
-    TreeMap<Instant, List<Runnable>> events = new TreeMap<>();
-    for (Plan p : plans) {
-      schedule(events, p, sink);
-    }
+    TreeMap<Instant, List<Runnable>> events = inventoryAndSchedule(sink);
     Random noise = new Random(settings.seed() * 31 + 7);
     long[] rdmaWords = new long[vms.size()];
     for (long s = 0; s < settings.length().toSeconds(); s++) {
@@ -192,6 +185,11 @@ public final class FleetScenario {
    * stuns) in event-time order, without any sample: months of migration history in minutes, for the API benchmark.
    */
   public void runMigrationsOnly(Sink sink) {
+    inventoryAndSchedule(sink).values().forEach(due -> due.forEach(Runnable::run));
+  }
+
+  /** Sends the starting inventory; returns the vCenter side of every migration, by the second it is due. */
+  private TreeMap<Instant, List<Runnable>> inventoryAndSchedule(Sink sink) {
     Instant t0 = settings.start();
     for (Vm vm : vms) {
       VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
@@ -201,7 +199,7 @@ public final class FleetScenario {
     for (Plan p : plans) {
       schedule(events, p, sink);
     }
-    events.values().forEach(due -> due.forEach(Runnable::run));
+    return events;
   }
 
   /** The simulated VMs. */
