@@ -50,12 +50,35 @@ public record CurrentLoad(String vmId, Map<String, GpuSample> byGpu, String host
 
   /** The latest framebuffer use of all GPUs together, MiB; null when any GPU's is unknown. */
   public Long fbUsedMiB() {
+    return sumOfGpus(GpuSample::memoryUsedMiB);
+  }
+
+  /** The framebuffer size of all GPUs together, MiB; null when any GPU's is unknown. */
+  public Long fbTotalMiB() {
+    return sumOfGpus(GpuSample::memoryTotalMiB);
+  }
+
+  /** The mean latest utilization of the GPUs that know theirs, percent; null when none does. */
+  public Double gpuUtilizationAvgPct() {
+    double sum = 0;
+    int n = 0;
+    for (GpuSample s : byGpu.values()) {
+      if (s.utilizationGpuPct() != null) {
+        sum += s.utilizationGpuPct();
+        n++;
+      }
+    }
+    return n == 0 ? null : sum / n;
+  }
+
+  private Long sumOfGpus(java.util.function.Function<GpuSample, Long> figure) {
     long sum = 0;
     for (GpuSample s : byGpu.values()) {
-      if (s.memoryUsedMiB() == null) {
-        return null;
+      Long v = figure.apply(s);
+      if (v == null) {
+        return null; // one GPU unknown makes the VM's figure unknown, not smaller
       }
-      sum += s.memoryUsedMiB();
+      sum += v;
     }
     return byGpu.isEmpty() ? null : sum;
   }

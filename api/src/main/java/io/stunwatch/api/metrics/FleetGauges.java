@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.metrics.PipelineSource;
-import io.stunwatch.model.GpuSample;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.VmSamples;
@@ -93,7 +92,7 @@ public final class FleetGauges {
           newest = newest == null || latest.isAfter(newest) ? latest : newest;
           Tags tags = Tags.of(Meters.TAG_VM, load.vmName() != null ? load.vmName() : load.vmId(), Meters.TAG_HOST,
               load.host() != null ? load.host() : "unresolved");
-          Double util = averageUtilization(load);
+          Double util = load.gpuUtilizationAvgPct();
           if (util != null) {
             g.add(MultiGauge.Row.of(tags, util));
           }
@@ -101,7 +100,7 @@ public final class FleetGauges {
           if (usedMiB != null) {
             used.add(MultiGauge.Row.of(tags, usedMiB * MIB));
           }
-          Long totalMiB = fbTotalMiB(load);
+          Long totalMiB = load.fbTotalMiB();
           if (totalMiB != null) {
             total.add(MultiGauge.Row.of(tags, totalMiB * MIB));
           }
@@ -126,31 +125,6 @@ public final class FleetGauges {
     if (newest != null) {
       newestSample.set(newest.toEpochMilli() / 1000.0);
     }
-  }
-
-  /** The mean utilization of the GPUs that know theirs; null when none does. */
-  static Double averageUtilization(CurrentLoad load) {
-    double sum = 0;
-    int n = 0;
-    for (GpuSample s : load.byGpu().values()) {
-      if (s.utilizationGpuPct() != null) {
-        sum += s.utilizationGpuPct();
-        n++;
-      }
-    }
-    return n == 0 ? null : sum / n;
-  }
-
-  /** The framebuffer size of all GPUs together; null when any GPU's is unknown. */
-  static Long fbTotalMiB(CurrentLoad load) {
-    long sum = 0;
-    for (GpuSample s : load.byGpu().values()) {
-      if (s.memoryTotalMiB() == null) {
-        return null;
-      }
-      sum += s.memoryTotalMiB();
-    }
-    return load.byGpu().isEmpty() ? null : sum;
   }
 
   /** {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. */

@@ -95,7 +95,7 @@ public final class ApiBenchmark {
         }
         flushPrintf("%,d migrations of %,d VMs over %d days: %,d records sent%n", planned, settings.vms(),
             settings.days(), sent.get());
-        HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+        HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + app.port();
         long seen = 0;
         long stuckSince = System.nanoTime();
