@@ -28,14 +28,26 @@ final class ScenarioReplay {
     replay(bootstrap, scenario, 0, new AtomicLong());
   }
 
-  /** Sends the scenario; {@code perSecond} > 0 paces it, and {@code sent} counts what has gone. */
+  /**
+   * Sends the scenario; {@code perSecond} > 0 paces it, and {@code sent} counts what has gone.
+   *
+   * <p>The producer is flushed at each new simulated second. Without that, the busy sample partitions queue up in
+   * the producer (one batch per partition per request) while the sparse vCenter events go out at once: the broker
+   * would hold events minutes of event time ahead of the samples, which no real site does, and the processor would
+   * close impacts before their after-samples arrived.
+   */
   static void replay(String bootstrap, FleetScenario scenario, int perSecond, AtomicLong sent) {
     long begin = System.nanoTime();
+    long[] second = {Long.MIN_VALUE};
     try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.LINGER_MS_CONFIG, 20))) {
       scenario.run(new FleetScenario.Sink() {
         @Override
         public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+          if (at.getEpochSecond() != second[0]) {
+            p.flush();
+            second[0] = at.getEpochSecond();
+          }
           p.send(topic, key, value, at);
           long n = sent.incrementAndGet();
           if (perSecond > 0 && n % 500 == 0) {
