@@ -138,7 +138,12 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   }
 
   /** Parses and publishes one line: the live path, which replay and tests take as well. */
-  static void accept(NvidiaSmiCsvParser parser, String line, long lineNumber, boolean truncated, Inputs inputs) {
+  /**
+   * Parses and publishes one CSV line, or counts and logs why it is not a sample: the live path, which replay and
+   * the demo's simulated workers take as well.
+   */
+  public static void accept(NvidiaSmiCsvParser parser, String line, long lineNumber, boolean truncated,
+      Inputs inputs) {
     try {
       if (truncated) {
         throw new InputParseException("nvidia-smi stdout", lineNumber, "line longer than " + MAX_LINE + " bytes");

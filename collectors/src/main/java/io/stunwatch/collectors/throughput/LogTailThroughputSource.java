@@ -32,7 +32,7 @@ public final class LogTailThroughputSource extends PeriodicSource {
   }
 
   /** Publishes the throughput of each line: the live path, which replay takes as well. */
-  static void accept(List<String> lines, ThroughputParser parser, String job, Inputs inputs) {
+  public static void accept(List<String> lines, ThroughputParser parser, String job, Inputs inputs) {
     for (String line : lines) {
       parser.parse(line, inputs.clock().instant()).ifPresent(f -> {
         ThroughputSample s = parser.sample(f, inputs.identity().vmId(), inputs.identity().hostname(), job);

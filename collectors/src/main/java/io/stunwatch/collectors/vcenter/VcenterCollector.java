@@ -382,8 +382,7 @@ public final class VcenterCollector implements AutoCloseable {
       if (s.timestamp() == null || after != null && !s.timestamp().isAfter(after)) {
         continue;
       }
-      StunObservation o = new StunObservation(vcenterUuid, vm.moref(), vm.name(), s.migrationId(), s.timestamp(),
-          s.stunMicros(), s.source(), logFile, s.lineNumber());
+      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), logFile);
       out.add(record(Topics.STUN_OBSERVATIONS, o.key(), o, o.timestamp()));
       lastStun.merge(vm.moref(), s.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
     }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -54,14 +55,32 @@ public final class VcenterReplay {
         continue;
       }
       try {
-        mapper.map(Json.mapper().readTree(line), vcenterUuid, eventType).ifPresent(out::add);
-      } catch (JsonProcessingException e) {
-        onError.accept(new InputParseException(file.toString(), n, "not JSON: " + e.getOriginalMessage()));
-      } catch (VimEventMapper.MappingException e) {
-        onError.accept(new InputParseException(file.toString(), n, e.getMessage()));
+        event(line, eventType, file.toString(), n).ifPresent(out::add);
+      } catch (InputParseException e) {
+        onError.accept(e);
       }
     }
     return out;
+  }
+
+  /**
+   * One event line (VI/JSON or govmomi JSON).
+   *
+   * @param eventType  the event class of a line without {@code _typeName}, or null
+   * @param source     names the file or stream in errors
+   * @param lineNumber the line's 1-based number there
+   * @return the event, or empty when the collector does not keep its type
+   * @throws InputParseException naming source, line and why the line is not an event
+   */
+  public Optional<VcenterEvent> event(String line, String eventType, String source, long lineNumber)
+      throws InputParseException {
+    try {
+      return mapper.map(Json.mapper().readTree(line), vcenterUuid, eventType);
+    } catch (JsonProcessingException e) {
+      throw new InputParseException(source, lineNumber, "not JSON: " + e.getOriginalMessage());
+    } catch (VimEventMapper.MappingException e) {
+      throw new InputParseException(source, lineNumber, e.getMessage());
+    }
   }
 
   /** The inventory of a file: VMs and hosts. */

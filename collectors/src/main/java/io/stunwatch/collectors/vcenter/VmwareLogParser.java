@@ -40,6 +40,13 @@ public final class VmwareLogParser {
    * @param lineNumber  1-based line of the figure
    */
   public record Stun(Instant timestamp, long stunMicros, StunSource source, String migrationId, int lineNumber) {
+
+    /** This stun as the observation published for the VM whose log {@code logFile} ({@code [ds] dir/vmware.log}) is. */
+    public io.stunwatch.model.StunObservation observation(String vcenterUuid, String vmMoref, String vmName,
+        String logFile) {
+      return new io.stunwatch.model.StunObservation(vcenterUuid, vmMoref, vmName, migrationId, timestamp, stunMicros,
+          source, logFile, lineNumber);
+    }
   }
 
   /** Every stun in {@code text}, in file order. */

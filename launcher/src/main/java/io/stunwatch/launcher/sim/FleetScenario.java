@@ -146,17 +146,29 @@ public final class FleetScenario {
     TreeMap<Instant, List<Runnable>> events = inventoryAndSchedule(sink);
     Random noise = new Random(settings.seed() * 31 + 7);
     long[] rdmaWords = new long[vms.size()];
+    // Each VM's plans in start order, never overlapping: a cursor per VM finds the one under way in O(1), so a
+    // month-long demo costs no more per second than a minute-long test.
+    List<List<Plan>> byVm = new ArrayList<>();
+    vms.forEach(v -> byVm.add(new ArrayList<>()));
+    plans.forEach(p -> byVm.get(p.vm().index()).add(p));
+    int[] cursor = new int[vms.size()];
     for (long s = 0; s < settings.length().toSeconds(); s++) {
       Instant t = t0.plusSeconds(s);
       for (Vm vm : vms) {
-        Plan moving = movingAt(vm, t);
+        List<Plan> mine = byVm.get(vm.index());
+        int i = vm.index();
+        while (cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).end())) {
+          cursor[i]++;
+        }
+        Plan moving = cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).start()) ? mine.get(cursor[i]) : null;
         if (moving != null && moving.stunned(t)) {
           continue; // frozen: the guest takes no samples
         }
-        double util = utilization(vm, s, noise);
+        // whole percents, as nvidia-smi reports them
+        double util = Math.round(utilization(vm, s, noise));
         long fbUsed = Math.round(vm.profile().framebufferMiB() * vm.fbShare());
         GpuSample g = new GpuSample(vm.id(), vm.name(), t, 0, "GPU-" + vm.id(), "GRID " + vm.profile().name(),
-            "00000000:02:00.0", util, util * 0.6, fbUsed, vm.profile().framebufferMiB(), null, null, 1590L, "P0",
+            "00000000:02:00.0", util, (double) Math.round(util * 0.6), fbUsed, vm.profile().framebufferMiB(), null, null, 1590L, "P0",
             vm.profile());
         sink.send(Topics.GPU_SAMPLES, vm.id(), g, t);
         if (vm.pattern() != Pattern.IDLE) {
@@ -168,7 +180,8 @@ public final class FleetScenario {
           sink.send(Topics.RDMA_SAMPLES, vm.id(), rs, t);
         }
         if (vm.pattern() == Pattern.TRAINING) {
-          double rate = (moving != null ? 180 : 240) + 10 * noise.nextDouble();
+          // one decimal, as tf_cnn_benchmarks logs it
+          double rate = Math.round(((moving != null ? 180 : 240) + 10 * noise.nextDouble()) * 10) / 10.0;
           sink.send(Topics.THROUGHPUT_SAMPLES, vm.id(), new ThroughputSample(vm.id(), vm.name(), t,
               "resnet50-hvd", ThroughputSample.ThroughputScope.STEP, rate, "images/sec"), t);
         }
@@ -205,15 +218,6 @@ public final class FleetScenario {
   /** The simulated VMs. */
   public List<Vm> vms() {
     return List.copyOf(vms);
-  }
-
-  private Plan movingAt(Vm vm, Instant t) {
-    for (Plan p : plans) {
-      if (p.vm() == vm && !t.isBefore(p.start()) && t.isBefore(p.end())) {
-        return p;
-      }
-    }
-    return null;
   }
 
   private static double utilization(Vm vm, long s, Random noise) {
@@ -272,10 +276,16 @@ public final class FleetScenario {
 
   private VcenterEvent event(Plan p, long key, Instant at, String type, VcenterEventCategory c, String user,
       EntityRef source, EntityRef dest, TaskSnapshot task) {
+    // vim25's "host" of an event is where it happened: the source while migrating or failing, the destination once
+    // migrated
+    EntityRef host = c == VcenterEventCategory.MIGRATION_COMPLETED ? dest : source;
+    String fault = c == VcenterEventCategory.MIGRATION_FAILED
+        ? "The vMotion failed because the destination host did not receive data" : task == null ? null : task.error();
     return new VcenterEvent(VCENTER, key, p.chain(), at, type, null, c, user,
-        new EntityRef("VirtualMachine", p.vm().moref(), p.vm().name()), dest, source, dest, cluster(), null, null,
-        null, null, null, c == VcenterEventCategory.MIGRATION_FAILED
-            ? "The vMotion failed because the destination host did not receive data" : null, task);
+        new EntityRef("VirtualMachine", p.vm().moref(), p.vm().name()), host, source, dest,
+        VcenterEvent.TASK_INFO.equals(type) ? null : cluster(), // a followed TaskInfo names no compute resource
+        null, null,
+        null, null, null, fault, task);
   }
 
   private VmInventoryEntry inventory(Vm vm, int host, Instant at) {
