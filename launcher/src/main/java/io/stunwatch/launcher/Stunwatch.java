@@ -53,6 +53,8 @@ public final class Stunwatch implements Runnable {
   /** The configured picocli command line; commands get {@code ctx} through their constructor. */
   static CommandLine commandLine(LaunchContext ctx) {
     CommandLine cl = new CommandLine(Stunwatch.class, new ContextFactory(ctx));
+    // Durations read as in configuration files: 30s, 5m, 2h (and ISO-8601).
+    cl.registerConverter(java.time.Duration.class, io.stunwatch.config.ConfigKeys::parseDuration);
     cl.setOut(ctx.out());
     cl.setErr(ctx.err());
     // Parse errors, and ParameterExceptions thrown by commands, exit with picocli's exitCodeOnInvalidInput (2).

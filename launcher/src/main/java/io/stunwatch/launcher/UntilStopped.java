@@ -17,6 +17,15 @@ final class UntilStopped {
 
   /** Blocks until stopped, then closes {@code component}. */
   static void await(AutoCloseable component, Duration grace) throws Exception {
+    await(component, grace, null);
+  }
+
+  /**
+   * Blocks until stopped or until {@code runFor} has passed (null: no limit), then closes {@code component}.
+   *
+   * @return whether it was stopped by a signal rather than by the time limit
+   */
+  static boolean await(AutoCloseable component, Duration grace, Duration runFor) throws Exception {
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -28,8 +37,18 @@ final class UntilStopped {
       }
     }, "stunwatch-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
+    boolean signalled = true;
     try {
-      stop.await();
+      if (runFor == null) {
+        stop.await();
+      } else if (!stop.await(runFor.toMillis(), TimeUnit.MILLISECONDS)) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook); // the JVM exits normally; nothing to wait for
+          signalled = false;
+        } catch (IllegalStateException shuttingDown) {
+          // a signal came as the time ran out: the hook waits for the close below
+        }
+      }
     } finally {
       try {
         component.close();
@@ -40,5 +59,6 @@ final class UntilStopped {
         closed.countDown();
       }
     }
+    return signalled;
   }
 }

@@ -126,6 +126,16 @@ public final class ConfigKeys {
     return ms + "ms";
   }
 
+  /**
+   * A duration as every key and command-line option takes it: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h},
+   * {@code 7d}, or ISO-8601 ({@code PT1M30S}).
+   *
+   * @throws IllegalArgumentException saying what is allowed
+   */
+  public static Duration parseDuration(String raw) {
+    return parseDuration(raw, "a duration such as 500ms, 30s, 5m, 2h, 7d or ISO-8601 PT1M30S");
+  }
+
   private static Duration parseDuration(String raw, String allowed) {
     Matcher m = DURATION.matcher(raw.toLowerCase(Locale.ROOT));
     if (m.matches()) {

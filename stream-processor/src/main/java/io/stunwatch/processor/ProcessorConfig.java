@@ -126,6 +126,13 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention);
   }
 
+  /** This configuration with a static group membership id ({@code process.instance-id}). */
+  public ProcessorConfig withInstanceId(String id) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention);
+  }
+
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
   public ProcessorConfig withInventoryRefresh(Duration refresh) {
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,

@@ -70,7 +70,8 @@ import org.slf4j.LoggerFactory;
 public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(CollectorFeed.class);
-  private static final String JOB = "resnet50-hvd";
+  /** How often the simulated workers read their RDMA counters: a site's {@code rdma.interval=5s}. */
+  static final int RDMA_INTERVAL_SECONDS = 5;
 
   /** Thrown out of {@link #send} once the feed is closed, to end the scenario's run. */
   public static final class Stopped extends RuntimeException {
@@ -97,6 +98,7 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
   private final AtomicLong vcenterProblems = new AtomicLong();
   private final AtomicLong released = new AtomicLong();
   private long eventLines;
+  private volatile Instant lastReleased;
   private volatile boolean stopped;
 
   /**
@@ -156,6 +158,12 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
       throw new UncheckedIOException(e);
     }
     released.incrementAndGet();
+    lastReleased = at;
+  }
+
+  /** The simulated time of the newest record released, or null before the first. */
+  public Instant lastReleased() {
+    return lastReleased;
   }
 
   /** Blocks until the simulated clock reads {@code at}; throws {@link Stopped} once closed. */
@@ -203,8 +211,14 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
       LogTailThroughputSource.accept(List.of(FleetOutputs.trainingLog(t)), training, t.job(), inputs);
     }
 
-    /** The port's counters as the kernel exposes them, then read by the RDMA input as at every interval. */
+    /**
+     * The port's counters as the kernel exposes them, read by the RDMA input every {@link #RDMA_INTERVAL_SECONDS}
+     * (its {@code rdma.interval}): the counters are cumulative, so the rates between reads are the same.
+     */
     void rdma(RdmaCounterSample r) throws IOException {
+      if (r.timestamp().getEpochSecond() % RDMA_INTERVAL_SECONDS != 0) {
+        return;
+      }
       FleetOutputs.sysfsPort(sysfs, r);
       SysfsRdmaSource.readOnce(sysfs, inputs);
     }
