@@ -81,6 +81,7 @@ final class DemoCommand implements Callable<Integer> {
       if (summaryEvery.toMillis() < 100) {
         throw new IllegalArgumentException("--summary-every must be at least 100 ms, not " + summaryEvery);
       }
+      Demo.checkDataDir(dataDir);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -8,8 +8,6 @@ public final class ExitCodes {
   public static final int FAILED = 1;
   /** Bad command line or bad configuration: nothing was started. */
   public static final int USAGE = 2;
-  /** The subcommand exists in the design but is not in this build yet. */
-  public static final int NOT_BUILT = 3;
 
   private ExitCodes() {
   }

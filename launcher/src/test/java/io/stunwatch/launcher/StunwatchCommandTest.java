@@ -60,13 +60,25 @@ class StunwatchCommandTest {
     }
   }
 
-  @ParameterizedTest(name = "stunwatch {0}")
-  @CsvSource({"demo, 7"})
-  void commandsOfLaterIssuesSaySoAndExitNonZero(String command, int issue) {
-    int rc = run(Map.of(), command.split(" "));
-    assertThat(rc).isEqualTo(ExitCodes.NOT_BUILT);
-    assertThat(err.toString()).contains("stunwatch " + command + ": not built yet")
-        .contains("issue #" + issue).contains("nothing was started");
+  @ParameterizedTest(name = "stunwatch demo {0}")
+  @CsvSource(delimiter = '|', value = {
+      "--speed 0|--speed must be between 1 and 10000",
+      "--history 90d|--history must be between 0 and 30 days",
+      "--vms 0|--vms must be between 1 and 1000",
+      "--port 70000|--port must be between 0 and 65535",
+      "--duration 0s|--duration must be positive",
+      "--history soon|Invalid value for option '--history'"})
+  void theDemoRefusesABadOptionNamingItBeforeStartingAnything(String args, String message) {
+    assertThat(run(Map.of(), ("demo " + args).split(" "))).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains(message).doesNotContain("\tat ");
+  }
+
+  @Test
+  void theDemoWillNotEmptyADirectoryItDidNotMake(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("thesis.tex"), "precious");
+    assertThat(run(Map.of(), "demo", "--data-dir", dir.toString())).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("--data-dir " + dir).contains("not made by the demo");
+    assertThat(dir.resolve("thesis.tex")).hasContent("precious");
   }
 
   @Test

@@ -131,6 +131,22 @@ public final class StunwatchProcess implements AutoCloseable {
     return awaitExit(timeout);
   }
 
+  /** Sends SIGINT, what Ctrl-C in a terminal sends, and waits for the exit; returns the exit code. */
+  public int interrupt(Duration timeout) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-INT", String.valueOf(process.pid())).inheritIO().start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new AssertionError("kill -INT " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+    return awaitExit(timeout);
+  }
+
   /** Sends SIGKILL: the JVM halts at once, with no shutdown hook, flush or close; waits until it is gone. */
   public void kill() {
     process.toHandle().destroyForcibly();

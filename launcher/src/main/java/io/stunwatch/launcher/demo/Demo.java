@@ -141,17 +141,31 @@ public final class Demo implements AutoCloseable {
     return d;
   }
 
-  /** A new directory, or one a demo made: emptied. Anything else is refused rather than deleted. */
-  private static void prepare(Path dir) throws IOException {
-    if (Files.exists(dir)) {
+  /**
+   * Checks that the demo may use {@code dir}: a new or empty directory, or one a demo made, which it empties.
+   *
+   * @throws IllegalArgumentException naming the directory and why not
+   */
+  public static void checkDataDir(Path dir) throws IOException {
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("--data-dir " + dir + " is not a directory");
+    }
+    if (Files.isDirectory(dir)) {
       boolean empty;
       try (Stream<Path> s = Files.list(dir)) {
         empty = s.findAny().isEmpty();
       }
       if (!empty && !Files.exists(dir.resolve(MARKER))) {
         throw new IllegalArgumentException("--data-dir " + dir + " is not empty and was not made by the demo (no "
-            + MARKER + "): choose another directory");
+            + MARKER + "), so the demo will not empty it: choose another directory");
       }
+    }
+  }
+
+  /** A new directory, or one a demo made: emptied. Anything else is refused rather than deleted. */
+  private static void prepare(Path dir) throws IOException {
+    checkDataDir(dir);
+    if (Files.exists(dir)) {
       try (Stream<Path> s = Files.walk(dir)) {
         for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
           if (!p.equals(dir)) {

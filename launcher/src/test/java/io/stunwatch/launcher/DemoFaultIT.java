@@ -1,0 +1,135 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.stunwatch.launcher.demo.Demo;
+import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.testsupport.Await;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fault end-to-end test: while the demo's fleet keeps migrating VMs, the processor and the API are restarted.
+ * Nothing is lost (every migration the API listed before is listed after, and the listed ids equal the migrations
+ * the simulated vCenter started, before and across the restart), and the API answers again within 30 s.
+ */
+class DemoFaultIT {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DemoFaultIT.class);
+
+  @TempDir
+  Path dir;
+
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void restartingTheProcessorAndApiLosesNoMigrationAndTheApiAnswersAgainWithin30Seconds() throws Exception {
+    try (Demo demo = Demo.start(new Demo.Options(60, Duration.ofHours(1), 16, 7, dir.resolve("demo"), 0,
+        Duration.ofSeconds(40)), Clock.systemUTC())) {
+      String token = Files.readString(demo.tokenFile()).trim();
+      Instant start = demo.simulationStart();
+
+      // before: the API lists exactly the migrations the vCenter started
+      Instant[] cutoff = {null};
+      Await.until(Duration.ofSeconds(240), () -> {
+        Instant fleetAt = demo.feed().lastReleased();
+        if (fleetAt == null) {
+          return false;
+        }
+        cutoff[0] = fleetAt.minusSeconds(60);
+        Set<String> started = startedBy(demo.scenario(), start, cutoff[0]);
+        return started.size() >= 10 && started.equals(listed(demo, token, start, cutoff[0]).keySet());
+      }, "the API to list every migration started in the first simulated minutes");
+      Instant before = cutoff[0];
+      Map<String, String> listedBefore = listed(demo, token, start, before);
+      LOG.info("{} migrations listed before the restart (started by {})", listedBefore.size(), before);
+
+      long t0 = System.nanoTime();
+      demo.site().restartApi();
+      Await.until(Duration.ofSeconds(30).minusNanos(System.nanoTime() - t0), () -> {
+        try {
+          return status(demo, token, "/api/migrations?limit=1") == 200;
+        } catch (Exception e) {
+          return false;
+        }
+      }, "the API to answer again within 30 s of the restart");
+      long answeredAfterMillis = (System.nanoTime() - t0) / 1_000_000;
+      LOG.info("the API answered {} ms after the restart began", answeredAfterMillis);
+      assertThat(answeredAfterMillis).isLessThanOrEqualTo(30_000);
+
+      // after: the same migrations, none lost, none doubled; states only move forward
+      Map<String, String> listedAfter = listed(demo, token, start, before);
+      assertThat(listedAfter.keySet()).isEqualTo(listedBefore.keySet());
+      listedBefore.forEach((id, state) -> {
+        if (!state.equals("IN_PROGRESS")) {
+          assertThat(listedAfter.get(id)).as(id).isEqualTo(state);
+        }
+      });
+
+      // and what the fleet did during and after the restart arrives too
+      Instant restartedAt = demo.feed().lastReleased();
+      Await.until(Duration.ofSeconds(180), () -> {
+        Instant fleetAt = demo.feed().lastReleased();
+        cutoff[0] = fleetAt.minusSeconds(60);
+        if (!cutoff[0].isAfter(restartedAt.plusSeconds(300))) {
+          return false; // five simulated minutes past the restart
+        }
+        return startedBy(demo.scenario(), start, cutoff[0]).equals(listed(demo, token, start, cutoff[0]).keySet());
+      }, "every migration started across the restart to be listed");
+      assertThat(demo.fleetFailure()).isNull();
+    }
+  }
+
+  static Set<String> startedBy(FleetScenario scenario, Instant from, Instant to) {
+    return scenario.plans().stream().filter(p -> !p.start().isBefore(from) && !p.start().isAfter(to))
+        .map(FleetScenario.Plan::migrationId).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** Migration id to state, of those started in [from, to]; empty while the API does not answer. */
+  Map<String, String> listed(Demo demo, String token, Instant from, Instant to) {
+    Map<String, String> out = new TreeMap<>();
+    try {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(demo.site().apiUrl()
+          + "/api/migrations?limit=1000&from=" + enc(from) + "&to=" + enc(to)))
+          .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        return Map.of();
+      }
+      for (JsonNode m : Json.mapper().readTree(r.body())) {
+        out.put(m.path("migration").path("id").asText(), m.path("migration").path("state").asText());
+      }
+    } catch (Exception e) {
+      return Map.of();
+    }
+    return out;
+  }
+
+  int status(Demo demo, String token, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(demo.site().apiUrl() + path))
+        .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  static String enc(Instant t) {
+    return URLEncoder.encode(t.toString(), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,152 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.testsupport.Await;
+import io.stunwatch.testsupport.StunwatchProcess;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End-to-end acceptance: the real {@code stunwatch demo --speed 60}, headless, checked through its public API only
+ * (the HTTP API with the token it wrote, and {@code /metrics}), then stopped with Ctrl-C (SIGINT).
+ */
+class DemoIT {
+
+  static final int VMS = 32;
+
+  @TempDir
+  Path dir;
+
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void theDemoShowsMigrationsStunsAlertsAnnotationsAndPerVmSeriesThroughThePublicApi() throws Exception {
+    Path data = dir.resolve("demo");
+    try (StunwatchProcess demo = StunwatchProcess.start("demo", "--speed", "60", "--history", "2h", "--port", "0",
+        "--data-dir", data.toString(), "--duration", "10m", "--summary-every", "1s")) {
+      String url = demo.awaitStdout("^" + Pattern.quote(DemoCommand.READY_LINE) + "(\\S+)$",
+          Duration.ofSeconds(120)).group(1);
+      String token = Files.readString(data.resolve("api-token")).trim();
+      Matcher from = demo.awaitStdout("simulated from (\\S+) at x60", Duration.ofSeconds(5));
+      Instant start = Instant.parse(from.group(1));
+      String[] range = {null};
+
+      // the demo runs at 60x: two simulated hours take two real minutes
+      List<JsonNode> migrations = new ArrayList<>();
+      Await.until(Duration.ofSeconds(300), () -> {
+        migrations.clear();
+        range[0] = "from=" + enc(start.toString()) + "&to=" + enc(Instant.now().toString());
+        try {
+          get(url, token, "/api/migrations?limit=1000&" + range[0]).forEach(migrations::add);
+        } catch (Exception e) {
+          return false; // 503 until the processor's stores are ready
+        }
+        return migrations.stream().filter(m -> "VMWARE_LOG".equals(m.path("stun").path("source").asText()))
+            .count() >= 15 && migrations.stream().anyMatch(m -> "FAILED".equals(state(m)));
+      }, "15 migrations with their vmware.log stun, and a failed one", () -> String.join("\n", demo.stdout()));
+
+      assertThat(migrations).extracting(m -> m.path("migration").path("initiator").asText())
+          .contains("USER", "DRS");
+      for (JsonNode m : migrations) {
+        JsonNode stun = m.path("stun");
+        if (stun.path("source").asText().equals("VMWARE_LOG")) {
+          // the simulated vCenter follows VMware's published vSphere 7 figure, about 2 s per GiB of FB in use
+          double perGiB = stun.get("seconds").asDouble() / (m.get("fbUsedMiB").asDouble() / 1024);
+          assertThat(perGiB).as("stun per GiB of " + m.path("migration").path("id")).isBetween(1.6, 2.4);
+        }
+      }
+
+      Set<String> underLoad = migrations.stream().filter(m -> m.path("underLoad").asBoolean())
+          .map(m -> m.path("migration").path("id").asText()).collect(Collectors.toSet());
+      assertThat(underLoad).as("migrations under load").isNotEmpty();
+      JsonNode alerts = get(url, token, "/api/alerts?limit=1000&" + range[0]);
+      Set<String> alerted = StreamSupport.stream(alerts.spliterator(), false)
+          .map(a -> a.path("migrationId").asText()).collect(Collectors.toSet());
+      assertThat(alerted).containsAll(underLoad);
+      for (JsonNode a : alerts) {
+        JsonNode load = a.path("load");
+        assertThat(load.path("gpuUtilizationAvgPct").asDouble() >= 50 || load.path("fbUsedPct").asDouble() >= 80
+            || load.path("rdmaBitsPerSec").asDouble() >= 1e9).as("alert over a threshold: " + a).isTrue();
+        assertThat(a.path("forecast").path("p50Seconds").asDouble()).isPositive();
+      }
+
+      JsonNode annotations = get(url, token, "/api/grafana/annotations?from=" + start.toEpochMilli() + "&to="
+          + Instant.now().toEpochMilli());
+      assertThat(annotations.size()).isGreaterThanOrEqualTo(migrations.size());
+      assertThat(annotations.get(0).path("title").asText()).startsWith("vMotion ");
+
+      // per-VM series exist while the VM's samples are fresh: on a busy machine the fleet may lag for a while
+      String gpu = Meters.VM_GPU_UTILIZATION.replace('.', '_');
+      List<String> names = IntStream.range(0, VMS).mapToObj(i -> String.format("gpu-vm-%02d", i)).toList();
+      String[] metrics = {""};
+      Await.until(Duration.ofSeconds(120), () -> {
+        try {
+          metrics[0] = http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString()).body();
+        } catch (Exception e) {
+          return false;
+        }
+        Set<String> vmsWithSeries = Pattern.compile("^" + gpu + "\\{[^}]*vm=\"([^\"]+)\"", Pattern.MULTILINE)
+            .matcher(metrics[0]).results().map(r -> r.group(1)).collect(Collectors.toSet());
+        return vmsWithSeries.containsAll(names);
+      }, "a GPU utilization series for each of the " + VMS + " VMs", () -> metrics[0]);
+      assertThat(metrics[0]).contains(Meters.VM_RDMA.replace('.', '_') + "{")
+          .contains(Meters.VM_FB_USED.replace('.', '_') + "{")
+          .contains(Meters.VM_THROUGHPUT.replace('.', '_') + "{");
+
+      assertThat(status(url, null, "/api/migrations")).as("no token").isEqualTo(401);
+
+      int exit = demo.interrupt(Duration.ofSeconds(90));
+      assertThat(exit).as("exit on Ctrl-C").isIn(0, 130);
+      assertThat(demo.stdout()).anyMatch(l -> l.startsWith("Stopped."));
+      assertThat(demo.stdout()).anyMatch(l -> l.matches("^\\[.* UTC .*\\] \\d+ migrations, \\d+ under-load alerts .*"));
+    }
+  }
+
+  static String state(JsonNode m) {
+    return m.path("migration").path("state").asText();
+  }
+
+  JsonNode get(String url, String token, String path) throws Exception {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + path))
+        .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException(path + ": " + r.statusCode() + " " + r.body());
+    }
+    return Json.mapper().readTree(r.body());
+  }
+
+  int status(String url, String token, String path) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+}
