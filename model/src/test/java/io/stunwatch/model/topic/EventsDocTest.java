@@ -47,6 +47,14 @@ class EventsDocTest {
   }
 
   @Test
+  void theReadmeTopicTableNamesEveryTopicOnceAndNothingElse() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    List<String> rows = java.util.regex.Pattern.compile("^\\| `(stunwatch\\.[a-z-]+)` \\|",
+        java.util.regex.Pattern.MULTILINE).matcher(readme).results().map(m -> m.group(1)).toList();
+    assertThat(rows).containsExactlyInAnyOrderElementsOf(Topics.ALL.stream().map(Topic::name).toList());
+  }
+
+  @Test
   void everyNestedRecordTypeIsDocumentedWithEveryField() {
     Set<Class<?>> nested = new LinkedHashSet<>();
     for (Topic<?, ?> topic : Topics.ALL) {
