@@ -378,10 +378,7 @@ public final class VcenterCollector implements AutoCloseable {
       return;
     }
     Instant after = lastStun.get(vm.moref());
-    for (VmwareLogParser.Stun s : logParser.parse(new String(log, StandardCharsets.UTF_8))) {
-      if (s.timestamp() == null || after != null && !s.timestamp().isAfter(after)) {
-        continue;
-      }
+    for (VmwareLogParser.Stun s : logParser.parseAfter(new String(log, StandardCharsets.UTF_8), after)) {
       StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), logFile);
       out.add(record(Topics.STUN_OBSERVATIONS, o.key(), o, o.timestamp()));
       lastStun.merge(vm.moref(), s.timestamp(), (a, b) -> a.isAfter(b) ? a : b);

@@ -49,6 +49,20 @@ public final class VmwareLogParser {
     }
   }
 
+  /**
+   * The stuns of {@code text} with a timestamp after {@code after} (all timestamped ones when null), in file order:
+   * what a collector that re-reads a growing log has not published yet.
+   */
+  public List<Stun> parseAfter(String text, Instant after) {
+    List<Stun> out = new ArrayList<>();
+    for (Stun s : parse(text)) {
+      if (s.timestamp() != null && (after == null || s.timestamp().isAfter(after))) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
   /** Every stun in {@code text}, in file order. */
   public List<Stun> parse(String text) {
     List<Stun> out = new ArrayList<>();

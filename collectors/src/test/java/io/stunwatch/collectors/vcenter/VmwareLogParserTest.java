@@ -43,6 +43,19 @@ class VmwareLogParserTest {
   }
 
   @Test
+  void parseAfterGivesOnlyTheTimestampedStunsNewerThanTheLastPublished() {
+    String log = String.join("\n",
+        "2026-11-21T12:00:41.536Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 30910000 us",
+        "vmx| Checkpoint_Unstun: vm stopped for 1000 us",
+        "2026-11-21T13:00:05.000Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 2000000 us");
+    assertThat(parser.parseAfter(log, null)).extracting(Stun::stunMicros).containsExactly(30910000L, 2000000L);
+    assertThat(parser.parseAfter(log, java.time.Instant.parse("2026-11-21T12:00:41.536Z")))
+        .extracting(Stun::stunMicros, Stun::lineNumber)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(2000000L, 3));
+    assertThat(parser.parseAfter(log, java.time.Instant.parse("2026-11-21T13:00:05Z"))).isEmpty();
+  }
+
+  @Test
   void recordsRunTogetherOnOneLineAreAllFound() {
     List<Stun> s = parser.parse("vmx| Checkpoint_Unstun: vm stopped for 3711025 us vmx| Checkpoint_Unstun: vm "
         + "stopped for 574655 us vmx| Checkpoint_Unstun: vm stopped for 2191061 us Create snapshot");

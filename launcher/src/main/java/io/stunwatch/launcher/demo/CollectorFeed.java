@@ -284,10 +284,7 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
     VmInventoryEntry vm = inventory.get(s.vmMoref());
     append(log, FleetOutputs.vmwareLog(s, vm == null || vm.host() == null ? "10.0.0.1" : address(vm.host())));
     Instant after = lastStun.get(s.vmMoref());
-    for (VmwareLogParser.Stun stun : logParser.parse(Files.readString(log, StandardCharsets.UTF_8))) {
-      if (stun.timestamp() == null || after != null && !stun.timestamp().isAfter(after)) {
-        continue;
-      }
+    for (VmwareLogParser.Stun stun : logParser.parseAfter(Files.readString(log, StandardCharsets.UTF_8), after)) {
       StunObservation o = stun.observation(FleetScenario.VCENTER, s.vmMoref(), s.vmName(), logFile);
       vcenterProducer.send(Topics.STUN_OBSERVATIONS, o.key(), o, o.timestamp());
       lastStun.merge(s.vmMoref(), stun.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
