@@ -55,6 +55,11 @@ final class BenchCommand implements Runnable {
         + "one, deleted afterwards).")
     Path dataDir;
 
+    @Option(names = "--wrk", paramLabel = "PATH", arity = "0..1", fallbackValue = "/usr/bin/wrk",
+        description = "Drive the load with wrk (Debian package wrk; default path ${FALLBACK-VALUE}), each request "
+            + "kind alone, instead of the in-JVM client.")
+    Path wrk;
+
     Api(LaunchContext ctx) {
       this.ctx = ctx;
     }
@@ -66,14 +71,19 @@ final class BenchCommand implements Runnable {
             + "--seconds at least 1");
         return ExitCodes.USAGE;
       }
+      if (wrk != null && !Files.isExecutable(wrk)) {
+        ctx.err().println("--wrk " + wrk + " is not an executable (apt-get install wrk)");
+        return ExitCodes.USAGE;
+      }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-api-");
       try {
         io.stunwatch.launcher.bench.ApiBenchmark.Result r = new io.stunwatch.launcher.bench.ApiBenchmark(
             new io.stunwatch.launcher.bench.ApiBenchmark.Settings(migrations, vms, days, clients,
-                Duration.ofSeconds(seconds), dir), ctx.out()).run();
+                Duration.ofSeconds(seconds), dir, wrk), ctx.out()).run();
         double base = r.latencies().get(0).p99Ms();
-        ctx.out().printf("%n%,d migrations stored (loaded in %d s), %d clients%n%n| request | requests | p50 | p99 "
-            + "| p99 / baseline p99 |%n|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients);
+        ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | p50 | p99 "
+            + "| p99 / baseline p99 |%n|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients
+            + (wrk != null ? " connections of wrk, each request kind alone" : " in-JVM clients, round robin"));
         for (var l : r.latencies()) {
           ctx.out().printf("| `%s` | %,d | %.1f ms | %.1f ms | %.1f |%n", l.request(), l.requests(), l.p50Ms(),
               l.p99Ms(), l.p99Ms() / base);

@@ -45,8 +45,13 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  */
 public final class ApiBenchmark {
 
-  /** How the benchmark runs. */
-  public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir) {
+  /**
+   * How the benchmark runs.
+   *
+   * @param wrk the {@code wrk} executable to drive the load from outside the JVM (each kind alone, {@code clients}
+   *            connections), or null for the in-JVM client (the kinds round robin)
+   */
+  public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir, Path wrk) {
   }
 
   /** Latency percentiles of one request kind, milliseconds. */
@@ -115,8 +120,9 @@ public final class ApiBenchmark {
         flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
         List<FleetScenario.Vm> vms = scenario.vms();
         String day = "from=" + now.minus(Duration.ofHours(24)).toEpochMilli() + "&to=" + now.toEpochMilli();
-        List<Latency> latencies = measure(http, base, token, List.of("/health", "/api/migrations?vm=",
-            "/api/grafana/annotations?" + day), vms);
+        List<String> kinds = List.of("/health", "/api/migrations?vm=", "/api/grafana/annotations?" + day);
+        List<Latency> latencies = settings.wrk() != null ? measureWithWrk(base, token, kinds, vms)
+            : measure(http, base, token, kinds, vms);
         return new Result(planned, loadTime, latencies);
       }
     }
@@ -198,6 +204,65 @@ public final class ApiBenchmark {
           l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6));
     }
     return out;
+  }
+
+  /**
+   * Each kind alone under {@code wrk -t2 -c<clients> --latency}, 5 s unmeasured first: the load comes from a small
+   * C program instead of 50 Java threads in the measured JVM. A VM kind cycles through every VM's URL.
+   */
+  private List<Latency> measureWithWrk(String base, String token, List<String> kinds, List<FleetScenario.Vm> vms)
+      throws Exception {
+    List<Latency> out = new ArrayList<>();
+    for (String kind : kinds) {
+      List<String> paths = kind.endsWith("vm=") ? vms.stream().map(v -> kind + v.id()).toList() : List.of(kind);
+      Path script = settings.dir().resolve("wrk-" + out.size() + ".lua");
+      java.nio.file.Files.writeString(script, "wrk.headers[\"Authorization\"] = \"Bearer " + token + "\"\n"
+          + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(java.util.stream.Collectors
+              .joining(",")) + "}\n"
+          + "local i = 0\n"
+          + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
+      wrk(base, script, Duration.ofSeconds(5));
+      String report = wrk(base, script, settings.load());
+      if (report.contains("Non-2xx or 3xx responses")) {
+        throw new IllegalStateException(kind + ": wrk saw error responses:\n" + report);
+      }
+      out.add(new Latency(kind.replaceAll("\\?.*", "") + (kind.contains("vm=") ? "?vm=…" : ""),
+          Long.parseLong(group(report, "(\\d+) requests in")), millis(report, "50"), millis(report, "99")));
+    }
+    return out;
+  }
+
+  private String wrk(String base, Path script, Duration length) throws Exception {
+    Process p = new ProcessBuilder(settings.wrk().toString(), "-t", "2", "-c", String.valueOf(settings.clients()),
+        "-d", length.toSeconds() + "s", "--latency", "-s", script.toString(), base).redirectErrorStream(true).start();
+    String report = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("wrk failed:\n" + report);
+    }
+    return report;
+  }
+
+  private static String group(String text, String regex) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(regex).matcher(text);
+    if (!m.find()) {
+      throw new IllegalStateException("no '" + regex + "' in wrk's report:\n" + text);
+    }
+    return m.group(1);
+  }
+
+  /** A percentile of wrk's latency distribution ({@code 99%   1.02ms}) in milliseconds. */
+  static double millis(String report, String percentile) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s+" + percentile
+        + "%\\s+([\\d.]+)(us|ms|s)\\s*$").matcher(report);
+    if (!m.find()) {
+      throw new IllegalStateException("no " + percentile + "% line in wrk's report:\n" + report);
+    }
+    double v = Double.parseDouble(m.group(1));
+    return switch (m.group(2)) {
+      case "us" -> v / 1000;
+      case "ms" -> v;
+      default -> v * 1000;
+    };
   }
 
   private void flushPrintf(String format, Object... args) {
