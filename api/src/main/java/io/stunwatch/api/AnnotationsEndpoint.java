@@ -19,10 +19,12 @@ final class AnnotationsEndpoint {
 
   private final StoreReader stores;
   private final ApiConfig config;
+  private final Duration longestMigration;
 
-  AnnotationsEndpoint(StoreReader stores, ApiConfig config) {
+  AnnotationsEndpoint(StoreReader stores, ApiConfig config, Duration longestMigration) {
     this.stores = stores;
     this.config = config;
+    this.longestMigration = longestMigration;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -32,11 +34,11 @@ final class AnnotationsEndpoint {
       Instant[] range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
       String vm = p.text("vm");
       int limit = p.limit(1000, config.maxPageSize());
-      // A migration that started before the range but ended in it is shown too; none runs longer than a day
-      // (process.migration-timeout is at most one).
+      // A migration that started before the range but ended in it is shown too; none runs longer than the
+      // processor's migration timeout, so the start index is read from that far back and no further.
       var source = vm != null && io.stunwatch.model.VmIds.isUuid(vm)
           ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
-          : stores.migrations(range[0].minus(Duration.ofDays(1)), range[1]);
+          : stores.migrations(range[0].minus(longestMigration), range[1]);
       respond.json(rc, source.map(all -> {
         List<Map<String, Object>> out = new ArrayList<>();
         all.stream().filter(s -> s.migration().startTime() != null)

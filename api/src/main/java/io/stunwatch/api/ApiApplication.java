@@ -64,7 +64,8 @@ public final class ApiApplication implements AutoCloseable {
         new io.stunwatch.api.metrics.MigrationMetrics(registry, clock)).start();
     try {
       HttpServer server = new ApiServer(vertx, config, reader,
-          () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader).start()
+          () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader,
+          processorConfig.migrationTimeout()).start()
           .await(30, TimeUnit.SECONDS);
       return new ApiApplication(vertx, processor, server, registry, feed);
     } catch (Exception e) {

@@ -36,19 +36,23 @@ public final class ApiServer {
   private final Readiness readiness;
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsStoreReader internal;
+  private final java.time.Duration longestMigration;
   private final ObjectMapper json = Json.mapper();
 
   /**
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
+   * @param longestMigration the longest a migration can run (the processor's {@code process.migration-timeout}):
+   *                         how far before a time range a migration that ends in it can have started
    */
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
-      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal) {
+      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, java.time.Duration longestMigration) {
     this.vertx = vertx;
     this.config = config;
     this.stores = stores;
     this.readiness = readiness;
     this.registry = registry;
     this.internal = internal;
+    this.longestMigration = longestMigration;
   }
 
   /** Whether the processor's stores can be queried now (the {@code /ready} check). */
@@ -69,7 +73,7 @@ public final class ApiServer {
     new StunTimeEndpoint(stores).addRoutes(router, respond);
     new AlertsEndpoint(stores, config).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config).addRoutes(router, respond);
-    new AnnotationsEndpoint(stores, config).addRoutes(router, respond);
+    new AnnotationsEndpoint(stores, config, longestMigration).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond);
     }

@@ -130,10 +130,9 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   // --- this instance ----------------------------------------------------------------------------------------------
 
   private List<MigrationSummary> localMigrations(Instant from, Instant to) {
-    ReadOnlyWindowStore<String, MigrationSummary> s = store(StoreNames.MIGRATIONS_BY_START,
-        QueryableStoreTypes.windowStore());
     List<MigrationSummary> out = new ArrayList<>();
-    try (KeyValueIterator<Windowed<String>, MigrationSummary> it = s.fetchAll(from, to)) {
+    try (KeyValueIterator<String, MigrationSummary> it = this.<MigrationSummary>kv(StoreNames.MIGRATIONS_BY_START)
+        .range(io.stunwatch.processor.StartKeys.from(from), io.stunwatch.processor.StartKeys.to(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;

@@ -55,7 +55,7 @@ class ApiServerTest {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null,
         null);
     var server = new ApiServer(vertx, config, stores, () -> stores.ready,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null).start().await(10, TimeUnit.SECONDS);
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30)).start().await(10, TimeUnit.SECONDS);
     port = server.actualPort();
     client = WebClient.create(vertx);
   }
@@ -161,7 +161,7 @@ class ApiServerTest {
   void theOpenApiDocumentDescribesEveryPublicRouteAndNoOther() throws Exception {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
     var router = new ApiServer(vertx, config, stores, () -> true,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null).router();
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30)).router();
     java.util.Set<String> routes = new java.util.TreeSet<>();
     router.getRoutes().forEach(r -> {
       String path = r.getPath();
@@ -246,6 +246,17 @@ class ApiServerTest {
     assertThat(u.getJsonObject(0).getDouble("busyGpuHours")).isEqualTo(2.0);
     assertThat(u.getJsonObject(0).getDouble("idleGpuHours")).isEqualTo(3.0);
     assertThat(u.getJsonObject(0).getDouble("busyPct")).isEqualTo(40.0);
+  }
+
+  @Test
+  void anAnnotationRangeShowsAMigrationThatStartedBeforeItAndEndedInIt() throws Exception {
+    // the first migration runs from T0+60 s to T0+91 s
+    JsonArray a = get("/api/grafana/annotations?from=" + T0.plusSeconds(80).toEpochMilli() + "&to="
+        + T0.plusSeconds(3600).toEpochMilli(), true).bodyAsJsonArray();
+    assertThat(a.getJsonObject(0).getLong("time")).isEqualTo(T0.plusSeconds(60).toEpochMilli());
+    JsonArray after = get("/api/grafana/annotations?from=" + T0.plusSeconds(92).toEpochMilli() + "&to="
+        + T0.plusSeconds(3600).toEpochMilli(), true).bodyAsJsonArray();
+    assertThat(after).hasSize(a.size() - 1);
   }
 
   @Test

@@ -4,8 +4,10 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
@@ -18,7 +20,7 @@ final class MigrationIndex {
   private final KeyValueStore<String, MigrationAlert> alerts;
   private final KeyValueStore<String, MigrationImpact> impacts;
   private final KeyValueStore<String, MigrationSummary> byVm;
-  private final WindowStore<String, MigrationSummary> byStart;
+  private final KeyValueStore<String, MigrationSummary> byStart;
 
   MigrationIndex(ProcessingContext context) {
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
@@ -45,11 +47,22 @@ final class MigrationIndex {
     if (s.equals(old)) {
       return;
     }
-    long start = s.migration().startTime().toEpochMilli();
-    if (old != null && old.migration().startTime() != null && old.migration().startTime().toEpochMilli() != start) {
-      byStart.put(id, null, old.migration().startTime().toEpochMilli()); // an earlier event moved the start
+    if (old != null && old.migration().startTime() != null
+        && !old.migration().startTime().equals(s.migration().startTime())) {
+      byStart.delete(StartKeys.of(old.migration().startTime(), id)); // an earlier event moved the start
     }
     byVm.put(key, s);
-    byStart.put(id, s, start);
+    byStart.put(StartKeys.of(s.migration().startTime(), id), s);
+  }
+
+  /** Drops the start-time entries of migrations that started before {@code cutoff}; returns how many. */
+  int prune(java.time.Instant cutoff) {
+    List<String> old = new ArrayList<>();
+    try (KeyValueIterator<String, MigrationSummary> it = byStart.range(StartKeys.from(java.time.Instant.EPOCH),
+        StartKeys.from(cutoff))) {
+      it.forEachRemaining(kv -> old.add(kv.key));
+    }
+    old.forEach(byStart::delete);
+    return old.size();
   }
 }

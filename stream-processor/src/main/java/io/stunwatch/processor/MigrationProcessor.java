@@ -81,6 +81,9 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
         now -> closeDue(clock.millis() - config.settleWindow().toMillis()));
+    // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.
+    context.schedule(Duration.ofHours(1), PunctuationType.WALL_CLOCK_TIME,
+        now -> index.prune(clock.instant().minus(config.historyRetention())));
   }
 
   @Override

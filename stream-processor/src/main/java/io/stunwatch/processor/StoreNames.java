@@ -43,10 +43,10 @@ public final class StoreNames {
   /** By {@code <VM id>|<migration id>}: each migration's {@link MigrationSummary}, a VM's read by prefix. */
   public static final String MIGRATIONS_BY_VM = "migrations-by-vm";
   /**
-   * Window store keyed by migration id at its start time: each migration's {@link MigrationSummary}, a time range's
-   * read by {@code fetchAll(from, to)} (annotations, lists). Kept for {@code process.history-retention}.
+   * By {@link StartKeys} ({@code <start ms>|<migration id>}): each migration's {@link MigrationSummary} in start
+   * order, a time range's read by one range scan (annotations, lists). Kept for {@code process.history-retention}.
    */
-  public static final String MIGRATIONS_BY_START = "migrations-by-start";
+  public static final String MIGRATIONS_BY_START = "migrations-by-start-time";
 
   private StoreNames() {
   }

@@ -95,8 +95,7 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Tracked.Recent.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_VM),
         Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
-    b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.MIGRATIONS_BY_START,
-        config.historyRetention(), Duration.ofMillis(1), false),
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
         Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)).withCachingEnabled());

@@ -337,8 +337,8 @@ class StunwatchTopologyTest {
     assertThat(byVm.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
     assertThat(byVm.underLoad()).isTrue();
     List<MigrationSummary> started = new java.util.ArrayList<>();
-    try (var it = driver.<String, MigrationSummary>getWindowStore(StoreNames.MIGRATIONS_BY_START)
-        .fetchAll(T0.minusSeconds(1), T0.plusSeconds(1))) {
+    try (var it = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_START)
+        .range(StartKeys.from(T0.minusSeconds(1)), StartKeys.to(T0.plusSeconds(1)))) {
       it.forEachRemaining(kv -> started.add(kv.value));
     }
     assertThat(started).containsExactly(byVm);
@@ -356,6 +356,31 @@ class StunwatchTopologyTest {
     assertThat(i.durationSeconds()).isNull();
     pipe(userMigration(3, 300, T0, 60).subList(2, 4));          // a late end does not reopen it
     assertThat(latest(Topics.MIGRATIONS)).doesNotContainKey(VC + "/300");
+  }
+
+  @Test
+  void theStartTimeIndexForgetsMigrationsOlderThanTheHistoryRetentionAndListsTheRestInStartOrder() {
+    inventory(4);
+    Instant old = CLOCK.instant().minus(java.time.Duration.ofDays(401));
+    Instant recent = CLOCK.instant().minus(java.time.Duration.ofDays(3));
+    pipe(userMigration(4, 410, old, 30));
+    pipe(userMigration(4, 430, recent.plusSeconds(600), 30));
+    pipe(userMigration(4, 420, recent, 30));
+    var byStart = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_START);
+    List<String> listed = new java.util.ArrayList<>();
+    try (var it = byStart.range(StartKeys.from(old), StartKeys.to(CLOCK.instant()))) {
+      it.forEachRemaining(kv -> listed.add(kv.value.migration().id()));
+    }
+    assertThat(listed).containsExactly(VC + "/410", VC + "/420", VC + "/430");
+
+    driver.advanceWallClockTime(java.time.Duration.ofHours(1)); // the hourly prune, 400 days by default
+    listed.clear();
+    try (var it = byStart.all()) {
+      it.forEachRemaining(kv -> listed.add(kv.value.migration().id()));
+    }
+    assertThat(listed).containsExactly(VC + "/420", VC + "/430");
+    assertThat(driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+        .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("a VM's own list keeps it").isNotNull();
   }
 
   @Test

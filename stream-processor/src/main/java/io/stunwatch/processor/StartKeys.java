@@ -1,0 +1,34 @@
+package io.stunwatch.processor;
+
+import java.time.Instant;
+
+/**
+ * Keys of {@link StoreNames#MIGRATIONS_BY_START}: {@code <start, epoch ms, 16 digits>|<migration id>}. Zero-padded
+ * digits sort as their numbers do, so RocksDB holds the migrations in start order and a time range is one range
+ * scan over just the migrations in it. (A window store keeps its key first and would scan every migration.)
+ */
+public final class StartKeys {
+
+  private StartKeys() {
+  }
+
+  /** The key of migration {@code id} that started at {@code start}. */
+  public static String of(Instant start, String id) {
+    return millis(start) + "|" + id;
+  }
+
+  /** The lowest key of a migration started at or after {@code from}: the inclusive start of a range. */
+  public static String from(Instant from) {
+    return millis(from) + "|";
+  }
+
+  /** A key above every migration started at or before {@code to}: the inclusive end of a range. */
+  public static String to(Instant to) {
+    return millis(to) + "}"; // '}' sorts right after '|'
+  }
+
+  private static String millis(Instant t) {
+    long ms = Math.max(0, t.toEpochMilli());
+    return String.format("%016d", ms);
+  }
+}
