@@ -312,7 +312,15 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
     }
   }
 
-  /** Stops the fleet (the running scenario ends at its next record), then sends what the workers buffered. */
+  /** Stops the fleet: the running scenario ends at its next record, with {@link Stopped}. */
+  public void stop() {
+    stopped = true;
+  }
+
+  /**
+   * Stops the fleet, then sends what the workers buffered and closes the producers. Call it once the thread that
+   * runs the scenario has ended (after {@link #stop}), so that no record is being sent meanwhile.
+   */
   @Override
   public void close() {
     stopped = true;

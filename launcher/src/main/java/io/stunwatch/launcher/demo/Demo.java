@@ -260,8 +260,9 @@ public final class Demo implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
+      feed.stop();
+      fleet.join(Duration.ofSeconds(15).toMillis()); // a record being sent completes first
       feed.close();
-      fleet.join(Duration.ofSeconds(15).toMillis());
     } finally {
       site.close();
     }
