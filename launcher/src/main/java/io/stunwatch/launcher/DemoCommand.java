@@ -88,7 +88,19 @@ final class DemoCommand implements Callable<Integer> {
     var out = ctx.out();
     out.println("Starting the Stunwatch demo in " + dataDir.toAbsolutePath() + " ...");
     out.flush();
-    Demo demo = Demo.start(options, ctx.clock());
+    Demo demo;
+    try {
+      demo = Demo.start(options, ctx.clock());
+    } catch (Exception e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof java.net.BindException) {
+          ctx.err().println("stunwatch demo: the API's port " + port + " is in use: choose another with --port "
+              + "(0 for any free one)");
+          return ExitCodes.FAILED;
+        }
+      }
+      throw e;
+    }
     String url = demo.site().apiUrl();
     Path token = demo.tokenFile();
     out.println(READY_LINE + url);

@@ -49,6 +49,7 @@ class DemoIT {
       String url = demo.awaitStdout("^" + Pattern.quote(DemoCommand.READY_LINE) + "(\\S+)$",
           Duration.ofSeconds(120)).group(1);
       String token = Files.readString(data.resolve("api-token")).trim();
+      long begin = System.nanoTime();
       Matcher from = demo.awaitStdout("simulated from (\\S+) at x60", Duration.ofSeconds(5));
       Instant start = Instant.parse(from.group(1));
       String[] range = {null};
@@ -67,6 +68,8 @@ class DemoIT {
             .count() >= 15 && migrations.stream().anyMatch(m -> "FAILED".equals(state(m)));
       }, "15 migrations with their vmware.log stun, and a failed one", () -> String.join("\n", demo.stdout()));
 
+      System.out.printf("demo: %d migrations listed after %d ms%n", migrations.size(),
+          (System.nanoTime() - begin) / 1_000_000);
       assertThat(migrations).extracting(m -> m.path("migration").path("initiator").asText())
           .contains("USER", "DRS");
       for (JsonNode m : migrations) {
@@ -118,7 +121,21 @@ class DemoIT {
 
       assertThat(status(url, null, "/api/migrations")).as("no token").isEqualTo(401);
 
+      // a second demo on the same port says which port and what to do, and leaves the first one alone
+      String port = url.substring(url.lastIndexOf(':') + 1);
+      long t0 = System.nanoTime();
+      try (StunwatchProcess second = StunwatchProcess.start("demo", "--port", port, "--data-dir",
+          dir.resolve("second").toString())) {
+        assertThat(second.awaitExit(Duration.ofSeconds(120))).isEqualTo(ExitCodes.FAILED);
+        System.out.printf("second demo on the same port: exit after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+        assertThat(second.stderr()).contains("stunwatch demo: the API's port " + port
+            + " is in use: choose another with --port (0 for any free one)");
+      }
+      assertThat(status(url, token, "/api/migrations?limit=1")).isEqualTo(200);
+
+      t0 = System.nanoTime();
       int exit = demo.interrupt(Duration.ofSeconds(90));
+      System.out.printf("demo stopped %d ms after SIGINT%n", (System.nanoTime() - t0) / 1_000_000);
       assertThat(exit).as("exit on Ctrl-C").isIn(0, 130);
       assertThat(demo.stdout()).anyMatch(l -> l.startsWith("Stopped."));
       assertThat(demo.stdout()).anyMatch(l -> l.matches("^\\[.* UTC .*\\] \\d+ migrations, \\d+ under-load alerts .*"));
