@@ -79,6 +79,13 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   @Override
+  public Future<Optional<MigrationSummary>> migration(String migrationId) {
+    // Migrations are partitioned by VM, not by their id: one point lookup per instance.
+    return everywhere("migration?id=" + enc(migrationId), MigrationSummary.class, () -> localMigration(migrationId))
+        .map(list -> list.stream().findFirst());
+  }
+
+  @Override
   public Future<Optional<MigrationImpact>> impact(String migrationId) {
     // Impacts are partitioned by VM, not by their id: any instance may hold it.
     return everywhere("impact?id=" + java.net.URLEncoder.encode(migrationId, java.nio.charset.StandardCharsets.UTF_8),
@@ -145,6 +152,12 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
+  }
+
+  private List<MigrationSummary> localMigration(String id) {
+    Migration m = this.<Migration>kv(StoreNames.MIGRATIONS).get(id);
+    return m == null ? List.of() : List.of(MigrationSummary.of(m,
+        this.<MigrationAlert>kv(StoreNames.ALERTS).get(id), this.<MigrationImpact>kv(StoreNames.IMPACTS).get(id)));
   }
 
   private List<MigrationImpact> localImpact(String id) {
@@ -283,6 +296,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))));
     router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
         blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
+    router.get(INTERNAL + "migration").handler(rc -> respond.json(rc,
+        blocking(() -> localMigration(new Params(rc).text("id")))));
     router.get(INTERNAL + "impact").handler(rc -> respond.json(rc,
         blocking(() -> localImpact(new Params(rc).text("id")))));
     router.get(INTERNAL + "current-load").handler(rc -> respond.json(rc, blocking(() -> {

@@ -37,9 +37,9 @@ final class MigrationsEndpoint {
     router.get("/api/migrations").handler(rc -> respond.json(rc, list(rc, null)));
     router.get("/api/migrations/:id").handler(rc -> {
       String id = new Params(rc).path("id");
+      // a settled migration is its impact record; one still running (or settling) is its summary
       respond.json(rc, stores.impact(id).compose(i -> i.isPresent() ? Future.succeededFuture(i.get())
-          : stores.migrations(Instant.EPOCH, Instant.now().plus(Duration.ofDays(366))).map(all -> all.stream().filter(s -> s.migration().id().equals(id)).findFirst()
-              .orElseThrow(() -> ApiException.notFound("migration " + id)))));
+          : stores.migration(id).map(m -> m.orElseThrow(() -> ApiException.notFound("migration " + id)))));
     });
     router.get("/api/vms/:vm/migrations").handler(rc -> respond.json(rc, list(rc, new Params(rc).path("vm"))));
   }

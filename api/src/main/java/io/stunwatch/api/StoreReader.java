@@ -24,6 +24,9 @@ public interface StoreReader {
   /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by). */
   Future<List<MigrationSummary>> migrationsOfVm(String vmId);
 
+  /** One migration's summary by id (also before its impact is settled), or empty. */
+  Future<Optional<MigrationSummary>> migration(String migrationId);
+
   /** The impact record of one migration, or empty. */
   Future<Optional<MigrationImpact>> impact(String migrationId);
 

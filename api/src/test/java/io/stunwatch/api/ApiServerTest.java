@@ -89,7 +89,7 @@ class ApiServerTest {
 
     FakeStores() {
       for (int i = 1; i <= 7; i++) {
-        migrations.add(new MigrationSummary(migration(i, i % 2 == 0 ? "T4-16C" : "A100-40C",
+        migrations.add(new MigrationSummary(ApiServerTest.migration(i, i % 2 == 0 ? "T4-16C" : "A100-40C",
             i % 3 == 0 ? Initiator.DRS : Initiator.USER, i == 5 ? MigrationState.FAILED : MigrationState.SUCCEEDED),
             i % 2 == 0, new StunTime(2.0 * i, StunTime.Source.VMWARE_LOG), 1024.0 * i, 10.0 * i));
       }
@@ -108,6 +108,11 @@ class ApiServerTest {
     @Override
     public Future<List<MigrationSummary>> migrationsOfVm(String vmId) {
       return unless(migrations.stream().filter(s -> vmId.equals(s.migration().vmId())).toList());
+    }
+
+    @Override
+    public Future<Optional<MigrationSummary>> migration(String id) {
+      return unless(migrations.stream().filter(s -> s.migration().id().equals(id)).findFirst());
     }
 
     @Override
@@ -219,6 +224,15 @@ class ApiServerTest {
     var missing = get("/api/migrations/vc%2F12345", true);
     assertThat(missing.statusCode()).isEqualTo(404);
     assertThat(get("/api/nothing-here", true).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aMigrationWithoutAnImpactYetIsAnsweredWithItsSummaryNotA404() throws Exception {
+    String id = stores.migrations.get(2).migration().id();
+    var r = get("/api/migrations/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8), true);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.bodyAsJsonObject().getJsonObject("migration").getString("id")).isEqualTo(id);
+    assertThat(r.bodyAsJsonObject().getJsonObject("stun").getDouble("seconds")).isEqualTo(6.0);
   }
 
   @Test
