@@ -1,14 +1,13 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.Migration;
+import io.stunwatch.processor.MigrationSummary;
 import io.vertx.ext.web.Router;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 
 /**
  * {@code GET /api/grafana/annotations?from&to&vm}: one region annotation per migration (start to end) for Grafana,
@@ -39,39 +38,47 @@ final class AnnotationsEndpoint {
       var source = vm != null && io.stunwatch.model.VmIds.isUuid(vm)
           ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
           : stores.migrations(range[0].minus(longestMigration), range[1]);
-      respond.json(rc, source.map(all -> {
-        List<Map<String, Object>> out = new ArrayList<>();
-        all.stream().filter(s -> s.migration().startTime() != null)
-            .filter(s -> {
-              Migration m = s.migration();
-              Instant end = m.endTime() != null ? m.endTime() : m.startTime();
-              return !end.isBefore(range[0]) && !m.startTime().isAfter(range[1])
-                  && (vm == null || vm.equalsIgnoreCase(m.vmId()) || vm.equals(m.vmName()));
-            })
-            .sorted(Comparator.comparing(s -> s.migration().startTime()))
-            .limit(limit)
-            .forEach(s -> {
-              Migration m = s.migration();
-              Map<String, Object> a = new LinkedHashMap<>();
-              a.put("time", m.startTime().toEpochMilli());
-              a.put("timeEnd", (m.endTime() != null ? m.endTime() : m.startTime()).toEpochMilli());
-              a.put("title", "vMotion " + m.vmName() + " " + m.state());
-              a.put("text", (m.sourceHost() == null ? "?" : m.sourceHost().name()) + " → "
-                  + (m.destHost() == null ? "?" : m.destHost().name()) + ", " + m.initiator()
-                  + (s.stun() != null && s.stun().seconds() != null ? ", stun " + s.stun().seconds() + " s" : "")
-                  + (s.underLoad() ? ", under load" : ""));
-              List<String> tags = new ArrayList<>(List.of("vmotion", String.valueOf(m.initiator()).toLowerCase(),
-                  m.state().name().toLowerCase()));
-              if (s.underLoad()) {
-                tags.add("under-load");
-              }
-              a.put("tags", tags);
-              a.put("migrationId", m.id());
-              a.put("vmId", m.vmId());
-              out.add(a);
-            });
-        return out;
-      }));
+      respond.json(rc, source.map(all -> all.stream().filter(s -> s.migration().startTime() != null)
+          .filter(s -> {
+            Migration m = s.migration();
+            Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+            return !end.isBefore(range[0]) && !m.startTime().isAfter(range[1])
+                && (vm == null || vm.equalsIgnoreCase(m.vmId()) || vm.equals(m.vmName()));
+          })
+          .sorted(Comparator.comparing(s -> s.migration().startTime()))
+          .limit(limit)
+          .map(Annotation::of)
+          .toList()));
     });
+  }
+
+  /**
+   * One region annotation, in the fields Grafana's Infinity datasource maps.
+   *
+   * @param time        start, epoch ms
+   * @param timeEnd     end (the start while running), epoch ms
+   * @param title       {@code vMotion <vm> <state>}
+   * @param text        hosts, initiator, stun time and whether it ran under load
+   * @param tags        {@code vmotion}, the initiator, the state, and {@code under-load} when it was
+   * @param migrationId the migration, for a link to its drill-down
+   * @param vmId        the VM
+   */
+  record Annotation(long time, long timeEnd, String title, String text, List<String> tags, String migrationId,
+      String vmId) {
+
+    static Annotation of(MigrationSummary s) {
+      Migration m = s.migration();
+      String text = (m.sourceHost() == null ? "?" : m.sourceHost().name()) + " → "
+          + (m.destHost() == null ? "?" : m.destHost().name()) + ", " + m.initiator()
+          + (s.stun() != null && s.stun().seconds() != null ? ", stun " + s.stun().seconds() + " s" : "")
+          + (s.underLoad() ? ", under load" : "");
+      String initiator = String.valueOf(m.initiator()).toLowerCase(Locale.ROOT);
+      String state = m.state().name().toLowerCase(Locale.ROOT);
+      List<String> tags = s.underLoad() ? List.of("vmotion", initiator, state, "under-load")
+          : List.of("vmotion", initiator, state);
+      return new Annotation(m.startTime().toEpochMilli(),
+          (m.endTime() != null ? m.endTime() : m.startTime()).toEpochMilli(), "vMotion " + m.vmName() + " " + m.state(),
+          text, tags, m.id(), m.vmId());
+    }
   }
 }

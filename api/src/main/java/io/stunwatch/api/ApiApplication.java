@@ -8,7 +8,6 @@ import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Clock;
@@ -25,16 +24,18 @@ public final class ApiApplication implements AutoCloseable {
 
   private final Vertx vertx;
   private final StreamsProcessor processor;
-  private final HttpServer server;
+  private final String server;
+  private final int port;
   private final PrometheusMeterRegistry registry;
   private final io.stunwatch.api.metrics.TopicMetricsFeed feed;
 
   /** How often the per-VM gauges are read from the local stores: Prometheus scrapes every 15 s by default. */
   static final long GAUGE_REFRESH_MILLIS = 5_000;
 
-  private ApiApplication(Vertx vertx, StreamsProcessor processor, HttpServer server,
+  private ApiApplication(Vertx vertx, StreamsProcessor processor, String server, int port,
       PrometheusMeterRegistry registry, io.stunwatch.api.metrics.TopicMetricsFeed feed) {
     this.vertx = vertx;
+    this.port = port;
     this.processor = processor;
     this.server = server;
     this.registry = registry;
@@ -63,11 +64,11 @@ public final class ApiApplication implements AutoCloseable {
     var feed = new io.stunwatch.api.metrics.TopicMetricsFeed(kafka, processorConfig.applicationId(),
         new io.stunwatch.api.metrics.MigrationMetrics(registry, clock)).start();
     try {
-      HttpServer server = new ApiServer(vertx, config, reader,
+      String server = new ApiServer(vertx, config, reader,
           () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader,
-          processorConfig.migrationTimeout()).start()
+          processorConfig.migrationTimeout()).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
-      return new ApiApplication(vertx, processor, server, registry, feed);
+      return new ApiApplication(vertx, processor, server, port, registry, feed);
     } catch (Exception e) {
       feed.close();
       processor.close();
@@ -83,7 +84,7 @@ public final class ApiApplication implements AutoCloseable {
   }
 
   public int port() {
-    return server.actualPort();
+    return port;
   }
 
   public StreamsProcessor processor() {
@@ -97,7 +98,7 @@ public final class ApiApplication implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
-      server.close().await(10, TimeUnit.SECONDS);
+      vertx.undeploy(server).await(10, TimeUnit.SECONDS);
     } finally {
       try {
         feed.close();

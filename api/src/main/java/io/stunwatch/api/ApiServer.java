@@ -5,8 +5,11 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.json.Json;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -82,13 +85,37 @@ public final class ApiServer {
     return router;
   }
 
+  /** One server on one event loop (tests, and any port including 0). */
   public Future<HttpServer> start() {
+    return vertx.createHttpServer(serverOptions()).requestHandler(router()).listen();
+  }
+
+  /**
+   * {@code eventLoops} servers on the configured port, each on its own event loop, which Vert.x hands connections
+   * to in turn. Writing a response (a day's annotations are about 300 KB of JSON) is CPU work on the event loop, so
+   * one loop would leave the other cores to the store reads only.
+   *
+   * @return the deployment, to {@link Vertx#undeploy} on close
+   */
+  public Future<String> start(int eventLoops) {
+    if (config.port() == 0) {
+      throw new IllegalArgumentException("several event loops share a fixed port; choose it first");
+    }
+    return vertx.deployVerticle(() -> new VerticleBase() {
+      @Override
+      public Future<?> start() {
+        return vertx.createHttpServer(serverOptions()).requestHandler(router()).listen();
+      }
+    }, new DeploymentOptions().setInstances(eventLoops));
+  }
+
+  private HttpServerOptions serverOptions() {
     HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port());
     if (config.tlsCert() != null) {
       options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
           .setCertPath(config.tlsCert().toString()).setKeyPath(config.tlsKey().toString()));
     }
-    return vertx.createHttpServer(options).requestHandler(router()).listen();
+    return options;
   }
 
   private void timed(RoutingContext rc) {
@@ -128,7 +155,7 @@ public final class ApiServer {
         return;
       }
       try {
-        rc.response().putHeader("Content-Type", "application/json").end(json.writeValueAsString(v));
+        rc.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(json.writeValueAsBytes(v)));
       } catch (Exception e) {
         error(rc, e);
       }

@@ -254,6 +254,9 @@ class ApiServerTest {
     assertThat(first.getLong("time")).isEqualTo(T0.plusSeconds(60).toEpochMilli());
     assertThat(first.getLong("timeEnd")).isEqualTo(T0.plusSeconds(91).toEpochMilli());
     assertThat(first.getJsonArray("tags").getList()).contains("vmotion");
+    assertThat(first.fieldNames()).containsExactlyInAnyOrder("time", "timeEnd", "title", "text", "tags",
+        "migrationId", "vmId");
+    assertThat(first.getString("title")).startsWith("vMotion ");
     JsonArray u = get("/api/utilization?groupBy=host&from=" + T0 + "&to=" + T0.plusSeconds(86400), true)
         .bodyAsJsonArray();
     assertThat(u).hasSize(1);

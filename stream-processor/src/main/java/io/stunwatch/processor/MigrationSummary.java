@@ -4,12 +4,12 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunTime;
-import io.stunwatch.model.json.Schema;
 
 /**
  * A migration as the list endpoints show it: the migration, whether it started under load, and the stun time once
  * its impact is known. The value of {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START}, kept
- * by {@link MigrationIndex}, so that a list is read without decoding any impact's timeline.
+ * by {@link MigrationIndex}, so that a list is read without decoding any impact's timeline. Stored in the binary
+ * {@link StoreCodec#MIGRATION_SUMMARY}; the API writes it as JSON.
  *
  * @param migration  the migration
  * @param underLoad  whether a migration-under-load alert was raised
@@ -17,7 +17,6 @@ import io.stunwatch.model.json.Schema;
  * @param fbUsedMiB  framebuffer used before the migration, or null
  * @param throughputDipPct the training-throughput dip, or null
  */
-@Schema(name = "store.migration-summary")
 public record MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
     Double throughputDipPct) {
 

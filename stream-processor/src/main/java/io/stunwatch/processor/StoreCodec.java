@@ -1,11 +1,18 @@
 package io.stunwatch.processor;
 
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunTime;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -63,7 +70,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     if (data == null) {
       return null;
     }
-    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data))) {
+    try (DataInputStream in = new DataInputStream(new UnsyncBytes(data))) {
       int v = in.readUnsignedByte();
       if (v != version) {
         throw new IllegalStateException(name + ": state written in format " + v + ", this build reads " + version
@@ -124,6 +131,73 @@ abstract class StoreCodec<T> implements Serde<T> {
     return in.readBoolean() ? in.readInt() : null;
   }
 
+  /** A string that may be null, of any length (unlike {@link DataOutputStream#writeUTF}, limited to 64 KiB). */
+  static void writeNullable(DataOutputStream out, String v) throws IOException {
+    if (v == null) {
+      out.writeInt(-1);
+      return;
+    }
+    byte[] b = v.getBytes(StandardCharsets.UTF_8);
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  static String readNullableString(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n == -1) {
+      return null;
+    }
+    if (n < 0 || n > in.available()) {
+      throw new IllegalStateException("string of " + n + " bytes in " + in.available() + " bytes");
+    }
+    byte[] b = new byte[n];
+    in.readFully(b);
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  static void writeNullable(DataOutputStream out, Instant v) throws IOException {
+    out.writeBoolean(v != null);
+    if (v != null) {
+      out.writeLong(v.getEpochSecond());
+      out.writeInt(v.getNano());
+    }
+  }
+
+  static Instant readNullableInstant(DataInputStream in) throws IOException {
+    return in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
+  }
+
+  /** An enum by name, not ordinal: reordering constants must not change what stored state means. */
+  static void writeNullable(DataOutputStream out, Enum<?> v) throws IOException {
+    writeNullable(out, v == null ? null : v.name());
+  }
+
+  static <E extends Enum<E>> E readNullableEnum(DataInputStream in, Class<E> type) throws IOException {
+    String name = readNullableString(in);
+    if (name == null) {
+      return null;
+    }
+    try {
+      return Enum.valueOf(type, name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("no " + type.getSimpleName() + " constant " + name, e);
+    }
+  }
+
+  static void writeNullable(DataOutputStream out, EntityRef e) throws IOException {
+    out.writeBoolean(e != null);
+    if (e != null) {
+      writeNullable(out, e.type());
+      writeNullable(out, e.value());
+      writeNullable(out, e.name());
+    }
+  }
+
+  static EntityRef readNullableEntity(DataInputStream in) throws IOException {
+    return in.readBoolean() ? new EntityRef(readNullableString(in), readNullableString(in), readNullableString(in))
+        : null;
+  }
+
   /** Writes a map's size and entries; {@code value} writes one value. */
   static <V> void writeMap(DataOutputStream out, Map<String, V> map, Writer<V> value) throws IOException {
     out.writeInt(map.size());
@@ -143,6 +217,43 @@ abstract class StoreCodec<T> implements Serde<T> {
       map.put(in.readUTF(), value.read(in));
     }
     return map;
+  }
+
+  /**
+   * A byte array as a stream, without {@link java.io.ByteArrayInputStream}'s per-read locking: {@link DataInputStream}
+   * reads a number a byte at a time, and the locks were most of a decode's time.
+   */
+  private static final class UnsyncBytes extends java.io.InputStream {
+    private final byte[] data;
+    private int pos;
+
+    UnsyncBytes(byte[] data) {
+      this.data = data;
+    }
+
+    @Override
+    public int read() {
+      return pos < data.length ? data[pos++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (len == 0) {
+        return 0;
+      }
+      if (pos >= data.length) {
+        return -1;
+      }
+      int n = Math.min(len, data.length - pos);
+      System.arraycopy(data, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+
+    @Override
+    public int available() {
+      return data.length - pos;
+    }
   }
 
   @FunctionalInterface
@@ -220,6 +331,65 @@ abstract class StoreCodec<T> implements Serde<T> {
     UtilizationDay read(DataInputStream in) throws IOException {
       return new UtilizationDay(readMap(in, i -> new UtilizationDay.Seconds(i.readDouble(), i.readDouble(),
           i.readDouble())), readMap(in, DataInputStream::readLong));
+    }
+  };
+
+  /**
+   * {@link MigrationSummary}, the value of {@link StoreNames#MIGRATIONS_BY_VM} and
+   * {@link StoreNames#MIGRATIONS_BY_START}: every list request decodes a page of these (a day's annotations are
+   * about a thousand), where JSON decoding cost most of the request's time (see the README's performance section).
+   */
+  static final StoreCodec<MigrationSummary> MIGRATION_SUMMARY = new StoreCodec<>("store.migration-summary", 1) {
+    @Override
+    void write(DataOutputStream out, MigrationSummary s) throws IOException {
+      Migration m = s.migration();
+      writeNullable(out, m.id());
+      writeNullable(out, m.vcenterUuid());
+      writeNullable(out, m.vmMoref());
+      writeNullable(out, m.vmName());
+      writeNullable(out, m.vmId());
+      writeNullable(out, m.vgpuProfile());
+      writeNullable(out, m.state());
+      writeNullable(out, m.initiator());
+      writeNullable(out, m.initiatorName());
+      out.writeByte(m.encrypted() == null ? -1 : m.encrypted() ? 1 : 0);
+      writeNullable(out, m.sourceHost());
+      writeNullable(out, m.destHost());
+      writeNullable(out, m.sourceCluster());
+      writeNullable(out, m.destCluster());
+      writeNullable(out, m.sourceDatastore());
+      writeNullable(out, m.destDatastore());
+      writeNullable(out, m.startTime());
+      writeNullable(out, m.endTime());
+      writeNullable(out, m.failureReason());
+      writeNullable(out, m.updatedAt());
+      out.writeBoolean(s.underLoad());
+      out.writeBoolean(s.stun() != null);
+      if (s.stun() != null) {
+        writeNullable(out, s.stun().seconds());
+        writeNullable(out, s.stun().source());
+      }
+      writeNullable(out, s.fbUsedMiB());
+      writeNullable(out, s.throughputDipPct());
+    }
+
+    @Override
+    MigrationSummary read(DataInputStream in) throws IOException {
+      Migration m = new Migration(readNullableString(in), readNullableString(in), readNullableString(in),
+          readNullableString(in), readNullableString(in), readNullableString(in),
+          readNullableEnum(in, MigrationState.class), readNullableEnum(in, Initiator.class), readNullableString(in),
+          readNullableBoolean(in), readNullableEntity(in), readNullableEntity(in), readNullableEntity(in),
+          readNullableEntity(in), readNullableEntity(in), readNullableEntity(in), readNullableInstant(in),
+          readNullableInstant(in), readNullableString(in), readNullableInstant(in));
+      boolean underLoad = in.readBoolean();
+      StunTime stun = in.readBoolean() ? new StunTime(readNullableDouble(in),
+          readNullableEnum(in, StunTime.Source.class)) : null;
+      return new MigrationSummary(m, underLoad, stun, readNullableDouble(in), readNullableDouble(in));
+    }
+
+    private Boolean readNullableBoolean(DataInputStream in) throws IOException {
+      byte b = in.readByte();
+      return b == -1 ? null : b == 1;
     }
   };
 }

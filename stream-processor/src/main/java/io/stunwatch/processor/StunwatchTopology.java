@@ -94,9 +94,9 @@ public final class StunwatchTopology {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_MIGRATIONS),
         Serdes.String(), JsonSerde.of(Tracked.Recent.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_VM),
-        Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
+        Serdes.String(), StoreCodec.MIGRATION_SUMMARY).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
-        Serdes.String(), JsonSerde.of(MigrationSummary.class)).withCachingEnabled());
+        Serdes.String(), StoreCodec.MIGRATION_SUMMARY).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), JsonSerde.of(RdmaRates.Last.class)).withCachingEnabled());
 
