@@ -19,11 +19,15 @@ final class AnnotationsEndpoint {
   private final StoreReader stores;
   private final ApiConfig config;
   private final Duration longestMigration;
+  private final JsonFragments<MigrationSummary> rendered;
 
-  AnnotationsEndpoint(StoreReader stores, ApiConfig config, Duration longestMigration) {
+  /** @param rendered the annotations' JSON by summary instance ({@link Annotation#of}) */
+  AnnotationsEndpoint(StoreReader stores, ApiConfig config, Duration longestMigration,
+      JsonFragments<MigrationSummary> rendered) {
     this.stores = stores;
     this.config = config;
     this.longestMigration = longestMigration;
+    this.rendered = rendered;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -47,8 +51,7 @@ final class AnnotationsEndpoint {
           })
           .sorted(Comparator.comparing(s -> s.migration().startTime()))
           .limit(limit)
-          .map(Annotation::of)
-          .toList()));
+          .toList()).map(page -> new ApiServer.JsonBody(rendered.array(page))));
     });
   }
 

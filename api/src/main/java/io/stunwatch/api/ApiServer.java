@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.json.Json;
+import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -41,6 +42,10 @@ public final class ApiServer {
   private final KafkaStreamsStoreReader internal;
   private final java.time.Duration longestMigration;
   private final ObjectMapper json = Json.mapper();
+  /** Shared by every event loop's router, so a rendering made on one is found by the others. */
+  private final JsonFragments<MigrationSummary> listRows = new JsonFragments<>(s -> s, 1 << 14);
+  private final JsonFragments<MigrationSummary> annotations = new JsonFragments<>(AnnotationsEndpoint.Annotation::of,
+      1 << 14);
 
   /**
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
@@ -71,12 +76,12 @@ public final class ApiServer {
     router.route().handler(this::authenticate);
     new OpenApiEndpoint().addRoutes(router);
     Responder respond = this::respond;
-    new MigrationsEndpoint(stores, config).addRoutes(router, respond);
+    new MigrationsEndpoint(stores, config, listRows).addRoutes(router, respond);
     new VmEndpoint(stores, config).addRoutes(router, respond);
     new StunTimeEndpoint(stores).addRoutes(router, respond);
     new AlertsEndpoint(stores, config).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config).addRoutes(router, respond);
-    new AnnotationsEndpoint(stores, config, longestMigration).addRoutes(router, respond);
+    new AnnotationsEndpoint(stores, config, longestMigration, annotations).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond);
     }
@@ -150,6 +155,10 @@ public final class ApiServer {
         return;
       }
       Object v = ar.result();
+      if (v instanceof JsonBody body) {
+        rc.response().putHeader("Content-Type", "application/json").end(body.json());
+        return;
+      }
       if (v instanceof CsvBody csv) {
         rc.response().putHeader("Content-Type", "text/csv; charset=utf-8").end(csv.text());
         return;
@@ -160,6 +169,10 @@ public final class ApiServer {
         error(rc, e);
       }
     });
+  }
+
+  /** A JSON answer already rendered. */
+  record JsonBody(Buffer json) {
   }
 
   /** A CSV answer instead of JSON. */

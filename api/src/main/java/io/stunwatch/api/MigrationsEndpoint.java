@@ -27,10 +27,13 @@ final class MigrationsEndpoint {
 
   private final StoreReader stores;
   private final ApiConfig config;
+  private final JsonFragments<MigrationSummary> rows;
 
-  MigrationsEndpoint(StoreReader stores, ApiConfig config) {
+  /** @param rows the rows' JSON by summary instance */
+  MigrationsEndpoint(StoreReader stores, ApiConfig config, JsonFragments<MigrationSummary> rows) {
     this.stores = stores;
     this.config = config;
+    this.rows = rows;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -76,15 +79,15 @@ final class MigrationsEndpoint {
         ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
         : stores.migrations(range[0], range[1]);
     return source.map(all -> {
-      List<MigrationSummary> rows = new ArrayList<>(all.stream().filter(keep).toList());
-      rows.sort(order(sort));
-      List<MigrationSummary> page = rows.subList(Math.min(offset, rows.size()),
-          Math.min(offset + limit, rows.size()));
-      if (offset + limit < rows.size()) {
+      List<MigrationSummary> kept = new ArrayList<>(all.stream().filter(keep).toList());
+      kept.sort(order(sort));
+      List<MigrationSummary> page = kept.subList(Math.min(offset, kept.size()),
+          Math.min(offset + limit, kept.size()));
+      if (offset + limit < kept.size()) {
         rc.response().putHeader("X-Next-Cursor", token(offset + limit));
       }
-      rc.response().putHeader("X-Total-Count", String.valueOf(rows.size()));
-      return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : page;
+      rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
+      return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(rows.array(page));
     });
   }
 

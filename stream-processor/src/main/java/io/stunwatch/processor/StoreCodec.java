@@ -36,14 +36,36 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   private final String name;
   private final int version;
+  /** Decoded values by their bytes, or null: see {@link #StoreCodec(String, int, int)}. */
+  private final Interned<T>[] interned;
 
   /**
    * @param name    the value's name in errors (for example {@code store.vm-sample-second})
    * @param version the format version this codec writes and reads
    */
   StoreCodec(String name, int version) {
+    this(name, version, 0);
+  }
+
+  /**
+   * A codec whose decoder returns the same (immutable) instance for the same bytes while they stay in a
+   * direct-mapped table of {@code internSlots} (a power of two) slots. For values read far more often than written,
+   * such as settled migrations that every Grafana refresh lists again: a read then costs a hash and a comparison
+   * of the bytes instead of a decode, and readers may cache what they derive from an instance by its identity.
+   * The bytes are compared in full, so a hit is never another value.
+   */
+  @SuppressWarnings("unchecked")
+  StoreCodec(String name, int version, int internSlots) {
+    if (internSlots < 0 || Integer.bitCount(internSlots) > 1) {
+      throw new IllegalArgumentException("internSlots must be 0 or a power of two, not " + internSlots);
+    }
     this.name = name;
     this.version = version;
+    this.interned = internSlots == 0 ? null : new Interned[internSlots];
+  }
+
+  /** One slot of the intern table: immutable, so a reader sees a whole entry or another one, never a torn one. */
+  private record Interned<T>(byte[] bytes, T value) {
   }
 
   /** Writes the fields of {@code value}, which is never null. */
@@ -70,6 +92,21 @@ abstract class StoreCodec<T> implements Serde<T> {
     if (data == null) {
       return null;
     }
+    if (interned != null) {
+      int slot = java.util.Arrays.hashCode(data) & (interned.length - 1);
+      Interned<T> hit = interned[slot];
+      if (hit != null && java.util.Arrays.equals(hit.bytes(), data)) {
+        return hit.value();
+      }
+      T value = decodeFresh(data);
+      // A racing writer of the same slot may win: either entry is right, and the next read redoes the other.
+      interned[slot] = new Interned<>(data.clone(), value);
+      return value;
+    }
+    return decodeFresh(data);
+  }
+
+  private T decodeFresh(byte[] data) {
     try (DataInputStream in = new DataInputStream(new UnsyncBytes(data))) {
       int v = in.readUnsignedByte();
       if (v != version) {
@@ -334,12 +371,17 @@ abstract class StoreCodec<T> implements Serde<T> {
     }
   };
 
+  /** About 25 MB at most: a day's annotations many times over, and the busiest VMs' histories. */
+  static final int SUMMARY_INTERN_SLOTS = 1 << 14;
+
   /**
    * {@link MigrationSummary}, the value of {@link StoreNames#MIGRATIONS_BY_VM} and
    * {@link StoreNames#MIGRATIONS_BY_START}: every list request decodes a page of these (a day's annotations are
    * about a thousand), where JSON decoding cost most of the request's time (see the README's performance section).
+   * Interned: a settled migration's summary does not change, and the API caches its rendering by instance.
    */
-  static final StoreCodec<MigrationSummary> MIGRATION_SUMMARY = new StoreCodec<>("store.migration-summary", 1) {
+  static final StoreCodec<MigrationSummary> MIGRATION_SUMMARY = new StoreCodec<>("store.migration-summary", 1,
+      SUMMARY_INTERN_SLOTS) {
     @Override
     void write(DataOutputStream out, MigrationSummary s) throws IOException {
       Migration m = s.migration();

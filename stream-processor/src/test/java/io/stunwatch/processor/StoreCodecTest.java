@@ -70,6 +70,25 @@ class StoreCodecTest {
   }
 
   @Test
+  void migrationSummariesDecodeToOneInstancePerStoredValueAndNeverToAnotherValue() {
+    List<MigrationSummary> values = new java.util.ArrayList<>();
+    for (int i = 0; i < 3 * StoreCodec.SUMMARY_INTERN_SLOTS; i++) {
+      values.add(new MigrationSummary(new Migration("vc-1/chain-" + i, "vc-1", "vm-" + i, null, null, null,
+          MigrationState.SUCCEEDED, Initiator.USER, null, null, null, null, null, null, null, null, null, null,
+          null, null), i % 2 == 0, null, (double) i, null));
+    }
+    byte[] first = StoreCodec.MIGRATION_SUMMARY.encode(values.get(0));
+    MigrationSummary a = StoreCodec.MIGRATION_SUMMARY.decode(first);
+    assertThat(StoreCodec.MIGRATION_SUMMARY.decode(first.clone())).isSameAs(a);
+    // Far more values than slots, twice: every slot is overwritten, and each read is still its own value.
+    for (int round = 0; round < 2; round++) {
+      for (MigrationSummary v : values) {
+        assertThat(StoreCodec.MIGRATION_SUMMARY.decode(StoreCodec.MIGRATION_SUMMARY.encode(v))).isEqualTo(v);
+      }
+    }
+  }
+
+  @Test
   void nullIsATombstoneBothWays() {
     assertThat(StoreCodec.POINT.encode(null)).isNull();
     assertThat(StoreCodec.POINT.decode(null)).isNull();
