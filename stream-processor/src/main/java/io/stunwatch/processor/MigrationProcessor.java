@@ -56,11 +56,12 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   }
 
   /**
-   * How far stream time must pass a migration's due time before it is closed. Stream time is the newest record of
-   * any of the task's partitions; the VM's own samples up to the due time may still be a fetch behind, and the
-   * impact must not depend on which partition was fetched first.
+   * How far stream time must pass a migration's due time before it is closed although the VM's own samples have not
+   * caught up with it (see {@link #caughtUp}): samples of a kind that stopped (the VM powered off, its collector
+   * died, training ended) must not hold the impact forever. Stream time is the newest record of any of the task's
+   * partitions; the VM's samples may be a fetch behind it, which a replay or a catch-up multiplies.
    */
-  static final long CLOSE_MARGIN_MILLIS = 30_000;
+  static final long CLOSE_FALLBACK_MILLIS = 60_000;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -128,7 +129,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       // moves on. Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
       Tracked.Migration t = tracked.get(id);
-      if (t != null && t.dueAtMillis() + CLOSE_MARGIN_MILLIS <= streamTime) {
+      if (t != null && t.dueAtMillis() <= streamTime) {
         closeDue(streamTime);
       }
     } catch (RuntimeException ex) {
@@ -151,23 +152,33 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     tracked.put(id, new Tracked.Migration(id, vmKey, m.state().isFinal(), due));
   }
 
-  /** Emits the impact of every migration due by {@code time}, closing timed-out ones as UNKNOWN first. */
+  /**
+   * Emits the impact of every migration due by {@code time} whose VM's samples have caught up with it (or that is
+   * {@link #CLOSE_FALLBACK_MILLIS} past due), closing timed-out ones as UNKNOWN first.
+   */
   void closeDue(long time) {
     List<Tracked.Migration> due = new ArrayList<>();
     try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
       while (it.hasNext()) {
         Tracked.Migration t = it.next().value;
-        if (t.dueAtMillis() + CLOSE_MARGIN_MILLIS <= time) {
+        if (t.dueAtMillis() <= time) {
           due.add(t);
         }
       }
     }
     for (Tracked.Migration t : due) {
-      tracked.delete(t.migrationId());
       Migration m = migrations.get(t.migrationId());
       if (m == null) {
+        tracked.delete(t.migrationId());
         continue;
       }
+      Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+      Instant rangeEnd = end.plus(config.settleWindow()).plusSeconds(1);
+      VmSamples history = samples.range(t.vmKey(), m.startTime().minus(config.beforeWindow()), rangeEnd);
+      if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t.vmKey(), history, rangeEnd)) {
+        continue; // the VM's samples of the impact's range may still be on their way
+      }
+      tracked.delete(t.migrationId());
       // Closed at its due time, not at the punctuation's: the outputs must not depend on when punctuation ran
       // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
       long at = t.dueAtMillis();
@@ -177,9 +188,6 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         context.forward(new Record<>(m.id(), m, at));
       }
       Tracked.Stuns s = stuns.get(t.vmKey());
-      Instant end = m.endTime() != null ? m.endTime() : m.startTime();
-      VmSamples history = samples.range(t.vmKey(), m.startTime().minus(config.beforeWindow()),
-          end.plus(config.settleWindow()).plusSeconds(1));
       MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
           config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
       impacts.put(m.id(), impact);
@@ -195,6 +203,33 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       }
       index.refresh(t.vmKey(), m.id());
     }
+  }
+
+  /**
+   * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
+   * after {@code rangeEnd}: each kind arrives in order on its own partition, so the range then holds all of that
+   * kind it ever will, and the impact does not depend on how far the VM's partitions lagged the task's stream time.
+   */
+  private boolean caughtUp(String vmKey, VmSamples history, Instant rangeEnd) {
+    int expected = kinds(history);
+    if (expected == 0) {
+      return false; // nothing of this VM yet: its samples may all be behind, so only the fallback closes it
+    }
+    Instant from = rangeEnd.plusSeconds(1);
+    return (kinds(samples.range(vmKey, from, from.plusMillis(CLOSE_FALLBACK_MILLIS))) & expected) == expected;
+  }
+
+  private static final int GPU = 1;
+  private static final int THROUGHPUT = 2;
+  private static final int RDMA = 4;
+
+  private static int kinds(VmSamples samples) {
+    int kinds = 0;
+    for (VmSamples.Point p : samples.points()) {
+      kinds |= (p.samples() > 0 ? GPU : 0) | (p.throughputCount() != null && p.throughputCount() > 0 ? THROUGHPUT : 0)
+          | (p.rdmaBytesPerSec() != null ? RDMA : 0);
+    }
+    return kinds;
   }
 
   private static Migration unknown(Migration m, Instant at) {

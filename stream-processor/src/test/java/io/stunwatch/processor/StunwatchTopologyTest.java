@@ -283,7 +283,8 @@ class StunwatchTopologyTest {
         42), T0.plusSeconds(59));
     pipe(userMigration(1, 100, T0, 60).subList(2, 4));          // ended at T0+60
     assertThat(latest(Topics.MIGRATION_IMPACTS)).as("not before the settle window").isEmpty();
-    load(1, T0.plusSeconds(60), 155, 88.0, 15360);              // after: back to 88 %, past T0+180 and the margin
+    throughput(1, T0.plusSeconds(60), 155, 230.0);
+    load(1, T0.plusSeconds(60), 156, 88.0, 15360);              // after: back to 88 %, past T0+180 in every kind
 
     MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
     assertThat(i.durationSeconds()).isEqualTo(60.0);
@@ -381,6 +382,36 @@ class StunwatchTopologyTest {
     assertThat(listed).containsExactly(VC + "/420", VC + "/430");
     assertThat(driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
         .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("a VM's own list keeps it").isNotNull();
+  }
+
+  @Test
+  void anImpactWaitsForItsVmsOwnSamplesNotForStreamTimeThatOtherVmsMoveOn() {
+    inventory(1, 2);
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);
+    pipe(userMigration(1, 100, T0, 60));                          // ended at T0+60: due at T0+180
+    load(2, T0, 230, 10.0, 1024);                                 // another VM's partition runs 49 s past due
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("VM 1's after-samples are still behind").isEmpty();
+    load(1, T0.plusSeconds(60), 130, 88.0, 15360);                // they arrive, behind the task's stream time
+    load(2, T0.plusSeconds(230), 1, 10.0, 1024);                  // the next record moves stream time on
+
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
+    // every second of the after phase, [end + 1 s, end + settle): none lost to the lag
+    assertThat(i.after().gpuSamples()).isEqualTo(119);
+    assertThat(i.timeline()).filteredOn(p -> p.t().isAfter(T0.plusSeconds(60))).hasSize(119);
+  }
+
+  @Test
+  void aVmWhoseSamplesStoppedIsClosedOneFallbackPastDue() {
+    inventory(1, 2);
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);              // VM 1 stops sending at the migration
+    pipe(userMigration(1, 100, T0, 60));                          // due at T0+180
+    load(2, T0, 180 + 59, 10.0, 1024);                            // stream time T0+238: 58 s past due
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).isEmpty();
+    load(2, T0.plusSeconds(239), 2, 10.0, 1024);                  // T0+240: the 60 s fallback
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(i.after().gpuUtilizationPct()).as("unknown, not 0").isNull();
   }
 
   @Test
