@@ -63,6 +63,13 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
    */
   static final long CLOSE_FALLBACK_MILLIS = 60_000;
 
+  private static final int GPU = 1;
+  private static final int THROUGHPUT = 2;
+  private static final int RDMA = 4;
+  private static final int ALL_KINDS = GPU | THROUGHPUT | RDMA;
+  /** The kinds each waiting migration's range holds, by migration id: see {@link #caughtUp}. */
+  private final java.util.Map<String, Integer> expectedKinds = new java.util.HashMap<>();
+
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
@@ -77,6 +84,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     this.index = new MigrationIndex(context);
+    expectedKinds.clear(); // (re)initialized after the task's stores were restored
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on.
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
@@ -174,11 +182,13 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       }
       Instant end = m.endTime() != null ? m.endTime() : m.startTime();
       Instant rangeEnd = end.plus(config.settleWindow()).plusSeconds(1);
-      VmSamples history = samples.range(t.vmKey(), m.startTime().minus(config.beforeWindow()), rangeEnd);
-      if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t.vmKey(), history, rangeEnd)) {
+      Instant rangeStart = m.startTime().minus(config.beforeWindow());
+      if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t, rangeStart, rangeEnd)) {
         continue; // the VM's samples of the impact's range may still be on their way
       }
       tracked.delete(t.migrationId());
+      expectedKinds.remove(t.migrationId());
+      VmSamples history = samples.range(t.vmKey(), rangeStart, rangeEnd);
       // Closed at its due time, not at the punctuation's: the outputs must not depend on when punctuation ran
       // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
       long at = t.dueAtMillis();
@@ -209,19 +219,21 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
    * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
    * after {@code rangeEnd}: each kind arrives in order on its own partition, so the range then holds all of that
    * kind it ever will, and the impact does not depend on how far the VM's partitions lagged the task's stream time.
+   * Asked every second of stream time while a migration waits, so the cheap answers come first: nothing after the
+   * range yet (the usual wait), or every kind after it.
    */
-  private boolean caughtUp(String vmKey, VmSamples history, Instant rangeEnd) {
-    int expected = kinds(history);
-    if (expected == 0) {
-      return false; // nothing of this VM yet: its samples may all be behind, so only the fallback closes it
-    }
+  private boolean caughtUp(Tracked.Migration t, Instant rangeStart, Instant rangeEnd) {
     Instant from = rangeEnd.plusSeconds(1);
-    return (kinds(samples.range(vmKey, from, from.plusMillis(CLOSE_FALLBACK_MILLIS))) & expected) == expected;
+    int after = kinds(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
+    if (after == 0 || after == ALL_KINDS) {
+      return after == ALL_KINDS;
+    }
+    // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
+    // (again after a restart): a kind whose every sample of the range is still behind would be lagging by minutes.
+    int expected = expectedKinds.computeIfAbsent(t.migrationId(),
+        id -> kinds(samples.range(t.vmKey(), rangeStart, rangeEnd)));
+    return (after & expected) == expected;
   }
-
-  private static final int GPU = 1;
-  private static final int THROUGHPUT = 2;
-  private static final int RDMA = 4;
 
   private static int kinds(VmSamples samples) {
     int kinds = 0;
