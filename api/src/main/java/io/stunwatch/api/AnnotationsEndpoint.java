@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.model.Migration;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.ext.web.Router;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -20,20 +21,22 @@ final class AnnotationsEndpoint {
   private final ApiConfig config;
   private final Duration longestMigration;
   private final JsonFragments<MigrationSummary> rendered;
+  private final Clock clock;
 
   /** @param rendered the annotations' JSON by summary instance ({@link Annotation#of}) */
   AnnotationsEndpoint(StoreReader stores, ApiConfig config, Duration longestMigration,
-      JsonFragments<MigrationSummary> rendered) {
+      JsonFragments<MigrationSummary> rendered, Clock clock) {
     this.stores = stores;
     this.config = config;
     this.longestMigration = longestMigration;
     this.rendered = rendered;
+    this.clock = clock;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
     router.get("/api/grafana/annotations").handler(rc -> {
       Params p = new Params(rc);
-      Instant now = Instant.now();
+      Instant now = clock.instant();
       Instant[] range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
       String vm = p.text("vm");
       int limit = p.limit(1000, config.maxPageSize());

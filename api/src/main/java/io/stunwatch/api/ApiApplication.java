@@ -66,7 +66,7 @@ public final class ApiApplication implements AutoCloseable {
     try {
       String server = new ApiServer(vertx, config, reader,
           () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader,
-          processorConfig.migrationTimeout()).start(Runtime.getRuntime().availableProcessors())
+          processorConfig.migrationTimeout(), clock).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
       return new ApiApplication(vertx, processor, server, port, registry, feed);
     } catch (Exception e) {

@@ -41,6 +41,7 @@ public final class ApiServer {
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsStoreReader internal;
   private final java.time.Duration longestMigration;
+  private final java.time.Clock clock;
   private final ObjectMapper json = Json.mapper();
   /** Shared by every event loop's router, so a rendering made on one is found by the others. */
   private final JsonFragments<MigrationSummary> listRows = new JsonFragments<>(s -> s, 1 << 14);
@@ -51,9 +52,11 @@ public final class ApiServer {
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
    * @param longestMigration the longest a migration can run (the processor's {@code process.migration-timeout}):
    *                         how far before a time range a migration that ends in it can have started
+   * @param clock            "now" of the default time ranges (the demo's is simulated)
    */
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
-      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, java.time.Duration longestMigration) {
+      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, java.time.Duration longestMigration,
+      java.time.Clock clock) {
     this.vertx = vertx;
     this.config = config;
     this.stores = stores;
@@ -61,6 +64,7 @@ public final class ApiServer {
     this.registry = registry;
     this.internal = internal;
     this.longestMigration = longestMigration;
+    this.clock = clock;
   }
 
   /** Whether the processor's stores can be queried now (the {@code /ready} check). */
@@ -76,12 +80,12 @@ public final class ApiServer {
     router.route().handler(this::authenticate);
     new OpenApiEndpoint().addRoutes(router);
     Responder respond = this::respond;
-    new MigrationsEndpoint(stores, config, listRows).addRoutes(router, respond);
-    new VmEndpoint(stores, config).addRoutes(router, respond);
+    new MigrationsEndpoint(stores, config, listRows, clock).addRoutes(router, respond);
+    new VmEndpoint(stores, config, clock).addRoutes(router, respond);
     new StunTimeEndpoint(stores).addRoutes(router, respond);
-    new AlertsEndpoint(stores, config).addRoutes(router, respond);
-    new UtilizationEndpoint(stores, config).addRoutes(router, respond);
-    new AnnotationsEndpoint(stores, config, longestMigration, annotations).addRoutes(router, respond);
+    new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
+    new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
+    new AnnotationsEndpoint(stores, config, longestMigration, annotations, clock).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond);
     }

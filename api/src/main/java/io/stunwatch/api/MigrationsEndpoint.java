@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,12 +29,14 @@ final class MigrationsEndpoint {
   private final StoreReader stores;
   private final ApiConfig config;
   private final JsonFragments<MigrationSummary> rows;
+  private final Clock clock;
 
   /** @param rows the rows' JSON by summary instance */
-  MigrationsEndpoint(StoreReader stores, ApiConfig config, JsonFragments<MigrationSummary> rows) {
+  MigrationsEndpoint(StoreReader stores, ApiConfig config, JsonFragments<MigrationSummary> rows, Clock clock) {
     this.stores = stores;
     this.config = config;
     this.rows = rows;
+    this.clock = clock;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -57,7 +60,7 @@ final class MigrationsEndpoint {
     String initiator = p.choice("initiator", Set.of("user", "drs", "unknown"), null);
     String result = p.choice("result", RESULTS, null);
     Boolean underLoad = p.bool("underLoad");
-    Instant[] range = p.range(Instant.EPOCH, Instant.now().plusSeconds(86_400 * 366L), Duration.ofDays(36_600));
+    Instant[] range = p.range(Instant.EPOCH, clock.instant().plusSeconds(86_400 * 366L), Duration.ofDays(36_600));
     String sort = p.choice("sort", SORTS, "-start");
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");

@@ -1,6 +1,7 @@
 package io.stunwatch.api;
 
 import io.vertx.ext.web.Router;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -19,17 +20,19 @@ final class UtilizationEndpoint {
 
   private final StoreReader stores;
   private final ApiConfig config;
+  private final Clock clock;
 
-  UtilizationEndpoint(StoreReader stores, ApiConfig config) {
+  UtilizationEndpoint(StoreReader stores, ApiConfig config, Clock clock) {
     this.stores = stores;
     this.config = config;
+    this.clock = clock;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
     router.get("/api/utilization").handler(rc -> {
       Params p = new Params(rc);
       String groupBy = p.choice("groupBy", Set.of("vm", "host"), "vm");
-      Instant now = Instant.now();
+      Instant now = clock.instant();
       Instant[] range = p.range(now.truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(6)), now,
           config.maxRange());
       // Every UTC day that overlaps [from, to]: Grafana's "last 30 days" does not start at midnight, and the day

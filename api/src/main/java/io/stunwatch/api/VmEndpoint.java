@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.processor.CurrentLoad;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -14,10 +15,12 @@ final class VmEndpoint {
 
   private final StoreReader stores;
   private final ApiConfig config;
+  private final Clock clock;
 
-  VmEndpoint(StoreReader stores, ApiConfig config) {
+  VmEndpoint(StoreReader stores, ApiConfig config, Clock clock) {
     this.stores = stores;
     this.config = config;
+    this.clock = clock;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -25,7 +28,7 @@ final class VmEndpoint {
       Params p = new Params(rc);
       String vm = p.path("vm");
       String size = p.choice("window", Set.of("10s", "1m"), "1m");
-      Instant now = Instant.now();
+      Instant now = clock.instant();
       Instant[] range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
       Future<CurrentLoad> current = stores.currentLoad(vm).map(c -> c.orElseThrow(
           () -> ApiException.notFound("load of VM " + vm)));

@@ -43,6 +43,8 @@ class ApiServerTest {
 
   static final String TOKEN = "test-token-0123456789";
   static final Instant T0 = Instant.parse("2026-11-21T08:00:00Z");
+  /** The server's "now": migration i starts at T0 + i minutes, so a default range ending now cuts through them. */
+  static final java.time.Clock CLOCK = java.time.Clock.fixed(T0.plusSeconds(200), java.time.ZoneOffset.UTC);
 
   Vertx vertx;
   WebClient client;
@@ -55,7 +57,7 @@ class ApiServerTest {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null,
         null);
     var server = new ApiServer(vertx, config, stores, () -> stores.ready,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30)).start().await(10, TimeUnit.SECONDS);
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK).start().await(10, TimeUnit.SECONDS);
     port = server.actualPort();
     client = WebClient.create(vertx);
   }
@@ -166,7 +168,7 @@ class ApiServerTest {
   void theOpenApiDocumentDescribesEveryPublicRouteAndNoOther() throws Exception {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
     var router = new ApiServer(vertx, config, stores, () -> true,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30)).router();
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK).router();
     java.util.Set<String> routes = new java.util.TreeSet<>();
     router.getRoutes().forEach(r -> {
       String path = r.getPath();
@@ -274,6 +276,13 @@ class ApiServerTest {
     JsonArray after = get("/api/grafana/annotations?from=" + T0.plusSeconds(92).toEpochMilli() + "&to="
         + T0.plusSeconds(3600).toEpochMilli(), true).bodyAsJsonArray();
     assertThat(after).hasSize(a.size() - 1);
+  }
+
+  @Test
+  void defaultTimeRangesEndAtTheServersClockNotAtTheMachinesTime() throws Exception {
+    JsonArray a = get("/api/grafana/annotations", true).bodyAsJsonArray(); // the last 24 h before T0 + 200 s
+    assertThat(a.stream().map(o -> ((JsonObject) o).getLong("time")).toList()).containsExactly(
+        T0.plusSeconds(60).toEpochMilli(), T0.plusSeconds(120).toEpochMilli(), T0.plusSeconds(180).toEpochMilli());
   }
 
   @Test
