@@ -57,7 +57,8 @@ class ApiServerTest {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null,
         null);
     var server = new ApiServer(vertx, config, stores, () -> stores.ready,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK).start().await(10, TimeUnit.SECONDS);
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK).start()
+        .await(10, TimeUnit.SECONDS);
     port = server.actualPort();
     client = WebClient.create(vertx);
   }
