@@ -108,7 +108,8 @@ public final class ApiServer {
    */
   public Future<String> start(int eventLoops) {
     if (config.port() == 0) {
-      throw new IllegalArgumentException("several event loops share a fixed port; choose it first");
+      return Future.failedFuture(new IllegalArgumentException(
+          "several event loops share a fixed port; choose it first"));
     }
     return vertx.deployVerticle(() -> new VerticleBase() {
       @Override

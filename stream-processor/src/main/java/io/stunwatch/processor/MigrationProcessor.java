@@ -158,6 +158,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         ? m.endTime().plus(config.settleWindow()).toEpochMilli()
         : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
     tracked.put(id, new Tracked.Migration(id, vmKey, m.state().isFinal(), due));
+    expectedKinds.remove(id); // its range may have changed with its end
   }
 
   /**
