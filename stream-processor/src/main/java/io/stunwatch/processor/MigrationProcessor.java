@@ -69,6 +69,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private static final int ALL_KINDS = GPU | THROUGHPUT | RDMA;
   /** The kinds each waiting migration's range holds, by migration id: see {@link #caughtUp}. */
   private final java.util.Map<String, Integer> expectedKinds = new java.util.HashMap<>();
+  /**
+   * What {@link StoreNames#TRACKED} holds, by migration id, or null until read after (re)initialization. This
+   * processor is the store's only writer, and the store stays the truth a restore rebuilds: the copy only spares
+   * {@link #closeDue}, which runs every second of stream time, a scan and decoding of the whole store.
+   */
+  private java.util.Map<String, Tracked.Migration> waiting;
+  /** No tracked migration is due before this (a lower bound: removals do not raise it). */
+  private long nextDue = Long.MIN_VALUE;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -85,6 +93,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     this.index = new MigrationIndex(context);
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
+    waiting = null;
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on.
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
@@ -109,6 +118,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(e.vmKey());
       Migration m = MigrationAssembler.assemble(after.events(), vm == null ? null : vm.value());
       Migration stored = migrations.get(id);
+      MigrationImpact closed = null;
       if (stored != null && stored.state() == MigrationState.UNKNOWN) {
         return; // closed as UNKNOWN after the timeout: events arriving later do not reopen it
       }
@@ -116,13 +126,14 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
         track(id, record.key(), m);
-        MigrationImpact closed = impacts.get(id);
+        closed = impacts.get(id);
         if (closed != null && !closed.migration().equals(m)) {
           // An event of the chain came after the impact was closed (a catch-up closes at once): the impact keeps
           // its figures and shows the migration as it is now.
           MigrationImpact revised = ImpactBuilder.withMigration(closed, m);
           impacts.put(id, revised);
           context.forward(new Record<>(id, revised, record.timestamp()));
+          closed = revised;
         }
       }
       if (before == null) {
@@ -131,12 +142,16 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         raiseIfUnderLoad(record.key(), m, record.timestamp());
       }
       resolveIfEnded(m, record.timestamp());
-      index.refresh(record.key(), id);
+      if (stored == null || !m.equals(stored)) {
+        index.refresh(record.key(), m, closed);
+      } else {
+        index.refresh(record.key(), id); // unchanged: what the stores hold may be a revised migration
+      }
       // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
       // time may already be past this migration's due time, and stream-time punctuation only fires when stream time
       // moves on. Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
-      Tracked.Migration t = tracked.get(id);
+      Tracked.Migration t = waiting().get(id);
       if (t != null && t.dueAtMillis() <= streamTime) {
         closeDue(streamTime);
       }
@@ -149,6 +164,23 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     }
   }
 
+  private java.util.Map<String, Tracked.Migration> waiting() {
+    if (waiting == null) {
+      waiting = new java.util.HashMap<>();
+      try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
+        it.forEachRemaining(kv -> waiting.put(kv.key, kv.value));
+      }
+      nextDue = Long.MIN_VALUE;
+    }
+    return waiting;
+  }
+
+  private void untrack(String id) {
+    tracked.delete(id);
+    waiting().remove(id);
+    expectedKinds.remove(id);
+  }
+
   /** An open migration is due at its timeout; an ended one when its settle window is over. */
   private void track(String id, String vmKey, Migration m) {
     if (impacts.get(id) != null) {
@@ -157,7 +189,10 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     long due = m.state().isFinal() && m.endTime() != null
         ? m.endTime().plus(config.settleWindow()).toEpochMilli()
         : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
-    tracked.put(id, new Tracked.Migration(id, vmKey, m.state().isFinal(), due));
+    Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due);
+    tracked.put(id, t);
+    waiting().put(id, t);
+    nextDue = Math.min(nextDue, due);
     expectedKinds.remove(id); // its range may have changed with its end
   }
 
@@ -166,29 +201,36 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
    * {@link #CLOSE_FALLBACK_MILLIS} past due), closing timed-out ones as UNKNOWN first.
    */
   void closeDue(long time) {
+    java.util.Map<String, Tracked.Migration> all = waiting();
+    if (nextDue > time) {
+      return;
+    }
     List<Tracked.Migration> due = new ArrayList<>();
-    try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
-      while (it.hasNext()) {
-        Tracked.Migration t = it.next().value;
-        if (t.dueAtMillis() <= time) {
-          due.add(t);
-        }
+    long next = Long.MAX_VALUE;
+    for (Tracked.Migration t : all.values()) {
+      if (t.dueAtMillis() <= time) {
+        due.add(t);
+      } else {
+        next = Math.min(next, t.dueAtMillis());
       }
     }
+    nextDue = next;
+    // In the store's key order, as a scan of it gave them: the order of the outputs must not depend on a hash map.
+    due.sort(java.util.Comparator.comparing(Tracked.Migration::migrationId));
     for (Tracked.Migration t : due) {
       Migration m = migrations.get(t.migrationId());
       if (m == null) {
-        tracked.delete(t.migrationId());
+        untrack(t.migrationId());
         continue;
       }
       Instant end = m.endTime() != null ? m.endTime() : m.startTime();
       Instant rangeEnd = end.plus(config.settleWindow()).plusSeconds(1);
       Instant rangeStart = m.startTime().minus(config.beforeWindow());
       if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t, rangeStart, rangeEnd)) {
+        nextDue = Long.MIN_VALUE; // still due: look again at the next punctuation
         continue; // the VM's samples of the impact's range may still be on their way
       }
-      tracked.delete(t.migrationId());
-      expectedKinds.remove(t.migrationId());
+      untrack(t.migrationId());
       VmSamples history = samples.range(t.vmKey(), rangeStart, rangeEnd);
       // Closed at its due time, not at the punctuation's: the outputs must not depend on when punctuation ran
       // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
@@ -212,7 +254,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         alerts.put(m.id(), updated);
         context.forward(new Record<>(m.id(), updated, at));
       }
-      index.refresh(t.vmKey(), m.id());
+      index.refresh(t.vmKey(), m, impact);
     }
   }
 

@@ -3,7 +3,6 @@ package io.stunwatch.processor;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.CounterState;
 import io.stunwatch.model.RdmaCounterSample;
-import io.stunwatch.model.json.Schema;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -18,20 +17,31 @@ final class RdmaRates {
   private RdmaRates() {
   }
 
+  /** The counters a rate is computed from; the only ones {@link Last} keeps. */
+  static final java.util.Set<String> RATE_COUNTERS = java.util.Set.of("port_xmit_data", "port_xmit_data_64",
+      "port_rcv_data", "port_rcv_data_64");
+
   /**
-   * The previous sample of each port of a VM. State-store value of {@link StoreNames#RDMA_LAST}.
+   * The previous sample of each port of a VM, with only its {@link #RATE_COUNTERS}: a port has dozens of hardware
+   * counters, and this is written on every RDMA sample. State-store value of {@link StoreNames#RDMA_LAST}.
    *
    * @param ports by {@code device/port}
    */
-  @Schema(name = "store.rdma-last")
   record Last(Map<String, RdmaCounterSample> ports) {
     Last {
       ports = Map.copyOf(ports == null ? Map.of() : ports);
     }
 
     Last with(RdmaCounterSample s) {
+      Map<String, CounterReading> kept = new HashMap<>();
+      s.counters().forEach((name, reading) -> {
+        if (RATE_COUNTERS.contains(name)) {
+          kept.put(name, reading);
+        }
+      });
       Map<String, RdmaCounterSample> m = new HashMap<>(ports);
-      m.put(portKey(s), s);
+      m.put(portKey(s), new RdmaCounterSample(s.vmId(), s.hostname(), s.timestamp(), s.device(), s.port(),
+          s.linkLayer(), kept, Map.of(), s.unavailableReason()));
       return new Last(m);
     }
   }

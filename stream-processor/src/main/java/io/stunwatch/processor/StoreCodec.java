@@ -1,10 +1,15 @@
 package io.stunwatch.processor;
 
+import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.CounterState;
 import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunTime;
+import io.stunwatch.model.VgpuProfile;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -367,6 +372,98 @@ abstract class StoreCodec<T> implements Serde<T> {
           readMap(in, i -> new LoadAggregate.Fb(i.readLong(), i.readLong())));
     }
   };
+
+  /**
+   * {@link CurrentLoad}, the value of {@link StoreNames#VM_LOAD_CURRENT}: written on every GPU sample, where its JSON
+   * (a whole sample per GPU) was a tenth of the stream thread's time.
+   */
+  static final StoreCodec<CurrentLoad> CURRENT_LOAD = new StoreCodec<>("store.vm-load-current", 1) {
+    @Override
+    void write(DataOutputStream out, CurrentLoad c) throws IOException {
+      writeNullable(out, c.vmId());
+      writeNullable(out, c.host());
+      writeNullable(out, c.vmName());
+      out.writeBoolean(c.inInventory());
+      writeMap(out, c.byGpu(), (o, s) -> {
+        writeNullable(o, s.vmId());
+        writeNullable(o, s.hostname());
+        writeNullable(o, s.timestamp());
+        o.writeInt(s.gpuIndex());
+        writeNullable(o, s.gpuUuid());
+        writeNullable(o, s.name());
+        writeNullable(o, s.pciBusId());
+        writeNullable(o, s.utilizationGpuPct());
+        writeNullable(o, s.utilizationMemoryPct());
+        writeNullable(o, s.memoryUsedMiB());
+        writeNullable(o, s.memoryTotalMiB());
+        writeNullable(o, s.powerDrawW());
+        writeNullable(o, s.temperatureC());
+        writeNullable(o, s.smClockMHz());
+        writeNullable(o, s.pstate());
+        VgpuProfile p = s.vgpuProfile();
+        o.writeBoolean(p != null);
+        if (p != null) {
+          writeNullable(o, p.name());
+          writeNullable(o, p.gpuModel());
+          o.writeLong(p.framebufferMiB());
+          writeNullable(o, p.series());
+          writeNullable(o, p.migSlices());
+        }
+      });
+    }
+
+    @Override
+    CurrentLoad read(DataInputStream in) throws IOException {
+      String vmId = readNullableString(in);
+      String host = readNullableString(in);
+      String vmName = readNullableString(in);
+      boolean inInventory = in.readBoolean();
+      // Arguments are evaluated left to right, in the order write() wrote the fields.
+      Map<String, GpuSample> byGpu = readMap(in, i -> new GpuSample(readNullableString(i), readNullableString(i),
+          readNullableInstant(i), i.readInt(), readNullableString(i), readNullableString(i), readNullableString(i),
+          readNullableDouble(i), readNullableDouble(i), readNullableLong(i), readNullableLong(i),
+          readNullableDouble(i), readNullableDouble(i), readNullableLong(i), readNullableString(i),
+          i.readBoolean() ? new VgpuProfile(readNullableString(i), readNullableString(i), i.readLong(),
+              readNullableString(i), readNullableInt(i)) : null));
+      return new CurrentLoad(vmId, byGpu, host, vmName, inInventory);
+    }
+  };
+
+  /** {@link RdmaRates.Last}, the value of {@link StoreNames#RDMA_LAST}: written on every RDMA sample. */
+  static final StoreCodec<RdmaRates.Last> RDMA_LAST = new StoreCodec<>("store.rdma-last", 1) {
+    @Override
+    void write(DataOutputStream out, RdmaRates.Last last) throws IOException {
+      writeMap(out, last.ports(), (o, s) -> {
+        writeNullable(o, s.vmId());
+        writeNullable(o, s.hostname());
+        writeNullable(o, s.timestamp());
+        writeNullable(o, s.device());
+        o.writeInt(s.port());
+        writeNullable(o, s.linkLayer());
+        writeMap(o, s.counters(), StoreCodec::writeCounter);
+        writeMap(o, s.hwCounters(), StoreCodec::writeCounter);
+        writeNullable(o, s.unavailableReason());
+      });
+    }
+
+    @Override
+    RdmaRates.Last read(DataInputStream in) throws IOException {
+      return new RdmaRates.Last(readMap(in, i -> new RdmaCounterSample(readNullableString(i), readNullableString(i),
+          readNullableInstant(i), readNullableString(i), i.readInt(), readNullableString(i),
+          readMap(i, StoreCodec::readCounter), readMap(i, StoreCodec::readCounter), readNullableString(i))));
+    }
+  };
+
+  private static void writeCounter(DataOutputStream out, CounterReading c) throws IOException {
+    writeNullable(out, c.value());
+    writeNullable(out, c.state());
+    writeNullable(out, c.reason());
+  }
+
+  private static CounterReading readCounter(DataInputStream in) throws IOException {
+    return new CounterReading(readNullableLong(in), readNullableEnum(in, CounterState.class),
+        readNullableString(in));
+  }
 
   /** {@link UtilizationDay}, the value of {@link StoreNames#UTILIZATION_DAILY}. */
   static final StoreCodec<UtilizationDay> UTILIZATION_DAY = new StoreCodec<>("store.utilization-day", 1) {

@@ -17,15 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import io.stunwatch.model.json.Schema;
-import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.TimeWindows;
-import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
-import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
-import org.apache.kafka.streams.processor.api.FixedKeyRecord;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -49,8 +40,8 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  *
  * <pre>
  * gpu-samples ─ decode ─┬─ vm-samples (per-second load history, by VM id)
- *                       ├─ vm-load-current, vm-load-10s, vm-load-1m (windowed load, grace process.late-grace)
- *                       ├─ place on host (inventory by VM id) ─ utilization-daily (busy/idle GPU-seconds per day)
+ *                       ├─ place on host (inventory by VM id) ─ vm-load-current, vm-load-10s, vm-load-1m (windowed
+ *                       │    load, grace process.late-grace), utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
  * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
  *                 ─ assemble migrations (migration-events, migrations) ─ alert (alerts, reads vm-samples)
@@ -98,7 +89,7 @@ public final class StunwatchTopology {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
         Serdes.String(), StoreCodec.MIGRATION_SUMMARY).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
-        Serdes.String(), JsonSerde.of(RdmaRates.Last.class)).withCachingEnabled());
+        Serdes.String(), StoreCodec.RDMA_LAST).withCachingEnabled());
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     loadAndUtilization(b, gpu, config, clock);
@@ -140,97 +131,27 @@ public final class StunwatchTopology {
   }
 
   /**
-   * The current load, the 10 s and 1 min load windows and the daily utilization audit of each VM. Samples keep their
-   * VM-id key, so none of this repartitions; samples of VMs the inventory does not know yet are kept and counted.
+   * The current load, the 10 s and 1 min load windows and the daily utilization audit of each VM, all written by
+   * one {@link VmLoadProcessor}. Samples keep their VM-id key, so none of this repartitions; samples of VMs the
+   * inventory does not know yet are kept and counted. The windows are timestamped window stores, as Streams'
+   * windowed aggregation made them, so state and changelogs of earlier builds stay readable.
    */
   private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
       Clock clock) {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT),
-        Serdes.String(), JsonSerde.of(CurrentLoad.class)).withCachingEnabled());
+        Serdes.String(), StoreCodec.CURRENT_LOAD).withCachingEnabled());
+    windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), StoreCodec.LOAD_WINDOW);
+    windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), StoreCodec.LOAD_WINDOW);
+    windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
+        StoreCodec.UTILIZATION_DAY);
     InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
-    KStream<String, LoadProcessor.Placed> placed = gpu.processValues(() -> new LoadProcessor(index),
-        Named.as("vm-current-load"), StoreNames.VM_LOAD_CURRENT);
-    var byVm = gpu.groupByKey(Grouped.with("gpu-by-vm", Serdes.String(), Topics.GPU_SAMPLES.valueSerde()));
-    for (var w : List.of(Map.entry(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10)),
-        Map.entry(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1)))) {
-      byVm.windowedBy(TimeWindows.ofSizeAndGrace(w.getValue(), config.lateGrace()))
-          .aggregate(LoadAggregate::empty, (k, s, agg) -> agg.with(s), Named.as(w.getKey()),
-              Materialized.<String, LoadAggregate, WindowStore<Bytes, byte[]>>as(w.getKey())
-                  .withKeySerde(Serdes.String()).withValueSerde(StoreCodec.LOAD_WINDOW)
-                  .withRetention(config.windowRetention()));
-    }
-    double idleBelow = config.idleBelowPct();
-    placed.groupByKey(Grouped.with("placed-by-vm", Serdes.String(), JsonSerde.of(LoadProcessor.Placed.class)))
-        // TimeWindows are aligned to the epoch, so one-day windows are UTC days.
-        .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofDays(1), config.lateGrace()))
-        .aggregate(UtilizationDay::empty, (k, p, day) -> day.with(p.sample(), p.host(), idleBelow,
-                ProcessorConfig.MAX_SAMPLE_GAP_SECONDS), Named.as(StoreNames.UTILIZATION_DAILY),
-            Materialized.<String, UtilizationDay, WindowStore<Bytes, byte[]>>as(StoreNames.UTILIZATION_DAILY)
-                .withKeySerde(Serdes.String()).withValueSerde(StoreCodec.UTILIZATION_DAY)
-                .withRetention(config.utilizationRetention()));
+    gpu.process(() -> new VmLoadProcessor(config, index), Named.as("vm-load-windows"), VmLoadProcessor.stores());
   }
 
-  /**
-   * Keeps each VM's latest sample per GPU and places the sample on the VM's host; counts the samples of VMs the
-   * inventory does not know (yet) in the {@code unknown-vm-samples} sensor.
-   */
-  static final class LoadProcessor implements FixedKeyProcessor<String, GpuSample, LoadProcessor.Placed> {
-
-    /** A GPU sample and the host the inventory places its VM on (null while unknown). */
-    @Schema(name = "store.placed-sample")
-    record Placed(GpuSample sample, String host) {
-    }
-
-    private final InventoryIndex index;
-    private FixedKeyProcessorContext<String, Placed> context;
-    private KeyValueStore<String, CurrentLoad> current;
-    /**
-     * What this processor last wrote for each VM, so a sample costs no store read and decoding. Safe because this
-     * processor is the store's only writer; bounded by the task's VMs.
-     */
-    private final Map<String, CurrentLoad> held = new java.util.HashMap<>();
-    private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
-    private Sensor unknownVm;
-
-    LoadProcessor(InventoryIndex index) {
-      this.index = index;
-    }
-
-    @Override
-    public void init(FixedKeyProcessorContext<String, Placed> context) {
-      this.context = context;
-      this.current = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
-      // (Re)initialized with the task, after its stores are restored: what was held before may be stale.
-      this.held.clear();
-      this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
-      this.unknownVm = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
-          "unknown-vm-samples", Sensor.RecordingLevel.INFO);
-    }
-
-    @Override
-    public void process(FixedKeyRecord<String, GpuSample> record) {
-      InventoryIndex.Entry vm = index.get(record.key(), inventory);
-      if (vm == null) {
-        unknownVm.record();
-      }
-      CurrentLoad old = held.get(record.key());
-      if (old == null) {
-        old = current.get(record.key());
-      }
-      CurrentLoad next = (old == null ? new CurrentLoad(record.key(), Map.of(), null, null, false) : old)
-          .with(record.value(), vm);
-      if (next != old) {
-        current.put(record.key(), next);
-        held.put(record.key(), next);
-      }
-      context.forward(record.withValue(new Placed(record.value(), vm == null ? null : vm.host())));
-    }
-
-    @Override
-    public void close() {
-      // The task may come back to this instance after a rebalance and register its sensor again.
-      context.metrics().removeSensor(unknownVm);
-    }
+  private static <V> void windowStore(StreamsBuilder b, String name, Duration size, Duration retention,
+      StoreCodec<V> codec) {
+    b.addStateStore(Stores.timestampedWindowStoreBuilder(Stores.persistentTimestampedWindowStore(name, retention,
+        size, false), Serdes.String(), codec).withCachingEnabled());
   }
 
   /** Updates one group of the stun-time model per input. */

@@ -41,6 +41,37 @@ class StoreCodecTest {
   }
 
   @Test
+  void currentLoadRoundTripKeepsEachGpusSampleProfileAndUnknowns() {
+    Instant at = Instant.parse("2026-11-20T10:00:00.125Z");
+    var vgpu = new io.stunwatch.model.GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at, 0,
+        "GPU-a", "GRID T4-16C", "00000000:02:00.0", 88.0, 41.0, 15_360L, 16_384L, null, null, 1_590L, "P0",
+        io.stunwatch.model.VgpuProfile.parse("GRID T4-16C").orElseThrow());
+    var physical = new io.stunwatch.model.GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", null,
+        at.plusMillis(3), 1, null, null, null, null, null, null, null, 251.5, 64.0, null, null, null);
+    var both = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of("GPU-a", vgpu, "index:1", physical),
+        "esx01", "trainer-01", true);
+    var unplaced = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of("GPU-a", vgpu), null, null, false);
+    assertThat(StoreCodec.CURRENT_LOAD.decode(StoreCodec.CURRENT_LOAD.encode(both))).isEqualTo(both);
+    assertThat(StoreCodec.CURRENT_LOAD.decode(StoreCodec.CURRENT_LOAD.encode(unplaced))).isEqualTo(unplaced);
+  }
+
+  @Test
+  void rdmaLastKeepsOnlyTheRateCountersAndRoundTripsTheirStates() {
+    Instant at = Instant.parse("2026-11-20T10:00:00.125Z");
+    var s = new io.stunwatch.model.RdmaCounterSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at,
+        "mlx5_0", 1, "Ethernet", Map.of("port_xmit_data", io.stunwatch.model.CounterReading.saturated(4294967295L,
+            "32-bit counter latched"), "port_rcv_data_64", io.stunwatch.model.CounterReading.valid(123_456_789L),
+            "port_xmit_data_64", io.stunwatch.model.CounterReading.unavailable("no 64-bit counter"),
+            "port_rcv_packets", io.stunwatch.model.CounterReading.valid(7L)),
+        Map.of("out_of_buffer", io.stunwatch.model.CounterReading.valid(3L)), null);
+    RdmaRates.Last last = new RdmaRates.Last(null).with(s);
+    var kept = last.ports().get("mlx5_0/1");
+    assertThat(kept.counters()).containsOnlyKeys("port_xmit_data", "port_rcv_data_64", "port_xmit_data_64");
+    assertThat(kept.hwCounters()).isEmpty();
+    assertThat(StoreCodec.RDMA_LAST.decode(StoreCodec.RDMA_LAST.encode(last))).isEqualTo(last);
+  }
+
+  @Test
   void migrationSummaryRoundTripKeepsEveryFieldAndEveryUnknown() {
     Instant start = Instant.parse("2026-11-20T10:00:00.125Z");
     var full = new MigrationSummary(new Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-ü-01",
