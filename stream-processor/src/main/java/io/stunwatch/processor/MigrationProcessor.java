@@ -125,8 +125,10 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       if (!m.equals(stored)) {
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
-        track(id, record.key(), m);
-        closed = impacts.get(id);
+        // A migration still tracked has no impact yet (it gets one as it stops being tracked), and a new one none
+        // at all: only a settled migration's impact, a whole timeline, is worth reading back.
+        closed = stored == null || waiting().containsKey(id) ? null : impacts.get(id);
+        track(id, record.key(), m, closed);
         if (closed != null && !closed.migration().equals(m)) {
           // An event of the chain came after the impact was closed (a catch-up closes at once): the impact keeps
           // its figures and shows the migration as it is now.
@@ -181,9 +183,12 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     expectedKinds.remove(id);
   }
 
-  /** An open migration is due at its timeout; an ended one when its settle window is over. */
-  private void track(String id, String vmKey, Migration m) {
-    if (impacts.get(id) != null) {
+  /**
+   * An open migration is due at its timeout; an ended one when its settle window is over; one with an
+   * {@code impact} (as stored, or null) is settled and not tracked again.
+   */
+  private void track(String id, String vmKey, Migration m, MigrationImpact impact) {
+    if (impact != null) {
       return; // already settled
     }
     long due = m.state().isFinal() && m.endTime() != null

@@ -203,6 +203,7 @@ public final class StunwatchTopology {
     private KeyValueStore<String, Tracked.Recent> recent;
     private KeyValueStore<String, MigrationImpact> impacts;
     private KeyValueStore<String, MigrationAlert> alerts;
+    private KeyValueStore<String, Migration> migrations;
     private MigrationIndex index;
 
     StunProcessor(ProcessorConfig config) {
@@ -216,6 +217,7 @@ public final class StunwatchTopology {
       recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
       impacts = context.getStateStore(StoreNames.IMPACTS);
       alerts = context.getStateStore(StoreNames.ALERTS);
+      migrations = context.getStateStore(StoreNames.MIGRATIONS);
       index = new MigrationIndex(context);
     }
 
@@ -226,29 +228,34 @@ public final class StunwatchTopology {
       stuns.put(record.key(), now);
       Tracked.Recent ids = recent.get(record.key());
       for (String id : ids == null ? List.<String>of() : ids.migrationIds()) {
-        MigrationImpact i = impacts.get(id);
-        if (i == null) {
+        // The migration as stored is the impact's (a revision of one revises the other), and far smaller to read:
+        // most observations belong to no settled migration, so the impact is read only for one they change.
+        Migration m = migrations.get(id);
+        if (m == null || m.startTime() == null) {
           continue;
         }
-        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(i.migration(), List.of(), now.stuns(),
-            config.settleWindow());
-        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG || stun.equals(i.stun())) {
-          continue; // nothing from the log for this migration, or nothing new
+        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns(), config.settleWindow());
+        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+          continue; // nothing from the log for this migration
+        }
+        MigrationImpact i = impacts.get(id);
+        if (i == null || stun.equals(i.stun())) {
+          continue; // not settled yet (its impact will read the log when it is), or nothing new
         }
         MigrationImpact revised = ImpactBuilder.withStun(i, stun);
         impacts.put(id, revised);
         context.forward(new Record<>(id, revised, record.timestamp()));
         MigrationAlert a = alerts.get(id);
         if (a != null && a.measured() != null) {
-          MigrationAlert.Measured m = a.measured();
+          MigrationAlert.Measured was = a.measured();
           MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
               a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
-              a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(m.result(), m.durationSeconds(), stun,
-                  m.throughputDipPct()));
+              a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(was.result(), was.durationSeconds(), stun,
+                  was.throughputDipPct()));
           alerts.put(id, updated);
           context.forward(new Record<>(id, updated, record.timestamp()));
         }
-        index.refresh(record.key(), id);
+        index.refresh(record.key(), m, revised);
       }
     }
   }

@@ -1,0 +1,156 @@
+package io.stunwatch.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.TimestampedKeyValueStore;
+import org.apache.kafka.streams.state.TimestampedWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link VmLoadProcessor} keeps what it last wrote for each VM instead of reading it back: these tests check that a
+ * new instance on the same stores (a task that moved or restarted) goes on from the stores, and that the windows it
+ * holds are never mistaken for another window or another VM's.
+ */
+class VmLoadProcessorTest {
+
+  static final Instant DAY = Instant.parse("2026-11-21T00:00:00Z");
+  static final String VM = "00000000-0000-0000-0000-000000000001";
+  static final String OTHER = "00000000-0000-0000-0000-000000000002";
+
+  private MockProcessorContext<Void, Void> context;
+  private KeyValueStore<String, CurrentLoad> current;
+  private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
+  private TimestampedWindowStore<String, LoadAggregate> minute;
+  private TimestampedWindowStore<String, UtilizationDay> days;
+
+  @BeforeEach
+  void setUp() {
+    context = new MockProcessorContext<>();
+    current = add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LOAD_CURRENT),
+        Serdes.String(), StoreCodec.CURRENT_LOAD).withLoggingDisabled().build());
+    tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), StoreCodec.LOAD_WINDOW));
+    minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), StoreCodec.LOAD_WINDOW));
+    days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), StoreCodec.UTILIZATION_DAY));
+    TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
+        Stores.inMemoryKeyValueStore(StoreNames.VM_INVENTORY), Serdes.String(), Topics.VM_INVENTORY.valueSerde())
+        .withLoggingDisabled().build());
+    VmInventoryEntry e = new VmInventoryEntry("vc-1", "vm-1", "train-1", VM, null,
+        new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, null, List.of(), null, DAY);
+    inventory.put(e.key(), ValueAndTimestamp.make(e, DAY.toEpochMilli()));
+  }
+
+  /**
+   * A window store over a map: Streams' own window stores need its internal processor context, which
+   * {@link MockProcessorContext} does not give. Only what the processor calls is answered.
+   */
+  @SuppressWarnings("unchecked")
+  private static <V> TimestampedWindowStore<String, V> window(String name, Duration size, StoreCodec<V> codec) {
+    java.util.Map<String, ValueAndTimestamp<V>> windows = new java.util.HashMap<>();
+    return (TimestampedWindowStore<String, V>) java.lang.reflect.Proxy.newProxyInstance(
+        VmLoadProcessorTest.class.getClassLoader(), new Class<?>[] {TimestampedWindowStore.class},
+        (proxy, method, args) -> switch (method.getName()) {
+          case "name" -> name;
+          case "init", "flush", "close" -> null;
+          case "persistent" -> false;
+          case "isOpen" -> true;
+          case "fetch" -> {
+            if (args.length != 2 || !(args[1] instanceof Long)) {
+              throw new UnsupportedOperationException("fetch" + java.util.Arrays.toString(args));
+            }
+            yield windows.get(args[0] + "@" + args[1]);
+          }
+          case "put" -> {
+            // A round trip through the codec, as a real store's bytes would make it.
+            ValueAndTimestamp<V> v = (ValueAndTimestamp<V>) args[1];
+            windows.put(args[0] + "@" + args[2], ValueAndTimestamp.make(codec.decode(codec.encode(v.value())),
+                v.timestamp()));
+            yield null;
+          }
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
+          case "toString" -> name;
+          default -> throw new UnsupportedOperationException(method.getName());
+        });
+  }
+
+  @SuppressWarnings("deprecation") // MockProcessorContext's store context is the one init() takes
+  private <S extends StateStore> S add(S store) {
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    return store;
+  }
+
+  private VmLoadProcessor started() {
+    VmLoadProcessor p = new VmLoadProcessor(ProcessorConfig.defaults(),
+        new InventoryIndex(Clock.fixed(DAY, ZoneOffset.UTC), Duration.ZERO));
+    p.init(context);
+    return p;
+  }
+
+  private static void sample(VmLoadProcessor p, String vm, int second, double util, long fbUsed) {
+    Instant t = DAY.plusSeconds(second);
+    p.process(new Record<>(vm, new GpuSample(vm, "guest", t, 0, "GPU-a", "GRID T4-16C", null, util, util / 2,
+        fbUsed, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow()), t.toEpochMilli()));
+  }
+
+  @Test
+  void aNewInstanceOnTheSameStoresGoesOnFromWhatTheyHoldNotFromNothing() {
+    VmLoadProcessor before = started();
+    for (int s = 0; s < 5; s++) {
+      sample(before, VM, s, 80, 1024);
+    }
+    before.close();
+    VmLoadProcessor after = started(); // the task moved back, or restarted after its stores were restored
+    for (int s = 5; s < 10; s++) {
+      sample(after, VM, s, 2, 2048);
+    }
+    LoadAggregate w = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(w.samples()).as("five samples before and five after, in one window").isEqualTo(10);
+    assertThat(w.gpuUtilAvgPct()).isEqualTo(41.0);
+    assertThat(w.fbUsedMaxMiB()).isEqualTo(2048L);
+    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(10);
+    UtilizationDay d = days.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(d.total().busy()).as("the intervals closed at 80% before the restart").isEqualTo(4.0);
+    assertThat(d.total().idle()).as("those closed at 2% after it, the one across the restart too").isEqualTo(5.0);
+    assertThat(d.byHost()).containsOnlyKeys("esx01");
+    assertThat(current.get(VM).latest()).isEqualTo(DAY.plusSeconds(9));
+    assertThat(current.get(VM).fbUsedMiB()).isEqualTo(2048L);
+  }
+
+  @Test
+  void eachVmAndEachWindowKeepsItsOwnAggregateAndALateSampleFindsItsOlderWindow() {
+    VmLoadProcessor p = started();
+    for (int s = 0; s < 25; s++) {
+      sample(p, VM, s, 60, 1024);
+      sample(p, OTHER, s, 10, 512);
+    }
+    sample(p, VM, 3, 100, 1024); // late, within the grace: its window is not the one held
+    LoadAggregate first = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(first.samples()).isEqualTo(11);
+    assertThat(first.gpuUtilMax()).isEqualTo(100.0);
+    assertThat(tenSeconds.fetch(VM, DAY.plusSeconds(20).toEpochMilli()).value().samples()).isEqualTo(5);
+    assertThat(tenSeconds.fetch(OTHER, DAY.toEpochMilli()).value().gpuUtilAvgPct()).isEqualTo(10.0);
+    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(26);
+    assertThat(minute.fetch(OTHER, DAY.toEpochMilli()).value().samples()).isEqualTo(25);
+    assertThat(days.fetch(OTHER, DAY.toEpochMilli()).value().byHost())
+        .as("the inventory does not know the other VM").containsOnlyKeys(UtilizationDay.UNRESOLVED_HOST);
+  }
+}
