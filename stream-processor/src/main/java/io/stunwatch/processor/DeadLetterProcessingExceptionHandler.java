@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * partition, offset and node, counted (Streams' {@code dropped-records} metric) and written to
  * {@code stunwatch.dead-letters} as a {@code PROCESSING} dead letter.
  *
- * <p>The topology's own processors catch their errors and forward dead letters inside the transaction; this handler
- * covers the DSL nodes (window aggregations), where Kafka Streams 4.1 offers no way into the transaction. Its dead
+ * <p>The processors with outputs catch their errors and forward dead letters inside the transaction; this handler
+ * covers the nodes that only write stores (the load windows, the per-second history, RDMA rates) and the DSL nodes,
+ * which have no way into the transaction (Kafka Streams 4.1 gives handlers none either). Its dead
  * letters are therefore written at least once by a producer of their own: a crash before the commit re-processes
  * the record and may write its dead letter twice, but never loses it.
  */

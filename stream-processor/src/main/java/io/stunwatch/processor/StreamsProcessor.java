@@ -35,6 +35,7 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.threads());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);
