@@ -34,7 +34,8 @@ import java.util.List;
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
-    Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads, Duration historyRetention, int cacheMib) {
+    Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
+    Duration historyRetention, int cacheMib) {
 
   public static final ConfigKey<String> APPLICATION_ID = ConfigKeys.string("process.application-id",
       "stunwatch-processor", "Kafka Streams application id; instances with the same id share the work.");

@@ -363,8 +363,8 @@ public final class ProcessorBenchmark {
 
   /**
    * The id of VM {@code i}, as vCenter makes them: {@code 42} and random hex (deterministic here). Ids that differ
-   * only in their last digits, as this benchmark's once did, share a 33-character prefix that every key comparison
-   * in Streams' record cache scans, and cost the stream thread a tenth of its time on their own.
+   * only in their last digits, as this benchmark's once did, are not what a fleet has: every key comparison in
+   * Streams' record cache scanned their shared 33-character prefix.
    */
   static String vmId(int i) {
     String u = java.util.UUID.nameUUIDFromBytes(("bench-vm-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8))
