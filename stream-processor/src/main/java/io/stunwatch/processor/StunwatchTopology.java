@@ -145,7 +145,8 @@ public final class StunwatchTopology {
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
         StoreCodec.UTILIZATION_DAY);
     InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
-    gpu.process(() -> new VmLoadProcessor(config, index), Named.as("vm-load-windows"), VmLoadProcessor.stores());
+    gpu.process(() -> new VmLoadProcessor(config, index, clock), Named.as("vm-load-windows"),
+        VmLoadProcessor.stores());
   }
 
   private static <V> void windowStore(StreamsBuilder b, String name, Duration size, Duration retention,

@@ -1,7 +1,9 @@
 package io.stunwatch.processor;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.VmInventoryEntry;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
  * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
  * format, and a sample whose window closed ({@code end <= stream time - process.late-grace}) is dropped, counted in
- * the task's {@code dropped-records} metric once per window and logged with its topic, partition and offset.
+ * the task's {@code dropped-records} metric once per window and logged with its topic, partition and offset (at
+ * most ten lines a minute, the next saying how many were held back).
  *
  * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
  * This processor is the only writer of these stores, so it keeps what it last wrote for each VM (its current load
@@ -40,6 +43,8 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
   private static final Logger LOG = LoggerFactory.getLogger(VmLoadProcessor.class);
 
   private final InventoryIndex index;
+  /** A catch-up behind stream time can drop many samples: each is counted, and the log gets a few a minute. */
+  private final LogLimiter dropLog;
   private final long graceMs;
   private final List<WindowFold<?>> windows;
   /** The current load this processor last wrote for each VM. */
@@ -52,8 +57,9 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
   private Sensor unknownVm;
   private Sensor dropped;
 
-  VmLoadProcessor(ProcessorConfig config, InventoryIndex index) {
+  VmLoadProcessor(ProcessorConfig config, InventoryIndex index, Clock clock) {
     this.index = index;
+    this.dropLog = new LogLimiter(10, clock);
     this.graceMs = config.lateGrace().toMillis();
     double idleBelow = config.idleBelowPct();
     this.windows = List.of(
@@ -116,12 +122,13 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
         closed = closed == null ? w.store : closed + ", " + w.store;
       }
     }
-    if (closed != null) {
+    String more = closed == null ? null : dropLog.admit();
+    if (more != null) {
       var meta = context.recordMetadata();
       LOG.warn("Dropped a GPU sample of VM {} taken at {} ({} partition {} offset {}) from {}: its window closed at "
-              + "stream time {} less the grace of {} ms", vm, java.time.Instant.ofEpochMilli(t),
+              + "stream time {} less the grace of {} ms{}", vm, java.time.Instant.ofEpochMilli(t),
           meta.map(m -> m.topic()).orElse("?"), meta.map(m -> m.partition()).orElse(-1),
-          meta.map(m -> m.offset()).orElse(-1L), closed, java.time.Instant.ofEpochMilli(streamTime), graceMs);
+          meta.map(m -> m.offset()).orElse(-1L), closed, java.time.Instant.ofEpochMilli(streamTime), graceMs, more);
     }
   }
 

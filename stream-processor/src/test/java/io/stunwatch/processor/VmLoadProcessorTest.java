@@ -99,8 +99,9 @@ class VmLoadProcessorTest {
   }
 
   private VmLoadProcessor started() {
-    VmLoadProcessor p = new VmLoadProcessor(ProcessorConfig.defaults(),
-        new InventoryIndex(Clock.fixed(DAY, ZoneOffset.UTC), Duration.ZERO));
+    Clock clock = Clock.fixed(DAY, ZoneOffset.UTC);
+    VmLoadProcessor p = new VmLoadProcessor(ProcessorConfig.defaults(), new InventoryIndex(clock, Duration.ZERO),
+        clock);
     p.init(context);
     return p;
   }
