@@ -3,13 +3,16 @@ package io.stunwatch.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.model.json.Json;
+import io.netty.buffer.Unpooled;
+import io.stunwatch.processor.TwoWayTable;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * The JSON of immutable values, kept by instance in a direct-mapped table, and JSON arrays assembled from it.
+ * The JSON of immutable values, kept by instance in a {@link TwoWayTable}, and JSON arrays assembled from it.
  *
  * <p>The processor's migration-summary codec returns the same instance for the same stored bytes (it interns), so
  * a list that Grafana asks for again and again (every panel, every refresh) is copied, not rendered: rendering a
@@ -23,54 +26,54 @@ final class JsonFragments<T> {
   private record Entry(Object key, byte[] json) {
   }
 
+  private static final byte[] OPEN = {'['};
+  private static final byte[] COMMA = {','};
+  private static final byte[] CLOSE = {']'};
+
   private final ObjectMapper json = Json.mapper();
   private final Function<T, ?> view;
-  private final Entry[] slots;
+  private final TwoWayTable<Entry> table;
 
   /**
    * @param view  what is rendered for an instance (the instance itself, or a representation of it)
    * @param slots the table size, a power of two
    */
   JsonFragments(Function<T, ?> view, int slots) {
-    if (Integer.bitCount(slots) != 1) {
-      throw new IllegalArgumentException("slots must be a power of two, not " + slots);
-    }
     this.view = view;
-    this.slots = new Entry[slots];
+    this.table = new TwoWayTable<>(slots);
   }
 
   /** The JSON of {@code view(value)}, from the table when this very instance was rendered before. */
   byte[] of(T value) {
-    int slot = System.identityHashCode(value) & (slots.length - 1);
-    Entry e = slots[slot];
-    if (e != null && e.key() == value) {
+    int hash = System.identityHashCode(value);
+    Entry e = table.find(hash, x -> x.key() == value);
+    if (e != null) {
       return e.json();
     }
     try {
       byte[] rendered = json.writeValueAsBytes(view.apply(value));
-      // Immutable entries: a racing reader sees a whole entry or the one before it.
-      slots[slot] = new Entry(value, rendered);
+      table.put(hash, new Entry(value, rendered));
       return rendered;
     } catch (JsonProcessingException ex) {
       throw new UncheckedIOException(ex);
     }
   }
 
-  /** The JSON array of {@code values}, as {@link ObjectMapper#writeValueAsBytes} would write the list. */
+  /**
+   * The JSON array of {@code values}, as {@link ObjectMapper#writeValueAsBytes} would write the list. The buffer
+   * wraps the fragments instead of copying them (a day's annotations are about 300 KB): the transport copies them
+   * once, into its own direct buffer, and never writes into them.
+   */
   Buffer array(List<T> values) {
-    byte[][] parts = new byte[values.size()][];
-    int size = 2 + Math.max(0, values.size() - 1);
-    for (int i = 0; i < parts.length; i++) {
-      parts[i] = of(values.get(i));
-      size += parts[i].length;
+    byte[][] parts = new byte[Math.max(2, 2 * values.size() + 1)][];
+    parts[0] = OPEN;
+    for (int i = 0; i < values.size(); i++) {
+      parts[2 * i + 1] = of(values.get(i));
+      parts[2 * i + 2] = i + 1 < values.size() ? COMMA : CLOSE;
     }
-    Buffer out = Buffer.buffer(size).appendByte((byte) '[');
-    for (int i = 0; i < parts.length; i++) {
-      if (i > 0) {
-        out.appendByte((byte) ',');
-      }
-      out.appendBytes(parts[i]);
+    if (values.isEmpty()) {
+      parts[1] = CLOSE;
     }
-    return out.appendByte((byte) ']');
+    return BufferInternal.buffer(Unpooled.wrappedBuffer(parts.length, parts));
   }
 }

@@ -54,9 +54,12 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private final WebClient client;
   private final String token;
   private final ObjectMapper json = Json.mapper();
+  private final io.vertx.core.WorkerExecutor reads;
 
   public KafkaStreamsStoreReader(Vertx vertx, KafkaStreams streams, HostInfo self, String token) {
     this.vertx = vertx;
+    this.reads = vertx.createSharedWorkerExecutor("stunwatch-store-reads",
+        Runtime.getRuntime().availableProcessors());
     this.streams = streams;
     this.self = self;
     this.client = WebClient.create(vertx);
@@ -215,7 +218,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   private <T> Future<T> blocking(Callable<T> read) {
-    return vertx.executeBlocking(() -> {
+    return reads.executeBlocking(() -> {
       try {
         return read.call();
       } catch (InvalidStateStoreException e) {
@@ -252,15 +255,21 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return out;
   }
 
-  /** The instance whose active task holds {@code vmId}, or null when not known yet. */
+  /**
+   * The instance whose active task holds {@code vmId}, or null when not known yet. Answered on the caller's
+   * thread: it is an in-memory lookup of the assignment, and a hop to a worker thread and back cost more than it.
+   */
   private Future<HostInfo> owner(String vmId) {
-    return blocking(() -> {
+    try {
       KeyQueryMetadata m = streams.queryMetadataForKey(StoreNames.VM_LOAD_CURRENT, vmId, Serdes.String().serializer());
       if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
-        throw new StoresUnavailableException("no instance owns " + vmId + "'s partition right now");
+        return Future.failedFuture(new StoresUnavailableException("no instance owns " + vmId
+            + "'s partition right now"));
       }
-      return m.activeHost();
-    });
+      return Future.succeededFuture(m.activeHost());
+    } catch (InvalidStateStoreException e) {
+      return Future.failedFuture(new StoresUnavailableException(e.getMessage()));
+    }
   }
 
   private <V> Future<List<V>> remote(HostInfo host, String query, Class<V> type) {

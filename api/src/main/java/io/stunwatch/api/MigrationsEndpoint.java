@@ -2,6 +2,7 @@ package io.stunwatch.api;
 
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Migration;
+import io.stunwatch.model.VmIds;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
@@ -65,10 +66,14 @@ final class MigrationsEndpoint {
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");
     int offset = cursor(p.text("cursor"));
+    // Stored VM ids are canonical: comparing the canonical form exactly is the common hit, and it spares a
+    // case-insensitive comparison per row, which profiled as a fifth of a VM's list.
+    String vmId = vm != null && VmIds.isUuid(vm) ? VmIds.canonical(vm) : null;
 
     Predicate<MigrationSummary> keep = s -> {
       Migration m = s.migration();
-      return (vm == null || vm.equalsIgnoreCase(m.vmId()) || vm.equals(m.vmName()) || vm.equals(m.vmMoref()))
+      return (vm == null || (vmId != null && vmId.equals(m.vmId())) || vm.equalsIgnoreCase(m.vmId())
+          || vm.equals(m.vmName()) || vm.equals(m.vmMoref()))
           && (host == null || matches(m.sourceHost(), host) || matches(m.destHost(), host))
           && (cluster == null || matches(m.sourceCluster(), cluster) || matches(m.destCluster(), cluster))
           && (profile == null || profile.equalsIgnoreCase(m.vgpuProfile()))
@@ -78,8 +83,7 @@ final class MigrationsEndpoint {
           && m.startTime() != null && !m.startTime().isBefore(range[0]) && !m.startTime().isAfter(range[1]);
     };
     // A VM id reads that VM's index on the instance that owns it; anything else reads the time index of the range.
-    Future<List<MigrationSummary>> source = vm != null && io.stunwatch.model.VmIds.isUuid(vm)
-        ? stores.migrationsOfVm(io.stunwatch.model.VmIds.canonical(vm))
+    Future<List<MigrationSummary>> source = vmId != null ? stores.migrationsOfVm(vmId)
         : stores.migrations(range[0], range[1]);
     return source.map(all -> {
       List<MigrationSummary> kept = new ArrayList<>(all.stream().filter(keep).toList());

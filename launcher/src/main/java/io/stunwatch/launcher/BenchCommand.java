@@ -29,7 +29,8 @@ final class BenchCommand implements Runnable {
   @Command(name = "api", mixinStandardHelpOptions = true,
       description = {"Latency of the API under concurrent clients, with a simulated migration history in the stores "
           + "(through the real topology): /api/migrations?vm=... and /api/grafana/annotations over 24 h, each with "
-          + "its ratio to /health measured in the same run.",
+          + "its ratio to /health measured in the same run and, with --wrk, to a server that answers the same number "
+          + "of bytes from memory.",
           "Prints a markdown table for the README."})
   static final class Api implements Callable<Integer> {
     private final LaunchContext ctx;
@@ -81,12 +82,15 @@ final class BenchCommand implements Runnable {
             new io.stunwatch.launcher.bench.ApiBenchmark.Settings(migrations, vms, days, clients,
                 Duration.ofSeconds(seconds), dir, wrk), ctx.out()).run();
         double base = r.latencies().get(0).p99Ms();
-        ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | p50 | p99 "
-            + "| p99 / baseline p99 |%n|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients
+        ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | body | p50 | p99 "
+            + "| p99 / baseline p99 | same bytes from memory: p50, p99 | p99 / floor p99 |%n"
+            + "|---|---|---|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients
             + (wrk != null ? " connections of wrk, each request kind alone" : " in-JVM clients, round robin"));
         for (var l : r.latencies()) {
-          ctx.out().printf("| `%s` | %,d | %.1f ms | %.1f ms | %.1f |%n", l.request(), l.requests(), l.p50Ms(),
-              l.p99Ms(), l.p99Ms() / base);
+          ctx.out().printf("| `%s` | %,d | %s | %.1f ms | %.1f ms | %.1f | %s | %s |%n", l.request(), l.requests(),
+              l.bytes() > 0 ? String.format("%,d B", l.bytes()) : "", l.p50Ms(), l.p99Ms(), l.p99Ms() / base,
+              l.floor() == null ? "" : String.format("%.1f ms, %.1f ms", l.floor().p50Ms(), l.floor().p99Ms()),
+              l.floor() == null ? "" : String.format("%.1f", l.p99Ms() / l.floor().p99Ms()));
         }
         ctx.out().flush();
         return ExitCodes.OK;

@@ -42,7 +42,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   private final String name;
   private final int version;
   /** Decoded values by their bytes, or null: see {@link #StoreCodec(String, int, int)}. */
-  private final Interned<T>[] interned;
+  private final TwoWayTable<Interned<T>> interned;
 
   /**
    * @param name    the value's name in errors (for example {@code store.vm-sample-second})
@@ -54,19 +54,19 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   /**
    * A codec whose decoder returns the same (immutable) instance for the same bytes while they stay in a
-   * direct-mapped table of {@code internSlots} (a power of two) slots. For values read far more often than written,
+   * {@link TwoWayTable} of {@code internSlots} (a power of two) slots. For values read far more often than written,
    * such as settled migrations that every Grafana refresh lists again: a read then costs a hash and a comparison
    * of the bytes instead of a decode, and readers may cache what they derive from an instance by its identity.
    * The bytes are compared in full, so a hit is never another value.
    */
-  @SuppressWarnings("unchecked")
   StoreCodec(String name, int version, int internSlots) {
-    if (internSlots < 0 || Integer.bitCount(internSlots) > 1) {
-      throw new IllegalArgumentException("internSlots must be 0 or a power of two, not " + internSlots);
+    if (internSlots < 0 || internSlots == 1 || Integer.bitCount(internSlots) > 1) {
+      throw new IllegalArgumentException("internSlots must be 0 or a power of two of at least 2, not "
+          + internSlots);
     }
     this.name = name;
     this.version = version;
-    this.interned = internSlots == 0 ? null : new Interned[internSlots];
+    this.interned = internSlots == 0 ? null : new TwoWayTable<>(internSlots);
   }
 
   /** One slot of the intern table: immutable, so a reader sees a whole entry or another one, never a torn one. */
@@ -98,14 +98,14 @@ abstract class StoreCodec<T> implements Serde<T> {
       return null;
     }
     if (interned != null) {
-      int slot = hash(data) & (interned.length - 1);
-      Interned<T> hit = interned[slot];
-      if (hit != null && java.util.Arrays.equals(hit.bytes(), data)) {
+      int h = hash(data);
+      Interned<T> hit = interned.find(h, e -> java.util.Arrays.equals(e.bytes(), data));
+      if (hit != null) {
         return hit.value();
       }
       T value = decodeFresh(data);
-      // A racing writer of the same slot may win: either entry is right, and the next read redoes the other.
-      interned[slot] = new Interned<>(data.clone(), value);
+      // Copied: the caller's array may be a cache's own.
+      interned.put(h, new Interned<>(data.clone(), value));
       return value;
     }
     return decodeFresh(data);

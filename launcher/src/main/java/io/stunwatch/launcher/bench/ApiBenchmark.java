@@ -54,8 +54,14 @@ public final class ApiBenchmark {
   public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir, Path wrk) {
   }
 
-  /** Latency percentiles of one request kind, milliseconds. */
-  public record Latency(String request, long requests, double p50Ms, double p99Ms) {
+  /**
+   * Latency percentiles of one request kind, milliseconds.
+   *
+   * @param bytes the mean response body, bytes
+   * @param floor the same load on a server that answers a body of that size from memory (same Vert.x, event loops
+   *              and wrk; no store read, rendering or authentication), or null where not measured
+   */
+  public record Latency(String request, long requests, double p50Ms, double p99Ms, long bytes, Latency floor) {
   }
 
   /** The figures of a run. */
@@ -201,35 +207,92 @@ public final class ApiBenchmark {
       List<Long> l = new ArrayList<>(nanos.get(k));
       Collections.sort(l);
       out.add(new Latency(kinds.get(k).replaceAll("\\?.*", "") + (kinds.get(k).contains("vm=") ? "?vm=…" : ""),
-          l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6));
+          l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6,
+          0, null));
     }
     return out;
   }
 
   /**
    * Each kind alone under {@code wrk -t2 -c<clients> --latency}, 5 s unmeasured first: the load comes from a small
-   * C program instead of 50 Java threads in the measured JVM. A VM kind cycles through every VM's URL.
+   * C program instead of 50 Java threads in the measured JVM. A VM kind cycles through every VM's URL. Each kind
+   * with a body is then measured again against its transport floor ({@link #floor}).
    */
   private List<Latency> measureWithWrk(String base, String token, List<String> kinds, List<FleetScenario.Vm> vms)
       throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
     List<Latency> out = new ArrayList<>();
     for (String kind : kinds) {
       List<String> paths = kind.endsWith("vm=") ? vms.stream().map(v -> kind + v.id()).toList() : List.of(kind);
-      Path script = settings.dir().resolve("wrk-" + out.size() + ".lua");
-      java.nio.file.Files.writeString(script, "wrk.headers[\"Authorization\"] = \"Bearer " + token + "\"\n"
-          + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(java.util.stream.Collectors
-              .joining(",")) + "}\n"
-          + "local i = 0\n"
-          + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
-      wrk(base, script, Duration.ofSeconds(5));
-      String report = wrk(base, script, settings.load());
-      if (report.contains("Non-2xx or 3xx responses")) {
-        throw new IllegalStateException(kind + ": wrk saw error responses:\n" + report);
-      }
-      out.add(new Latency(kind.replaceAll("\\?.*", "") + (kind.contains("vm=") ? "?vm=…" : ""),
-          Long.parseLong(group(report, "(\\d+) requests in")), millis(report, "50"), millis(report, "99")));
+      Latency measured = wrkLatency(base, token, paths, kind.replaceAll("\\?.*", "")
+          + (kind.contains("vm=") ? "?vm=…" : ""), "wrk-" + out.size());
+      long bytes = meanBody(http, base, token, paths);
+      Latency floor = kind.equals("/health") ? null : floor(token, bytes, "floor-" + out.size());
+      out.add(new Latency(measured.request(), measured.requests(), measured.p50Ms(), measured.p99Ms(), bytes, floor));
     }
     return out;
+  }
+
+  private Latency wrkLatency(String base, String token, List<String> paths, String name, String scriptName)
+      throws Exception {
+    Path script = settings.dir().resolve(scriptName + ".lua");
+    java.nio.file.Files.writeString(script, "wrk.headers[\"Authorization\"] = \"Bearer " + token + "\"\n"
+        + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(java.util.stream.Collectors
+            .joining(",")) + "}\n"
+        + "local i = 0\n"
+        + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
+    wrk(base, script, Duration.ofSeconds(5));
+    String report = wrk(base, script, settings.load());
+    if (report.contains("Non-2xx or 3xx responses")) {
+      throw new IllegalStateException(name + ": wrk saw error responses:\n" + report);
+    }
+    return new Latency(name, Long.parseLong(group(report, "(\\d+) requests in")), millis(report, "50"),
+        millis(report, "99"), 0, null);
+  }
+
+  /** The mean body of up to 50 of {@code paths}, spread over the list. */
+  private static long meanBody(HttpClient http, String base, String token, List<String> paths) throws Exception {
+    int n = Math.min(50, paths.size());
+    long sum = 0;
+    for (int i = 0; i < n; i++) {
+      HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(base + paths.get(i * paths.size() / n)))
+          .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofByteArray());
+      sum += r.body().length;
+    }
+    return sum / n;
+  }
+
+  /**
+   * The transport floor of a kind: the same wrk load against a Vert.x server in this JVM, with as many event loops
+   * as the API, that answers every request with {@code bytes} of JSON it holds in memory. On a small machine, where
+   * wrk shares the cores, moving the bytes is a large part of a big answer's latency; the API's figure over this
+   * one is what its store reads and rendering add.
+   */
+  private Latency floor(String token, long bytes, String scriptName) throws Exception {
+    StringBuilder body = new StringBuilder("[");
+    while (body.length() + 9 < bytes) {
+      body.append(body.length() == 1 ? "" : ",").append("{\"n\":0}");
+    }
+    io.vertx.core.buffer.Buffer payload = io.vertx.core.buffer.Buffer.buffer(body.append(']').toString());
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      vertx.deployVerticle(() -> new io.vertx.core.VerticleBase() {
+        @Override
+        public io.vertx.core.Future<?> start() {
+          return vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions().setHost("127.0.0.1")
+              .setPort(port)).requestHandler(req -> req.response().putHeader("Content-Type", "application/json")
+                  .end(payload)).listen();
+        }
+      }, new io.vertx.core.DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors()))
+          .await(30, java.util.concurrent.TimeUnit.SECONDS);
+      return wrkLatency("http://127.0.0.1:" + port, token, List.of("/"), bytes + " bytes from memory", scriptName);
+    } finally {
+      vertx.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
   }
 
   private String wrk(String base, Path script, Duration length) throws Exception {
