@@ -15,26 +15,34 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
  *
  * <ul>
  *   <li>Absent or {@code null} fields are omitted: on this bus "absent" means "unknown", never zero.</li>
- *   <li>Timestamps are ISO-8601 strings in UTC, so a human with {@code kcat} can read and write them.</li>
+ *   <li>Timestamps are ISO-8601 strings in UTC, so a human with {@code kcat} can read and write them
+ *       ({@link IsoInstants} writes and reads the usual form fast).</li>
  *   <li>Unknown fields are ignored (forward compatibility for additive schema changes, see {@link Schema}).</li>
  *   <li>A missing primitive, a trailing token or a duplicate field is an error rather than a silent default.</li>
  * </ul>
  */
 public final class Json {
 
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
-      .addModule(new JavaTimeModule())
-      .serializationInclusion(JsonInclude.Include.NON_NULL)
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-      .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-      .build();
+  private static final ObjectMapper MAPPER = configured().addModule(IsoInstants.module()).build();
+
+  /**
+   * The configuration without {@link IsoInstants}' fast path, which must not change a byte of it (its test
+   * compares the two).
+   */
+  static JsonMapper.Builder configured() {
+    return JsonMapper.builder()
+        .addModule(new JavaTimeModule())
+        .serializationInclusion(JsonInclude.Include.NON_NULL)
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+        .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS);
+  }
 
   private Json() {
   }
