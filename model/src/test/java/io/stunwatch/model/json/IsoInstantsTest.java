@@ -126,6 +126,27 @@ class IsoInstantsTest {
         .isEqualTo(IsoInstants.class.getName() + "$Reader");
   }
 
+  @Test
+  void aSchemaOfAnInstantIsTheModulesDateTimeString() throws Exception {
+    List<String> seen = new ArrayList<>();
+    for (ObjectMapper m : List.of(fast, reference)) {
+      m.acceptJsonFormatVisitor(Instant.class, new com.fasterxml.jackson.databind.jsonFormatVisitors
+          .JsonFormatVisitorWrapper.Base() {
+        @Override
+        public com.fasterxml.jackson.databind.jsonFormatVisitors.JsonStringFormatVisitor expectStringFormat(
+            com.fasterxml.jackson.databind.JavaType type) {
+          return new com.fasterxml.jackson.databind.jsonFormatVisitors.JsonStringFormatVisitor.Base() {
+            @Override
+            public void format(com.fasterxml.jackson.databind.jsonFormatVisitors.JsonValueFormat format) {
+              seen.add("string " + format);
+            }
+          };
+        }
+      });
+    }
+    assertThat(seen).containsExactly("string date-time", "string date-time");
+  }
+
   /** The value read, or the error's type and message. */
   private static String answer(ObjectMapper mapper, String json) {
     try {
