@@ -60,13 +60,9 @@ abstract class StoreCodec<T> implements Serde<T> {
    * The bytes are compared in full, so a hit is never another value.
    */
   StoreCodec(String name, int version, int internSlots) {
-    if (internSlots < 0 || internSlots == 1 || Integer.bitCount(internSlots) > 1) {
-      throw new IllegalArgumentException("internSlots must be 0 or a power of two of at least 2, not "
-          + internSlots);
-    }
     this.name = name;
     this.version = version;
-    this.interned = internSlots == 0 ? null : new TwoWayTable<>(internSlots);
+    this.interned = internSlots == 0 ? null : new TwoWayTable<>(internSlots); // which checks the size
   }
 
   /** One slot of the intern table: immutable, so a reader sees a whole entry or another one, never a torn one. */
