@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.json.Json;
-import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -43,10 +42,6 @@ public final class ApiServer {
   private final java.time.Duration longestMigration;
   private final java.time.Clock clock;
   private final ObjectMapper json = Json.mapper();
-  /** Shared by every event loop's router, so a rendering made on one is found by the others. */
-  private final JsonFragments<MigrationSummary> listRows = new JsonFragments<>(s -> s, 1 << 14);
-  private final JsonFragments<MigrationSummary> annotations = new JsonFragments<>(AnnotationsEndpoint.Annotation::of,
-      1 << 14);
 
   /**
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
@@ -80,12 +75,12 @@ public final class ApiServer {
     router.route().handler(this::authenticate);
     new OpenApiEndpoint().addRoutes(router);
     Responder respond = this::respond;
-    new MigrationsEndpoint(stores, config, listRows, clock).addRoutes(router, respond);
+    new MigrationsEndpoint(stores, config, clock).addRoutes(router, respond);
     new VmEndpoint(stores, config, clock).addRoutes(router, respond);
     new StunTimeEndpoint(stores).addRoutes(router, respond);
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
-    new AnnotationsEndpoint(stores, config, longestMigration, annotations, clock).addRoutes(router, respond);
+    new AnnotationsEndpoint(stores, config, longestMigration, clock).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond);
     }
@@ -164,6 +159,10 @@ public final class ApiServer {
         rc.response().putHeader("Content-Type", "application/json").end(body.json());
         return;
       }
+      if (v instanceof BinaryBody bytes) {
+        rc.response().putHeader("Content-Type", "application/octet-stream").end(bytes.bytes());
+        return;
+      }
       if (v instanceof CsvBody csv) {
         rc.response().putHeader("Content-Type", "text/csv; charset=utf-8").end(csv.text());
         return;
@@ -178,6 +177,10 @@ public final class ApiServer {
 
   /** A JSON answer already rendered. */
   record JsonBody(Buffer json) {
+  }
+
+  /** Bytes that are not JSON (the rows one instance forwards to another). */
+  record BinaryBody(Buffer bytes) {
   }
 
   /** A CSV answer instead of JSON. */

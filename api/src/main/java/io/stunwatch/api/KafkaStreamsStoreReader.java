@@ -9,6 +9,7 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
+import io.stunwatch.processor.MigrationRow;
 import io.stunwatch.processor.MigrationSummary;
 import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.UtilizationDay;
@@ -74,16 +75,20 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   // --- the whole application -------------------------------------------------------------------------------------
 
   @Override
-  public Future<List<MigrationSummary>> migrations(Instant from, Instant to) {
-    return everywhere("migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(), MigrationSummary.class,
-        () -> localMigrations(from, to));
+  public Future<List<MigrationRow>> migrations(Instant from, Instant to) {
+    List<Future<List<MigrationRow>>> parts = new ArrayList<>();
+    parts.add(blocking(() -> localMigrations(from, to)));
+    for (HostInfo h : others()) {
+      parts.add(remoteRows(h, "migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli()));
+    }
+    return concat(parts);
   }
 
   @Override
-  public Future<List<MigrationSummary>> migrationsOfVm(String vmId) {
+  public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
     return owner(vmId).compose(host -> host == null || host.equals(self)
         ? blocking(() -> localMigrationsOfVm(vmId))
-        : remote(host, "vm-migrations?vm=" + enc(vmId), MigrationSummary.class));
+        : remoteRows(host, "vm-migrations?vm=" + enc(vmId)));
   }
 
   @Override
@@ -144,18 +149,18 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   // --- this instance ----------------------------------------------------------------------------------------------
 
-  private List<MigrationSummary> localMigrations(Instant from, Instant to) {
-    List<MigrationSummary> out = new ArrayList<>();
-    try (KeyValueIterator<String, MigrationSummary> it = this.<MigrationSummary>kv(StoreNames.MIGRATIONS_BY_START)
+  private List<MigrationRow> localMigrations(Instant from, Instant to) {
+    List<MigrationRow> out = new ArrayList<>();
+    try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
         .range(io.stunwatch.processor.StartKeys.from(from), io.stunwatch.processor.StartKeys.to(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
   }
 
-  private List<MigrationSummary> localMigrationsOfVm(String vmId) {
-    List<MigrationSummary> out = new ArrayList<>();
-    try (KeyValueIterator<String, MigrationSummary> it = this.<MigrationSummary>kv(StoreNames.MIGRATIONS_BY_VM)
+  private List<MigrationRow> localMigrationsOfVm(String vmId) {
+    List<MigrationRow> out = new ArrayList<>();
+    try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_VM)
         .prefixScan(vmId + "|", org.apache.kafka.common.serialization.Serdes.String().serializer())) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
@@ -241,6 +246,10 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     for (HostInfo h : others()) {
       parts.add(remote(h, query, type));
     }
+    return concat(parts);
+  }
+
+  private static <V> Future<List<V>> concat(List<Future<List<V>>> parts) {
     return Future.all(parts).map(all -> {
       List<V> out = new ArrayList<>();
       for (int i = 0; i < all.size(); i++) {
@@ -279,6 +288,29 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   private <V> Future<List<V>> remote(HostInfo host, String query, Class<V> type) {
     JavaType listType = json.getTypeFactory().constructCollectionType(List.class, type);
+    return internal(host, query).compose(body -> {
+      try {
+        return Future.<List<V>>succeededFuture(json.readValue(body.getBytes(), listType));
+      } catch (java.io.IOException e) {
+        return Future.failedFuture(e);
+      }
+    });
+  }
+
+  /** Index rows from another instance, in their stored form ({@link RowArrays#stored}). */
+  private Future<List<MigrationRow>> remoteRows(HostInfo host, String query) {
+    return internal(host, query).compose(body -> {
+      try {
+        return Future.succeededFuture(RowArrays.read(body));
+      } catch (IllegalStateException e) {
+        return Future.failedFuture(new IllegalStateException(host + " answered " + query + " with " + e.getMessage(),
+            e));
+      }
+    });
+  }
+
+  /** The body of another instance's answer to {@code /internal/<query>}. */
+  private Future<io.vertx.core.buffer.Buffer> internal(HostInfo host, String query) {
     return client.request(HttpMethod.GET, host.port(), host.host(), INTERNAL + query)
         .bearerTokenAuthentication(token)
         .timeout(5000)
@@ -291,23 +323,20 @@ public final class KafkaStreamsStoreReader implements StoreReader {
             return Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to "
                 + query));
           }
-          try {
-            return Future.<List<V>>succeededFuture(json.readValue(r.bodyAsString(), listType));
-          } catch (java.io.IOException e) {
-            return Future.failedFuture(e);
-          }
+          return Future.succeededFuture(r.body() == null ? io.vertx.core.buffer.Buffer.buffer() : r.body());
         });
   }
 
-  /** The routes other instances call: this instance's part of each query, as a JSON array. */
+  /** The routes other instances call: this instance's part of each query, as a JSON array, or index rows stored. */
   public void addRoutes(Router router, ApiServer.Responder respond) {
     router.get(INTERNAL + "migrations").handler(rc -> {
       Params p = new Params(rc);
       respond.json(rc, blocking(() -> localMigrations(p.instant("from", Instant.EPOCH),
-          p.instant("to", Instant.now()))));
+          p.instant("to", Instant.now()))).map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "vm-migrations").handler(rc -> respond.json(rc,
-        blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))));
+        blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))
+            .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows)))));
     router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
         blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
     router.get(INTERNAL + "migration").handler(rc -> respond.json(rc,

@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.VmIds;
+import io.stunwatch.processor.MigrationRow;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
@@ -29,14 +30,11 @@ final class MigrationsEndpoint {
 
   private final StoreReader stores;
   private final ApiConfig config;
-  private final JsonFragments<MigrationSummary> rows;
   private final Clock clock;
 
-  /** @param rows the rows' JSON by summary instance */
-  MigrationsEndpoint(StoreReader stores, ApiConfig config, JsonFragments<MigrationSummary> rows, Clock clock) {
+  MigrationsEndpoint(StoreReader stores, ApiConfig config, Clock clock) {
     this.stores = stores;
     this.config = config;
-    this.rows = rows;
     this.clock = clock;
   }
 
@@ -66,35 +64,36 @@ final class MigrationsEndpoint {
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");
     int offset = cursor(p.text("cursor"));
-    // Stored VM ids are canonical: comparing the canonical form exactly is the common hit, and it spares a
-    // case-insensitive comparison per row, which profiled as a fifth of a VM's list.
     String vmId = vm != null && VmIds.isUuid(vm) ? VmIds.canonical(vm) : null;
 
-    Predicate<MigrationSummary> keep = s -> {
-      Migration m = s.migration();
-      return (vm == null || (vmId != null && vmId.equals(m.vmId())) || vm.equalsIgnoreCase(m.vmId())
-          || vm.equals(m.vmName()) || vm.equals(m.vmMoref()))
-          && (host == null || matches(m.sourceHost(), host) || matches(m.destHost(), host))
-          && (cluster == null || matches(m.sourceCluster(), cluster) || matches(m.destCluster(), cluster))
-          && (profile == null || profile.equalsIgnoreCase(m.vgpuProfile()))
-          && (initiator == null || initiator.equalsIgnoreCase(String.valueOf(m.initiator())))
-          && (result == null || result.equalsIgnoreCase(m.state().name()))
-          && (underLoad == null || underLoad == s.underLoad())
-          && m.startTime() != null && !m.startTime().isBefore(range[0]) && !m.startTime().isAfter(range[1]);
-    };
-    // A VM id reads that VM's index on the instance that owns it; anything else reads the time index of the range.
-    Future<List<MigrationSummary>> source = vmId != null ? stores.migrationsOfVm(vmId)
+    // A VM id reads that VM's index on the instance that owns it, whose rows are all that VM's; anything else reads
+    // the time index of the range. The strings a row is asked for are read from its bytes on first use, so a
+    // filter that is not given costs nothing.
+    Predicate<MigrationRow> keep = r -> (vm == null || vmId != null
+        || vm.equalsIgnoreCase(r.vmId()) || vm.equals(r.vmName()) || vm.equals(r.vmMoref()))
+        && (host == null || matches(r.sourceHost(), host) || matches(r.destHost(), host))
+        && (cluster == null || matches(r.sourceCluster(), cluster) || matches(r.destCluster(), cluster))
+        && (profile == null || profile.equalsIgnoreCase(r.vgpuProfile()))
+        && (initiator == null || initiator.equalsIgnoreCase(String.valueOf(r.initiator())))
+        && (result == null || result.equalsIgnoreCase(String.valueOf(r.state())))
+        && (underLoad == null || underLoad == r.underLoad())
+        && r.compareStartTo(range[0]) >= 0 && r.compareStartTo(range[1]) <= 0;
+    Future<List<MigrationRow>> source = vmId != null ? stores.migrationsOfVm(vmId)
         : stores.migrations(range[0], range[1]);
     return source.map(all -> {
-      List<MigrationSummary> kept = new ArrayList<>(all.stream().filter(keep).toList());
+      List<MigrationRow> kept = new ArrayList<>(all.size());
+      for (MigrationRow r : all) {
+        if (keep.test(r)) {
+          kept.add(r);
+        }
+      }
       kept.sort(order(sort));
-      List<MigrationSummary> page = kept.subList(Math.min(offset, kept.size()),
-          Math.min(offset + limit, kept.size()));
+      List<MigrationRow> page = kept.subList(Math.min(offset, kept.size()), Math.min(offset + limit, kept.size()));
       if (offset + limit < kept.size()) {
         rc.response().putHeader("X-Next-Cursor", token(offset + limit));
       }
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
-      return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(rows.array(page));
+      return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(RowArrays.summaries(page));
     });
   }
 
@@ -102,15 +101,14 @@ final class MigrationsEndpoint {
     return e != null && (q.equals(e.value()) || q.equalsIgnoreCase(e.name()));
   }
 
-  private static Comparator<MigrationSummary> order(String sort) {
-    Comparator<MigrationSummary> c = switch (sort.replace("-", "")) {
-      case "stun" -> Comparator.comparing(s -> s.stun() == null || s.stun().seconds() == null ? -1.0
-          : s.stun().seconds());
-      case "duration" -> Comparator.comparing(s -> s.migration().durationSeconds() == null ? -1.0
-          : s.migration().durationSeconds());
-      default -> Comparator.comparing(s -> s.migration().startTime());
+  private static Comparator<MigrationRow> order(String sort) {
+    Comparator<MigrationRow> c = switch (sort.replace("-", "")) {
+      case "stun" -> Comparator.<MigrationRow>comparingDouble(r -> r.stunSeconds() == null ? -1.0 : r.stunSeconds())
+          .thenComparing(MigrationRow::id);
+      case "duration" -> Comparator.<MigrationRow>comparingDouble(r -> r.durationSeconds() == null ? -1.0
+          : r.durationSeconds()).thenComparing(MigrationRow::id);
+      default -> MigrationRow.BY_START;
     };
-    c = c.thenComparing(s -> s.migration().id());
     return sort.startsWith("-") ? c.reversed() : c;
   }
 
@@ -137,10 +135,12 @@ final class MigrationsEndpoint {
     }
   }
 
-  static String csv(List<MigrationSummary> rows) {
+  /** The rows as CSV, every field read back from the row's summary (CSV is asked for rarely, JSON constantly). */
+  static String csv(List<MigrationRow> rows) {
     StringBuilder b = new StringBuilder("id,vm_id,vm_name,profile,state,initiator,source_host,dest_host,start,end,"
         + "duration_s,stun_s,stun_source,under_load,fb_used_mib,throughput_dip_pct\n");
-    for (MigrationSummary s : rows) {
+    for (MigrationRow r : rows) {
+      MigrationSummary s = r.summary();
       Migration m = s.migration();
       b.append(String.join(",", cell(m.id()), cell(m.vmId()), cell(m.vmName()), cell(m.vgpuProfile()),
           cell(m.state()), cell(m.initiator()), cell(m.sourceHost() == null ? null : m.sourceHost().name()),

@@ -5,6 +5,7 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
+import io.stunwatch.processor.MigrationRow;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import java.time.Instant;
@@ -18,11 +19,14 @@ import java.util.Optional;
  */
 public interface StoreReader {
 
-  /** The migrations that started within {@code [from, to]}, with what a list needs of their alerts and impacts. */
-  Future<List<MigrationSummary>> migrations(Instant from, Instant to);
+  /**
+   * The migrations that started within {@code [from, to]}, with what a list needs of their alerts and impacts, as
+   * the index stores them: ready-rendered rows, in no particular order.
+   */
+  Future<List<MigrationRow>> migrations(Instant from, Instant to);
 
-  /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by). */
-  Future<List<MigrationSummary>> migrationsOfVm(String vmId);
+  /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by), as stored rows. */
+  Future<List<MigrationRow>> migrationsOfVm(String vmId);
 
   /** One migration's summary by id (also before its impact is settled), or empty. */
   Future<Optional<MigrationSummary>> migration(String migrationId);

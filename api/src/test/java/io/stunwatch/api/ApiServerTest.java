@@ -13,6 +13,7 @@ import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.MigrationRow;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -103,14 +104,15 @@ class ApiServerTest {
     }
 
     @Override
-    public Future<List<MigrationSummary>> migrations(Instant from, Instant to) {
+    public Future<List<MigrationRow>> migrations(Instant from, Instant to) {
       return unless(migrations.stream().filter(s -> !s.migration().startTime().isBefore(from)
-          && !s.migration().startTime().isAfter(to)).toList());
+          && !s.migration().startTime().isAfter(to)).map(MigrationRow::of).toList());
     }
 
     @Override
-    public Future<List<MigrationSummary>> migrationsOfVm(String vmId) {
-      return unless(migrations.stream().filter(s -> vmId.equals(s.migration().vmId())).toList());
+    public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
+      return unless(migrations.stream().filter(s -> vmId.equals(s.migration().vmId())).map(MigrationRow::of)
+          .toList());
     }
 
     @Override

@@ -13,14 +13,15 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
  * alerts and impacts stores, so that the API lists a VM's migrations or a day's without scanning every migration
  * and decoding every impact's timeline. A processor that writes one of those stores calls {@link #refresh} after.
+ * Each row carries its JSON renderings ({@link MigrationRow}), so a list is copied, not rendered.
  */
 final class MigrationIndex {
 
   private final KeyValueStore<String, Migration> migrations;
   private final KeyValueStore<String, MigrationAlert> alerts;
   private final KeyValueStore<String, MigrationImpact> impacts;
-  private final KeyValueStore<String, MigrationSummary> byVm;
-  private final KeyValueStore<String, MigrationSummary> byStart;
+  private final KeyValueStore<String, MigrationRow> byVm;
+  private final KeyValueStore<String, MigrationRow> byStart;
 
   MigrationIndex(ProcessingContext context) {
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
@@ -53,24 +54,23 @@ final class MigrationIndex {
       return;
     }
     String id = m.id();
-    MigrationSummary s = MigrationSummary.of(m, alerts.get(id), impact);
+    MigrationRow row = MigrationRow.of(MigrationSummary.of(m, alerts.get(id), impact));
     String key = vmKey(vmKey, id);
-    MigrationSummary old = byVm.get(key);
-    if (s.equals(old)) {
+    MigrationRow old = byVm.get(key);
+    if (row.equals(old)) {
       return;
     }
-    if (old != null && old.migration().startTime() != null
-        && !old.migration().startTime().equals(s.migration().startTime())) {
-      byStart.delete(StartKeys.of(old.migration().startTime(), id)); // an earlier event moved the start
+    if (old != null && !old.startTime().equals(row.startTime())) {
+      byStart.delete(StartKeys.of(old.startTime(), id)); // an earlier event moved the start
     }
-    byVm.put(key, s);
-    byStart.put(StartKeys.of(s.migration().startTime(), id), s);
+    byVm.put(key, row);
+    byStart.put(StartKeys.of(row.startTime(), id), row);
   }
 
   /** Drops the start-time entries of migrations that started before {@code cutoff}; returns how many. */
   int prune(java.time.Instant cutoff) {
     List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, MigrationSummary> it = byStart.range(StartKeys.from(java.time.Instant.EPOCH),
+    try (KeyValueIterator<String, MigrationRow> it = byStart.range(StartKeys.from(java.time.Instant.EPOCH),
         StartKeys.from(cutoff))) {
       it.forEachRemaining(kv -> old.add(kv.key));
     }

@@ -7,9 +7,9 @@ import io.stunwatch.model.StunTime;
 
 /**
  * A migration as the list endpoints show it: the migration, whether it started under load, and the stun time once
- * its impact is known. The value of {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START}, kept
- * by {@link MigrationIndex}, so that a list is read without decoding any impact's timeline. Stored in the binary
- * {@link StoreCodec#MIGRATION_SUMMARY}; the API writes it as JSON.
+ * its impact is known: a row of the API's migration lists. {@link MigrationIndex} keeps it, rendered as JSON, in
+ * each {@link MigrationRow} of {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START}, so
+ * that a list is read without decoding any impact's timeline.
  *
  * @param migration  the migration
  * @param underLoad  whether a migration-under-load alert was raised

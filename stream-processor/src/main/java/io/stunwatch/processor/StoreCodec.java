@@ -41,32 +41,14 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   private final String name;
   private final int version;
-  /** Decoded values by their bytes, or null: see {@link #StoreCodec(String, int, int)}. */
-  private final TwoWayTable<Interned<T>> interned;
 
   /**
    * @param name    the value's name in errors (for example {@code store.vm-sample-second})
    * @param version the format version this codec writes and reads
    */
   StoreCodec(String name, int version) {
-    this(name, version, 0);
-  }
-
-  /**
-   * A codec whose decoder returns the same (immutable) instance for the same bytes while they stay in a
-   * {@link TwoWayTable} of {@code internSlots} (a power of two) slots. For values read far more often than written,
-   * such as settled migrations that every Grafana refresh lists again: a read then costs a hash and a comparison
-   * of the bytes instead of a decode, and readers may cache what they derive from an instance by its identity.
-   * The bytes are compared in full, so a hit is never another value.
-   */
-  StoreCodec(String name, int version, int internSlots) {
     this.name = name;
     this.version = version;
-    this.interned = internSlots == 0 ? null : new TwoWayTable<>(internSlots); // which checks the size
-  }
-
-  /** One slot of the intern table: immutable, so a reader sees a whole entry or another one, never a torn one. */
-  private record Interned<T>(byte[] bytes, T value) {
   }
 
   /** Writes the fields of {@code value}, which is never null. */
@@ -93,37 +75,6 @@ abstract class StoreCodec<T> implements Serde<T> {
     if (data == null) {
       return null;
     }
-    if (interned != null) {
-      int h = hash(data);
-      Interned<T> hit = interned.find(h, e -> java.util.Arrays.equals(e.bytes(), data));
-      if (hit != null) {
-        return hit.value();
-      }
-      T value = decodeFresh(data);
-      // Copied: the caller's array may be a cache's own.
-      interned.put(h, new Interned<>(data.clone(), value));
-      return value;
-    }
-    return decodeFresh(data);
-  }
-
-  private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-      long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
-  /** A hash of the bytes eight at a time: {@link java.util.Arrays#hashCode(byte[])} took 7 times as long. */
-  static int hash(byte[] data) {
-    long h = data.length;
-    int i = 0;
-    for (; i + 8 <= data.length; i += 8) {
-      h = h * 0x9E3779B97F4A7C15L + (long) LONGS.get(data, i);
-    }
-    for (; i < data.length; i++) {
-      h = h * 31 + data[i];
-    }
-    return (int) (h ^ (h >>> 32));
-  }
-
-  private T decodeFresh(byte[] data) {
     try (DataInputStream in = new DataInputStream(new UnsyncBytes(data))) {
       int v = in.readUnsignedByte();
       if (v != version) {
@@ -477,70 +428,6 @@ abstract class StoreCodec<T> implements Serde<T> {
     UtilizationDay read(DataInputStream in) throws IOException {
       return new UtilizationDay(readMap(in, i -> new UtilizationDay.Seconds(i.readDouble(), i.readDouble(),
           i.readDouble())), readMap(in, DataInputStream::readLong));
-    }
-  };
-
-  /** About 25 MB at most: a day's annotations many times over, and the busiest VMs' histories. */
-  static final int SUMMARY_INTERN_SLOTS = 1 << 14;
-
-  /**
-   * {@link MigrationSummary}, the value of {@link StoreNames#MIGRATIONS_BY_VM} and
-   * {@link StoreNames#MIGRATIONS_BY_START}: every list request decodes a page of these (a day's annotations are
-   * about a thousand), where JSON decoding cost most of the request's time (see the README's performance section).
-   * Interned: a settled migration's summary does not change, and the API caches its rendering by instance.
-   */
-  static final StoreCodec<MigrationSummary> MIGRATION_SUMMARY = new StoreCodec<>("store.migration-summary", 1,
-      SUMMARY_INTERN_SLOTS) {
-    @Override
-    void write(DataOutputStream out, MigrationSummary s) throws IOException {
-      Migration m = s.migration();
-      writeNullable(out, m.id());
-      writeNullable(out, m.vcenterUuid());
-      writeNullable(out, m.vmMoref());
-      writeNullable(out, m.vmName());
-      writeNullable(out, m.vmId());
-      writeNullable(out, m.vgpuProfile());
-      writeNullable(out, m.state());
-      writeNullable(out, m.initiator());
-      writeNullable(out, m.initiatorName());
-      out.writeByte(m.encrypted() == null ? -1 : m.encrypted() ? 1 : 0);
-      writeNullable(out, m.sourceHost());
-      writeNullable(out, m.destHost());
-      writeNullable(out, m.sourceCluster());
-      writeNullable(out, m.destCluster());
-      writeNullable(out, m.sourceDatastore());
-      writeNullable(out, m.destDatastore());
-      writeNullable(out, m.startTime());
-      writeNullable(out, m.endTime());
-      writeNullable(out, m.failureReason());
-      writeNullable(out, m.updatedAt());
-      out.writeBoolean(s.underLoad());
-      out.writeBoolean(s.stun() != null);
-      if (s.stun() != null) {
-        writeNullable(out, s.stun().seconds());
-        writeNullable(out, s.stun().source());
-      }
-      writeNullable(out, s.fbUsedMiB());
-      writeNullable(out, s.throughputDipPct());
-    }
-
-    @Override
-    MigrationSummary read(DataInputStream in) throws IOException {
-      Migration m = new Migration(readNullableString(in), readNullableString(in), readNullableString(in),
-          readNullableString(in), readNullableString(in), readNullableString(in),
-          readNullableEnum(in, MigrationState.class), readNullableEnum(in, Initiator.class), readNullableString(in),
-          readNullableBoolean(in), readNullableEntity(in), readNullableEntity(in), readNullableEntity(in),
-          readNullableEntity(in), readNullableEntity(in), readNullableEntity(in), readNullableInstant(in),
-          readNullableInstant(in), readNullableString(in), readNullableInstant(in));
-      boolean underLoad = in.readBoolean();
-      StunTime stun = in.readBoolean() ? new StunTime(readNullableDouble(in),
-          readNullableEnum(in, StunTime.Source.class)) : null;
-      return new MigrationSummary(m, underLoad, stun, readNullableDouble(in), readNullableDouble(in));
-    }
-
-    private Boolean readNullableBoolean(DataInputStream in) throws IOException {
-      byte b = in.readByte();
-      return b == -1 ? null : b == 1;
     }
   };
 }

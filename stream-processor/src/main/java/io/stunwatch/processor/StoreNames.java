@@ -40,10 +40,10 @@ public final class StoreNames {
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 
-  /** By {@code <VM id>|<migration id>}: each migration's {@link MigrationSummary}, a VM's read by prefix. */
+  /** By {@code <VM id>|<migration id>}: each migration's {@link MigrationRow}, a VM's read by prefix. */
   public static final String MIGRATIONS_BY_VM = "migrations-by-vm";
   /**
-   * By {@link StartKeys} ({@code <start ms>|<migration id>}): each migration's {@link MigrationSummary} in start
+   * By {@link StartKeys} ({@code <start ms>|<migration id>}): each migration's {@link MigrationRow} in start
    * order, a time range's read by one range scan (annotations, lists). Kept for {@code process.history-retention}.
    */
   public static final String MIGRATIONS_BY_START = "migrations-by-start-time";

@@ -88,9 +88,9 @@ public final class StunwatchTopology {
     // RocksDB's iterator alone: through the record cache, each range also looked up every cached key of the store
     // and merged the two iterators, a fifth of a day's annotations request.
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_VM),
-        Serdes.String(), StoreCodec.MIGRATION_SUMMARY).withCachingDisabled());
+        Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
-        Serdes.String(), StoreCodec.MIGRATION_SUMMARY).withCachingDisabled());
+        Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), StoreCodec.RDMA_LAST).withCachingEnabled());
 

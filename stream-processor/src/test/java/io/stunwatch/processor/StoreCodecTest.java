@@ -3,14 +3,8 @@ package io.stunwatch.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.stunwatch.model.EntityRef;
-import io.stunwatch.model.Initiator;
-import io.stunwatch.model.Migration;
-import io.stunwatch.model.MigrationState;
-import io.stunwatch.model.StunTime;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -69,54 +63,6 @@ class StoreCodecTest {
     assertThat(kept.counters()).containsOnlyKeys("port_xmit_data", "port_rcv_data_64", "port_xmit_data_64");
     assertThat(kept.hwCounters()).isEmpty();
     assertThat(StoreCodec.RDMA_LAST.decode(StoreCodec.RDMA_LAST.encode(last))).isEqualTo(last);
-  }
-
-  @Test
-  void migrationSummaryRoundTripKeepsEveryFieldAndEveryUnknown() {
-    Instant start = Instant.parse("2026-11-20T10:00:00.125Z");
-    var full = new MigrationSummary(new Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-ü-01",
-        "4211c0de-0001-aaaa-bbbb-ccccddddeeee", "A100-40C", MigrationState.FAILED, Initiator.DRS, "DRS",
-        Boolean.TRUE, new EntityRef("HostSystem", "host-1", "esx01"), new EntityRef("HostSystem", "host-2", null),
-        new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), null,
-        new EntityRef("Datastore", "datastore-1", "vsan"), new EntityRef("Datastore", "datastore-2", "nfs"),
-        start, start.plusMillis(95_500), "x".repeat(70_000), start.plusSeconds(96)), true,
-        new StunTime(31.5, StunTime.Source.VMWARE_LOG), 30_000.0, -12.5);
-    var sparse = new MigrationSummary(new Migration("vc-1/chain-43", "vc-1", "vm-43", null, null, null,
-        MigrationState.IN_PROGRESS, Initiator.UNKNOWN, null, Boolean.FALSE, null, null, null, null, null, null, null,
-        null, null, null), false, new StunTime(null, StunTime.Source.UNKNOWN), null, null);
-    var noStun = new MigrationSummary(new Migration("vc-1/chain-44", "vc-1", "vm-44", null, null, null,
-        MigrationState.UNKNOWN, Initiator.USER, null, null, null, null, null, null, null, null, null, null, null,
-        null), false, null, null, null);
-    for (MigrationSummary s : List.of(full, sparse, noStun)) {
-      assertThat(StoreCodec.MIGRATION_SUMMARY.decode(StoreCodec.MIGRATION_SUMMARY.encode(s))).isEqualTo(s);
-    }
-  }
-
-  @Test
-  void migrationSummaryStoredAsJsonByAnEarlierBuildAsksForAReset() {
-    byte[] json = io.stunwatch.model.json.Json.mapper().createObjectNode().put("underLoad", true).toString()
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    assertThatThrownBy(() -> StoreCodec.MIGRATION_SUMMARY.decode(json)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("store.migration-summary").hasMessageContaining("reset the processor's state");
-  }
-
-  @Test
-  void migrationSummariesDecodeToOneInstancePerStoredValueAndNeverToAnotherValue() {
-    List<MigrationSummary> values = new java.util.ArrayList<>();
-    for (int i = 0; i < 3 * StoreCodec.SUMMARY_INTERN_SLOTS; i++) {
-      values.add(new MigrationSummary(new Migration("vc-1/chain-" + i, "vc-1", "vm-" + i, null, null, null,
-          MigrationState.SUCCEEDED, Initiator.USER, null, null, null, null, null, null, null, null, null, null,
-          null, null), i % 2 == 0, null, (double) i, null));
-    }
-    byte[] first = StoreCodec.MIGRATION_SUMMARY.encode(values.get(0));
-    MigrationSummary a = StoreCodec.MIGRATION_SUMMARY.decode(first);
-    assertThat(StoreCodec.MIGRATION_SUMMARY.decode(first.clone())).isSameAs(a);
-    // Far more values than slots, twice: every slot is overwritten, and each read is still its own value.
-    for (int round = 0; round < 2; round++) {
-      for (MigrationSummary v : values) {
-        assertThat(StoreCodec.MIGRATION_SUMMARY.decode(StoreCodec.MIGRATION_SUMMARY.encode(v))).isEqualTo(v);
-      }
-    }
   }
 
   @Test

@@ -333,12 +333,14 @@ class StunwatchTopologyTest {
     assertThat(model.p50Seconds()).isEqualTo(29.5);
 
     // the indexes the API lists from hold the revised figure, under the VM and at the migration's start
-    MigrationSummary byVm = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+    MigrationRow byVm = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
         .get(MigrationIndex.vmKey(vmUuid(2), VC + "/210"));
-    assertThat(byVm.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(byVm.summary().stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(byVm.stunSeconds()).isEqualTo(29.5);
     assertThat(byVm.underLoad()).isTrue();
-    List<MigrationSummary> started = new java.util.ArrayList<>();
-    try (var it = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_START)
+    assertThat(byVm.summary().underLoad()).isTrue();
+    List<MigrationRow> started = new java.util.ArrayList<>();
+    try (var it = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_START)
         .range(StartKeys.from(T0.minusSeconds(1)), StartKeys.to(T0.plusSeconds(1)))) {
       it.forEachRemaining(kv -> started.add(kv.value));
     }
@@ -367,20 +369,20 @@ class StunwatchTopologyTest {
     pipe(userMigration(4, 410, old, 30));
     pipe(userMigration(4, 430, recent.plusSeconds(600), 30));
     pipe(userMigration(4, 420, recent, 30));
-    var byStart = driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_START);
+    var byStart = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_START);
     List<String> listed = new java.util.ArrayList<>();
     try (var it = byStart.range(StartKeys.from(old), StartKeys.to(CLOCK.instant()))) {
-      it.forEachRemaining(kv -> listed.add(kv.value.migration().id()));
+      it.forEachRemaining(kv -> listed.add(kv.value.id()));
     }
     assertThat(listed).containsExactly(VC + "/410", VC + "/420", VC + "/430");
 
     driver.advanceWallClockTime(java.time.Duration.ofHours(1)); // the hourly prune, 400 days by default
     listed.clear();
     try (var it = byStart.all()) {
-      it.forEachRemaining(kv -> listed.add(kv.value.migration().id()));
+      it.forEachRemaining(kv -> listed.add(kv.value.id()));
     }
     assertThat(listed).containsExactly(VC + "/420", VC + "/430");
-    assertThat(driver.<String, MigrationSummary>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+    assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
         .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("a VM's own list keeps it").isNotNull();
   }
 
