@@ -1,8 +1,9 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.VmIds;
+import io.stunwatch.processor.AnnotatedMigration;
+import io.stunwatch.processor.AnnotationBlock;
 import io.stunwatch.processor.MigrationAnnotation;
-import io.stunwatch.processor.MigrationRow;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,7 +14,8 @@ import java.util.List;
 /**
  * {@code GET /api/grafana/annotations?from&to&vm}: one region annotation per migration (start to end) for Grafana,
  * as the flat array the Infinity datasource reads: {@code time}, {@code timeEnd} (epoch ms), {@code title},
- * {@code text}, {@code tags} ({@link MigrationAnnotation}, which each stored row carries rendered).
+ * {@code text}, {@code tags} ({@link MigrationAnnotation}), read from the hourly annotation blocks, or from the VM's
+ * rows when {@code vm} is its id; both carry the annotation rendered.
  */
 final class AnnotationsEndpoint {
 
@@ -37,22 +39,35 @@ final class AnnotationsEndpoint {
       String vm = p.text("vm");
       int limit = p.limit(1000, config.maxPageSize());
       // A migration that started before the range but ended in it is shown too; none runs longer than the
-      // processor's migration timeout, so the start index is read from that far back and no further.
+      // processor's migration timeout, so the hours are read from that far back and no further.
       String vmId = vm != null && VmIds.isUuid(vm) ? VmIds.canonical(vm) : null;
-      var source = vmId != null ? stores.migrationsOfVm(vmId)
-          : stores.migrations(range[0].minus(longestMigration), range[1]);
-      respond.json(rc, source.map(all -> {
-        List<MigrationRow> kept = new ArrayList<>();
-        for (MigrationRow r : all) {
-          // a VM's own index holds only its rows; a name is compared only when the time index was read
-          if (r.compareEndTo(range[0]) >= 0 && r.compareStartTo(range[1]) <= 0
-              && (vm == null || vmId != null || vm.equalsIgnoreCase(r.vmId()) || vm.equals(r.vmName()))) {
-            kept.add(r);
-          }
-        }
-        kept.sort(MigrationRow.BY_START);
-        return new ApiServer.JsonBody(RowArrays.annotations(kept.subList(0, Math.min(limit, kept.size()))));
-      }));
+      if (vmId != null) {
+        // a VM's own index holds only its rows
+        respond.json(rc, stores.migrationsOfVm(vmId).map(rows -> answer(rows, range, null, limit)));
+      } else {
+        respond.json(rc, stores.annotationBlocks(range[0].minus(longestMigration), range[1]).map(blocks -> {
+          List<AnnotationBlock.Entry> entries = new ArrayList<>();
+          blocks.forEach(b -> entries.addAll(b.entries()));
+          return answer(entries, range, vm, limit);
+        }));
+      }
     });
+  }
+
+  /**
+   * The annotations of {@code candidates} that overlap {@code range} and, when {@code vm} is given, are of the VM
+   * with that id or name, oldest first, at most {@code limit}.
+   */
+  private static ApiServer.JsonBody answer(List<? extends AnnotatedMigration> candidates, Instant[] range, String vm,
+      int limit) {
+    List<AnnotatedMigration> kept = new ArrayList<>();
+    for (AnnotatedMigration a : candidates) {
+      if (a.compareEndTo(range[0]) >= 0 && a.compareStartTo(range[1]) <= 0
+          && (vm == null || vm.equalsIgnoreCase(a.vmId()) || vm.equals(a.vmName()))) {
+        kept.add(a);
+      }
+    }
+    kept.sort(AnnotatedMigration.BY_START);
+    return new ApiServer.JsonBody(RowArrays.annotations(kept.subList(0, Math.min(limit, kept.size()))));
   }
 }

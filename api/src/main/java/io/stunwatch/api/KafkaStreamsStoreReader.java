@@ -7,6 +7,7 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.json.Json;
+import io.stunwatch.processor.AnnotationBlock;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
 import io.stunwatch.processor.MigrationRow;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -79,7 +81,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     List<Future<List<MigrationRow>>> parts = new ArrayList<>();
     parts.add(blocking(() -> localMigrations(from, to)));
     for (HostInfo h : others()) {
-      parts.add(remoteRows(h, "migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli()));
+      parts.add(remoteStored(h, "migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(),
+          MigrationRow::decode));
     }
     return concat(parts);
   }
@@ -88,7 +91,18 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
     return owner(vmId).compose(host -> host == null || host.equals(self)
         ? blocking(() -> localMigrationsOfVm(vmId))
-        : remoteRows(host, "vm-migrations?vm=" + enc(vmId)));
+        : remoteStored(host, "vm-migrations?vm=" + enc(vmId), MigrationRow::decode));
+  }
+
+  @Override
+  public Future<List<AnnotationBlock>> annotationBlocks(Instant from, Instant to) {
+    List<Future<List<AnnotationBlock>>> parts = new ArrayList<>();
+    parts.add(blocking(() -> localBlocks(from, to)));
+    for (HostInfo h : others()) {
+      parts.add(remoteStored(h, "annotation-blocks?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(),
+          AnnotationBlock::decode));
+    }
+    return concat(parts);
   }
 
   @Override
@@ -153,6 +167,15 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     List<MigrationRow> out = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
         .range(io.stunwatch.processor.StartKeys.from(from), io.stunwatch.processor.StartKeys.to(to))) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  private List<AnnotationBlock> localBlocks(Instant from, Instant to) {
+    List<AnnotationBlock> out = new ArrayList<>();
+    try (KeyValueIterator<String, AnnotationBlock> it = this.<AnnotationBlock>kv(StoreNames.ANNOTATIONS_BY_HOUR)
+        .range(io.stunwatch.processor.StartKeys.hour(from), io.stunwatch.processor.StartKeys.hour(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -297,11 +320,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     });
   }
 
-  /** Index rows from another instance, in their stored form ({@link RowArrays#stored}). */
-  private Future<List<MigrationRow>> remoteRows(HostInfo host, String query) {
+  /** Stored values (index rows, annotation blocks) from another instance ({@link RowArrays#stored}). */
+  private <T> Future<List<T>> remoteStored(HostInfo host, String query, Function<byte[], T> decode) {
     return internal(host, query).compose(body -> {
       try {
-        return Future.succeededFuture(RowArrays.read(body));
+        return Future.succeededFuture(RowArrays.read(body, decode));
       } catch (IllegalStateException e) {
         return Future.failedFuture(new IllegalStateException(host + " answered " + query + " with " + e.getMessage(),
             e));
@@ -337,6 +360,12 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "vm-migrations").handler(rc -> respond.json(rc,
         blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))
             .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows)))));
+    router.get(INTERNAL + "annotation-blocks").handler(rc -> {
+      Params p = new Params(rc);
+      respond.json(rc, blocking(() -> localBlocks(p.instant("from", Instant.EPOCH), p.instant("to", Instant.now())))
+          .map(blocks -> new ApiServer.BinaryBody(RowArrays.stored(blocks, AnnotationBlock::storedLength,
+              AnnotationBlock::writeStored))));
+    });
     router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
         blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
     router.get(INTERNAL + "migration").handler(rc -> respond.json(rc,

@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.VmIds;
+import io.stunwatch.processor.AnnotatedMigration;
 import io.stunwatch.processor.MigrationRow;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
@@ -107,7 +108,7 @@ final class MigrationsEndpoint {
           .thenComparing(MigrationRow::id);
       case "duration" -> Comparator.<MigrationRow>comparingDouble(r -> r.durationSeconds() == null ? -1.0
           : r.durationSeconds()).thenComparing(MigrationRow::id);
-      default -> MigrationRow.BY_START;
+      default -> AnnotatedMigration.BY_START::compare;
     };
     return sort.startsWith("-") ? c.reversed() : c;
   }

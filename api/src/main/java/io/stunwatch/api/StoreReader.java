@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.processor.AnnotationBlock;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.LoadAggregate;
 import io.stunwatch.processor.MigrationRow;
@@ -27,6 +28,12 @@ public interface StoreReader {
 
   /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by), as stored rows. */
   Future<List<MigrationRow>> migrationsOfVm(String vmId);
+
+  /**
+   * The annotation blocks of every hour that {@code [from, to]} touches, one per hour and instance partition, in
+   * no particular order: their entries may start outside the range.
+   */
+  Future<List<AnnotationBlock>> annotationBlocks(Instant from, Instant to);
 
   /** One migration's summary by id (also before its impact is settled), or empty. */
   Future<Optional<MigrationSummary>> migration(String migrationId);

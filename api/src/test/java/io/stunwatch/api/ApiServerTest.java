@@ -13,7 +13,9 @@ import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.AnnotationBlock;
 import io.stunwatch.processor.MigrationRow;
+import io.stunwatch.processor.StartKeys;
 import io.stunwatch.processor.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -113,6 +115,16 @@ class ApiServerTest {
     public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
       return unless(migrations.stream().filter(s -> vmId.equals(s.migration().vmId())).map(MigrationRow::of)
           .toList());
+    }
+
+    @Override
+    public Future<List<AnnotationBlock>> annotationBlocks(Instant from, Instant to) {
+      // as the index keeps them: one block per hour
+      var byHour = new java.util.TreeMap<String, List<MigrationRow>>();
+      migrations.forEach(s -> byHour.computeIfAbsent(StartKeys.hour(s.migration().startTime()),
+          h -> new ArrayList<>()).add(MigrationRow.of(s)));
+      return unless(byHour.subMap(StartKeys.hour(from), true, StartKeys.hour(to), true).values().stream()
+          .map(AnnotationBlock::of).toList());
     }
 
     @Override

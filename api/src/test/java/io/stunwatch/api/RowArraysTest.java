@@ -41,18 +41,19 @@ class RowArraysTest {
   @Test
   void forwardedRowsReadBackAsTheSameRowsInTheSameOrder() {
     List<MigrationRow> rows = summaries(5).stream().map(MigrationRow::of).toList();
-    assertThat(RowArrays.read(RowArrays.stored(rows))).containsExactlyElementsOf(rows);
-    assertThat(RowArrays.read(RowArrays.stored(List.of()))).isEmpty();
+    assertThat(RowArrays.read(RowArrays.stored(rows), MigrationRow::decode)).containsExactlyElementsOf(rows);
+    assertThat(RowArrays.read(RowArrays.stored(List.of()), MigrationRow::decode)).isEmpty();
   }
 
   @Test
   void aDamagedForwardedBodyIsRefusedWithWhereItBroke() {
     Buffer body = RowArrays.stored(summaries(2).stream().map(MigrationRow::of).toList());
-    assertThatThrownBy(() -> RowArrays.read(body.getBuffer(0, body.length() - 1)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("a row of");
-    assertThatThrownBy(() -> RowArrays.read(body.copy().appendByte((byte) 0).appendByte((byte) 0)))
+    assertThatThrownBy(() -> RowArrays.read(body.getBuffer(0, body.length() - 1), MigrationRow::decode))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("a value of");
+    assertThatThrownBy(() -> RowArrays.read(body.copy().appendByte((byte) 0).appendByte((byte) 0),
+        MigrationRow::decode))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("stray bytes at " + body.length());
-    assertThatThrownBy(() -> RowArrays.read(Buffer.buffer("[{\"migration\":{}}]")))
+    assertThatThrownBy(() -> RowArrays.read(Buffer.buffer("[{\"migration\":{}}]"), MigrationRow::decode))
         .isInstanceOf(IllegalStateException.class);
   }
 }

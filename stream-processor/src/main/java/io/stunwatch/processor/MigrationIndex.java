@@ -13,7 +13,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
  * alerts and impacts stores, so that the API lists a VM's migrations or a day's without scanning every migration
  * and decoding every impact's timeline. A processor that writes one of those stores calls {@link #refresh} after.
- * Each row carries its JSON renderings ({@link MigrationRow}), so a list is copied, not rendered.
+ * Each row carries its JSON renderings ({@link MigrationRow}), so a list is copied, not rendered; the annotations
+ * are also kept by hour ({@link StoreNames#ANNOTATIONS_BY_HOUR}, {@link AnnotationBlock}).
  */
 final class MigrationIndex {
 
@@ -22,6 +23,7 @@ final class MigrationIndex {
   private final KeyValueStore<String, MigrationImpact> impacts;
   private final KeyValueStore<String, MigrationRow> byVm;
   private final KeyValueStore<String, MigrationRow> byStart;
+  private final KeyValueStore<String, AnnotationBlock> byHour;
 
   MigrationIndex(ProcessingContext context) {
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
@@ -29,6 +31,7 @@ final class MigrationIndex {
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.byVm = context.getStateStore(StoreNames.MIGRATIONS_BY_VM);
     this.byStart = context.getStateStore(StoreNames.MIGRATIONS_BY_START);
+    this.byHour = context.getStateStore(StoreNames.ANNOTATIONS_BY_HOUR);
   }
 
   /** The {@link StoreNames#MIGRATIONS_BY_VM} key of a migration of the VM keyed {@code vmKey}. */
@@ -60,14 +63,35 @@ final class MigrationIndex {
     if (row.equals(old)) {
       return;
     }
+    String hour = StartKeys.hour(row.startTime());
     if (old != null && !old.startTime().equals(row.startTime())) {
       byStart.delete(StartKeys.of(old.startTime(), id)); // an earlier event moved the start
+      String oldHour = StartKeys.hour(old.startTime());
+      if (!oldHour.equals(hour)) {
+        AnnotationBlock was = byHour.get(oldHour);
+        if (was != null) {
+          AnnotationBlock now = was.without(id);
+          if (now.isEmpty()) {
+            byHour.delete(oldHour);
+          } else if (now != was) {
+            byHour.put(oldHour, now);
+          }
+        }
+      }
     }
     byVm.put(key, row);
     byStart.put(StartKeys.of(row.startTime(), id), row);
+    AnnotationBlock block = byHour.get(hour);
+    AnnotationBlock updated = (block == null ? AnnotationBlock.EMPTY : block).with(row);
+    if (updated != block) {
+      byHour.put(hour, updated); // not when only the summary changed: the block holds the annotation alone
+    }
   }
 
-  /** Drops the start-time entries of migrations that started before {@code cutoff}; returns how many. */
+  /**
+   * Drops the start-time entries of migrations that started before {@code cutoff}, and the annotation blocks of the
+   * hours that ended by then (the cutoff's own hour waits for the next prune); returns how many entries.
+   */
   int prune(java.time.Instant cutoff) {
     List<String> old = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = byStart.range(StartKeys.from(java.time.Instant.EPOCH),
@@ -75,6 +99,17 @@ final class MigrationIndex {
       it.forEachRemaining(kv -> old.add(kv.key));
     }
     old.forEach(byStart::delete);
+    List<String> hours = new ArrayList<>();
+    String cutoffHour = StartKeys.hour(cutoff);
+    try (KeyValueIterator<String, AnnotationBlock> it = byHour.range(StartKeys.hour(java.time.Instant.EPOCH),
+        cutoffHour)) {
+      it.forEachRemaining(kv -> {
+        if (!kv.key.equals(cutoffHour)) {
+          hours.add(kv.key);
+        }
+      });
+    }
+    hours.forEach(byHour::delete);
     return old.size();
   }
 }

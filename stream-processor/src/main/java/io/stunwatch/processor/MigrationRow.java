@@ -16,7 +16,6 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.Comparator;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -53,7 +52,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@value #NAME}: only a changed build, whose state must then be reset (README, "Upgrading"), or a bug makes one.
  * The strings' own lengths are checked when they are first read.
  */
-public final class MigrationRow {
+public final class MigrationRow implements AnnotatedMigration {
 
   static final int VERSION = 2;
   static final String NAME = "store.migration-summary";
@@ -69,12 +68,6 @@ public final class MigrationRow {
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   private static final VarHandle DOUBLE = MethodHandles.byteArrayViewVarHandle(double[].class,
       ByteOrder.BIG_ENDIAN);
-
-  /** Start order, then id: the order of both lists' default sort. */
-  public static final Comparator<MigrationRow> BY_START = (a, b) -> {
-    int c = a.compareStartTo(b.startSecond, b.startNano);
-    return c != 0 ? c : a.id().compareTo(b.id());
-  };
 
   /** The stored form; never handed out, so a row is immutable. */
   private final byte[] bytes;
@@ -218,12 +211,6 @@ public final class MigrationRow {
       (Serializer<MigrationRow>) (topic, row) -> row == null ? null : row.bytes,
       (Deserializer<MigrationRow>) (topic, data) -> data == null ? null : decode(data));
 
-  /** Receives a slice of a row's bytes (for example Vert.x's {@code Buffer::appendBytes}). */
-  @FunctionalInterface
-  public interface Sink {
-    void write(byte[] bytes, int offset, int length);
-  }
-
   /** Writes the summary's JSON, as {@link Json#mapper()} writes the {@link MigrationSummary}. */
   public void writeJson(Sink out) {
     out.write(bytes, jsonOffset, jsonLength);
@@ -233,11 +220,17 @@ public final class MigrationRow {
     return jsonLength;
   }
 
-  /** Writes the JSON of the {@link MigrationAnnotation}, as {@link Json#mapper()} writes it. */
+  @Override
   public void writeAnnotation(Sink out) {
     out.write(bytes, annotationOffset, annotationLength);
   }
 
+  /** The annotation's JSON, for an {@link AnnotationBlock} entry. */
+  byte[] annotation() {
+    return Arrays.copyOfRange(bytes, annotationOffset, annotationOffset + annotationLength);
+  }
+
+  @Override
   public int annotationLength() {
     return annotationLength;
   }
@@ -269,27 +262,29 @@ public final class MigrationRow {
     return (flags & HAS_END) != 0 ? Instant.ofEpochSecond(endSecond, endNano) : null;
   }
 
+  @Override
   public boolean hasEnded() {
     return (flags & HAS_END) != 0;
   }
 
-  /** The sign of the start's difference from {@code t} (as {@link Instant#compareTo}), with no Instant made. */
-  public int compareStartTo(Instant t) {
-    return compareStartTo(t.getEpochSecond(), t.getNano());
+  @Override
+  public long startEpochSecond() {
+    return startSecond;
   }
 
-  /** Like {@link #compareStartTo} for the end; the start while the migration runs. */
-  public int compareEndTo(Instant t) {
-    if ((flags & HAS_END) == 0) {
-      return compareStartTo(t);
-    }
-    int c = Long.compare(endSecond, t.getEpochSecond());
-    return c != 0 ? c : Integer.compare(endNano, t.getNano());
+  @Override
+  public int startNano() {
+    return startNano;
   }
 
-  private int compareStartTo(long second, int nano) {
-    int c = Long.compare(startSecond, second);
-    return c != 0 ? c : Integer.compare(startNano, nano);
+  @Override
+  public long endEpochSecond() {
+    return endSecond;
+  }
+
+  @Override
+  public int endNano() {
+    return endNano;
   }
 
   public boolean underLoad() {
@@ -306,14 +301,17 @@ public final class MigrationRow {
     return (flags & HAS_STUN) != 0 ? stun : null;
   }
 
+  @Override
   public String id() {
     return strings()[0];
   }
 
+  @Override
   public String vmId() {
     return strings()[1];
   }
 
+  @Override
   public String vmName() {
     return strings()[2];
   }

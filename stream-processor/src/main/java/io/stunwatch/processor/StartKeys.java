@@ -3,7 +3,8 @@ package io.stunwatch.processor;
 import java.time.Instant;
 
 /**
- * Keys of {@link StoreNames#MIGRATIONS_BY_START}: {@code <start, epoch ms, 16 digits>|<migration id>}. Zero-padded
+ * Keys of {@link StoreNames#MIGRATIONS_BY_START}: {@code <start, epoch ms, 16 digits>|<migration id>}, and of
+ * {@link StoreNames#ANNOTATIONS_BY_HOUR} ({@link #hour}). Zero-padded
  * digits sort as their numbers do, so RocksDB holds the migrations in start order and a time range is one range
  * scan over just the migrations in it. (A window store keeps its key first and would scan every migration.)
  */
@@ -25,6 +26,14 @@ public final class StartKeys {
   /** A key above every migration started at or before {@code to}: the inclusive end of a range. */
   public static String to(Instant to) {
     return millis(to) + "}"; // '}' sorts right after '|'
+  }
+
+  /**
+   * The key of {@link StoreNames#ANNOTATIONS_BY_HOUR} for the hour that holds {@code t}: {@code <epoch hour, 12
+   * digits>}. A range of these keys, both ends inclusive, covers every hour that a time range touches.
+   */
+  public static String hour(Instant t) {
+    return String.format("%012d", Math.max(0, Math.floorDiv(t.getEpochSecond(), 3600)));
   }
 
   private static String millis(Instant t) {

@@ -47,6 +47,12 @@ public final class StoreNames {
    * order, a time range's read by one range scan (annotations, lists). Kept for {@code process.history-retention}.
    */
   public static final String MIGRATIONS_BY_START = "migrations-by-start-time";
+  /**
+   * By {@link StartKeys#hour} (the start's epoch hour): an {@link AnnotationBlock} of the Grafana annotations of the
+   * migrations that started in that hour, so that a day's annotations are a couple of dozen reads. Kept for
+   * {@code process.history-retention}, by whole hours.
+   */
+  public static final String ANNOTATIONS_BY_HOUR = "annotations-by-start-hour";
 
   private StoreNames() {
   }

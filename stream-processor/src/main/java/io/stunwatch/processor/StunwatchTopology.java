@@ -91,6 +91,8 @@ public final class StunwatchTopology {
         Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
         Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR),
+        Serdes.String(), AnnotationBlock.SERDE).withCachingDisabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
         Serdes.String(), StoreCodec.RDMA_LAST).withCachingEnabled());
 
@@ -109,7 +111,8 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
         .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
             StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS, StoreNames.MIGRATIONS,
-            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START)
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+            StoreNames.ANNOTATIONS_BY_HOUR)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
     decoded(b, Topics.VCENTER_EVENTS, clock)
@@ -119,7 +122,8 @@ public final class StunwatchTopology {
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
             StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS,
-            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START)
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+            StoreNames.ANNOTATIONS_BY_HOUR)
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
 
     // The stun-time model: every impact with a known stun and framebuffer feeds its groups, each group in one task.

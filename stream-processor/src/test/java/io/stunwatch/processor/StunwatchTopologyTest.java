@@ -177,6 +177,25 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void anEarlierEventThatMovesTheStartIntoTheHourBeforeMovesTheAnnotationToThatHoursBlock() {
+    inventory(1);
+    Instant start = T0.truncatedTo(java.time.temporal.ChronoUnit.HOURS).minusMillis(100);
+    List<VcenterEvent> events = userMigration(1, 100, start, 60);   // the task at -0.1 s, vMotion's event at +0.1 s
+    pipe(events.subList(1, 2));
+    var byHour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR);
+    String before = StartKeys.hour(start);
+    String after = StartKeys.hour(start.plusMillis(200));
+    assertThat(before).isNotEqualTo(after);
+    assertThat(byHour.get(after).entries()).extracting(AnnotatedMigration::id).containsExactly(VC + "/100");
+    assertThat(byHour.get(before)).isNull();
+
+    pipe(events.subList(0, 1));
+    assertThat(byHour.get(before).entries()).extracting(AnnotatedMigration::id).containsExactly(VC + "/100");
+    assertThat(byHour.get(after)).as("an hour with no annotation left is deleted").isNull();
+    assertThat(byHour.get(before).entries().get(0).compareStartTo(start)).isZero();
+  }
+
+  @Test
   void sixConcurrentMigrationsOfDifferentVmsNeverMix() {
     inventory(1, 2, 3, 4, 5, 6);
     List<VcenterEvent> all = new ArrayList<>();
@@ -345,6 +364,16 @@ class StunwatchTopologyTest {
       it.forEachRemaining(kv -> started.add(kv.value));
     }
     assertThat(started).containsExactly(byVm);
+    // and the hour's annotation block holds the one entry, with the revised stun time in its text
+    AnnotationBlock hour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR)
+        .get(StartKeys.hour(T0));
+    assertThat(hour.entries()).extracting(AnnotatedMigration::id).containsExactly(VC + "/210");
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    hour.entries().get(0).writeAnnotation(text::write);
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    byVm.writeAnnotation(expected::write);
+    assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(expected.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("stun 29.5 s");
   }
 
   @Test
@@ -382,6 +411,13 @@ class StunwatchTopologyTest {
       it.forEachRemaining(kv -> listed.add(kv.value.id()));
     }
     assertThat(listed).containsExactly(VC + "/420", VC + "/430");
+    var byHour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR);
+    assertThat(byHour.get(StartKeys.hour(old))).as("the old hour's annotations are gone").isNull();
+    List<String> annotated = new java.util.ArrayList<>();
+    try (var it = byHour.all()) {
+      it.forEachRemaining(kv -> kv.value.entries().forEach(e -> annotated.add(e.id())));
+    }
+    assertThat(annotated).containsExactly(VC + "/420", VC + "/430");
     assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
         .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("a VM's own list keeps it").isNotNull();
   }
