@@ -32,7 +32,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -84,18 +86,23 @@ class ObservabilityIT {
           == org.apache.kafka.streams.KafkaStreams.State.RUNNING, "processor running");
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
       sendBadRecordAndCheckpoint(Instant.now());
+      AtomicReference<Object> waitingFor = new AtomicReference<>();
       Await.until(Duration.ofSeconds(120), () -> {
         try {
           JsonNode all = api(api.port(), "/api/migrations?limit=1000");
-          int withStun = 0;
+          Set<String> missing = new TreeSet<>(settled);
           for (JsonNode n : all) {
-            withStun += settled.contains(n.path("migration").path("id").asText()) && n.hasNonNull("stun") ? 1 : 0;
+            if (n.hasNonNull("stun")) {
+              missing.remove(n.path("migration").path("id").asText());
+            }
           }
-          return withStun == settled.size();
+          waitingFor.set("without an impact: " + missing);
+          return missing.isEmpty();
         } catch (Exception e) {
+          waitingFor.set(e);
           return false;
         }
-      }, "every settled migration with its impact");
+      }, "every settled migration with its impact", waitingFor::get);
 
       int promPort = freePort();
       Path config = dir.resolve("prometheus.yml");

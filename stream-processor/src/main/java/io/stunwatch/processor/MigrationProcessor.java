@@ -95,10 +95,12 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     waiting = null;
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
-    // records arrive to move event time on.
+    // records arrive to move event time on. It also looks again at stream time as it stands: a migration found due
+    // but its VM's samples still behind waits for them, and when they arrive behind stream time (the last records
+    // of a replay or a catch-up) no record may come to move stream time on and fire the punctuation again.
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
-        now -> closeDue(clock.millis() - config.settleWindow().toMillis()));
+        now -> closeDue(Math.max(context.currentStreamTimeMs(), clock.millis() - config.settleWindow().toMillis())));
     // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.
     context.schedule(Duration.ofHours(1), PunctuationType.WALL_CLOCK_TIME,
         now -> index.prune(clock.instant().minus(config.historyRetention())));

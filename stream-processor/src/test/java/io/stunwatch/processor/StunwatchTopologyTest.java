@@ -440,6 +440,22 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void samplesThatCatchUpBehindStreamTimeCloseTheImpactWithoutWaitingForAnotherRecord() {
+    inventory(1, 2);
+    Instant t0 = CLOCK.instant().minusSeconds(150);               // due 30 s after the fixed wall clock
+    load(1, t0.minusSeconds(300), 300, 90.0, 15360);
+    pipe(userMigration(1, 100, t0, 60));                          // ended at t0+60: due at t0+180
+    load(2, t0, 230, 10.0, 1024);                                 // stream time t0+229
+    load(1, t0.plusSeconds(60), 130, 88.0, 15360);                // behind stream time, and the last records
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("no record has moved stream time on").isEmpty();
+    driver.advanceWallClockTime(java.time.Duration.ofSeconds(6));
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i).as("closed at the wall clock's look at stream time").isNotNull();
+    assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
+    assertThat(i.after().gpuSamples()).isEqualTo(119);
+  }
+
+  @Test
   void aVmWhoseSamplesStoppedIsClosedOneFallbackPastDue() {
     inventory(1, 2);
     load(1, T0.minusSeconds(300), 300, 90.0, 15360);              // VM 1 stops sending at the migration
