@@ -78,13 +78,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<List<MigrationRow>> migrations(Instant from, Instant to) {
-    List<Future<List<MigrationRow>>> parts = new ArrayList<>();
-    parts.add(blocking(() -> localMigrations(from, to)));
-    for (HostInfo h : others()) {
-      parts.add(remoteStored(h, "migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(),
-          MigrationRow::decode));
-    }
-    return concat(parts);
+    String query = "migrations?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli();
+    return everywhere(() -> localMigrations(from, to), h -> remoteStored(h, query, MigrationRow::decode));
   }
 
   @Override
@@ -96,13 +91,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<List<AnnotationBlock>> annotationBlocks(Instant from, Instant to) {
-    List<Future<List<AnnotationBlock>>> parts = new ArrayList<>();
-    parts.add(blocking(() -> localBlocks(from, to)));
-    for (HostInfo h : others()) {
-      parts.add(remoteStored(h, "annotation-blocks?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli(),
-          AnnotationBlock::decode));
-    }
-    return concat(parts);
+    String query = "annotation-blocks?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli();
+    return everywhere(() -> localBlocks(from, to), h -> remoteStored(h, query, AnnotationBlock::decode));
   }
 
   @Override
@@ -264,15 +254,16 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   /** This instance's part and every other instance's, concatenated. */
   private <V> Future<List<V>> everywhere(String query, Class<V> type, Callable<List<V>> local) {
+    return everywhere(local, h -> remote(h, query, type));
+  }
+
+  /** This instance's part and every other instance's, as {@code remote} asks for it, concatenated. */
+  private <V> Future<List<V>> everywhere(Callable<List<V>> local, Function<HostInfo, Future<List<V>>> remote) {
     List<Future<List<V>>> parts = new ArrayList<>();
     parts.add(blocking(local));
     for (HostInfo h : others()) {
-      parts.add(remote(h, query, type));
+      parts.add(remote.apply(h));
     }
-    return concat(parts);
-  }
-
-  private static <V> Future<List<V>> concat(List<Future<List<V>>> parts) {
     return Future.all(parts).map(all -> {
       List<V> out = new ArrayList<>();
       for (int i = 0; i < all.size(); i++) {
