@@ -84,9 +84,9 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
-    return owner(vmId).compose(host -> host == null || host.equals(self)
-        ? blocking(() -> localMigrationsOfVm(vmId))
-        : remoteStored(host, "vm-migrations?vm=" + enc(vmId), MigrationRow::decode));
+    return owner(vmId).compose(m -> isLocal(m)
+        ? blocking(() -> localMigrationsOfVm(vmId, m.partition()))
+        : remoteStored(m.activeHost(), "vm-migrations?vm=" + enc(vmId), MigrationRow::decode));
   }
 
   @Override
@@ -117,18 +117,19 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<Optional<CurrentLoad>> currentLoad(String vmId) {
-    return owner(vmId).compose(host -> host == null || host.equals(self)
-        ? blocking(() -> Optional.ofNullable(this.<CurrentLoad>kv(StoreNames.VM_LOAD_CURRENT).get(vmId)))
-        : remote(host, "current-load?vm=" + enc(vmId), CurrentLoad.class).map(l -> l.stream().findFirst()));
+    return owner(vmId).compose(m -> isLocal(m)
+        ? blocking(() -> Optional.ofNullable(localCurrentLoad(vmId, m.partition())))
+        : remote(m.activeHost(), "current-load?vm=" + enc(vmId), CurrentLoad.class)
+            .map(l -> l.stream().findFirst()));
   }
 
   @Override
   public Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to) {
     String q = "load-windows?vm=" + enc(vmId) + "&size=" + enc(size) + "&from=" + from.toEpochMilli() + "&to="
         + to.toEpochMilli();
-    return owner(vmId).compose(host -> host == null || host.equals(self)
-        ? blocking(() -> localWindows(vmId, size, from, to))
-        : remote(host, q, LoadWindow.class));
+    return owner(vmId).compose(m -> isLocal(m)
+        ? blocking(() -> localWindows(vmId, m.partition(), size, from, to))
+        : remote(m.activeHost(), q, LoadWindow.class));
   }
 
   @Override
@@ -171,10 +172,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return out;
   }
 
-  private List<MigrationRow> localMigrationsOfVm(String vmId) {
+  private List<MigrationRow> localMigrationsOfVm(String vmId, int partition) {
     List<MigrationRow> out = new ArrayList<>();
-    try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_VM)
-        .prefixScan(vmId + "|", org.apache.kafka.common.serialization.Serdes.String().serializer())) {
+    ReadOnlyKeyValueStore<String, MigrationRow> byVm = storeOf(StoreNames.MIGRATIONS_BY_VM,
+        QueryableStoreTypes.keyValueStore(), partition);
+    try (KeyValueIterator<String, MigrationRow> it = byVm.prefixScan(vmId + "|", Serdes.String().serializer())) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -191,9 +193,14 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return i == null ? List.of() : List.of(i);
   }
 
-  private List<LoadWindow> localWindows(String vmId, String size, Instant from, Instant to) {
+  private CurrentLoad localCurrentLoad(String vmId, int partition) {
+    return this.<ReadOnlyKeyValueStore<String, CurrentLoad>>storeOf(StoreNames.VM_LOAD_CURRENT,
+        QueryableStoreTypes.keyValueStore(), partition).get(vmId);
+  }
+
+  private List<LoadWindow> localWindows(String vmId, int partition, String size, Instant from, Instant to) {
     String name = "1m".equals(size) ? StoreNames.VM_LOAD_1M : StoreNames.VM_LOAD_10S;
-    ReadOnlyWindowStore<String, LoadAggregate> s = store(name, QueryableStoreTypes.windowStore());
+    ReadOnlyWindowStore<String, LoadAggregate> s = storeOf(name, QueryableStoreTypes.windowStore(), partition);
     long width = "1m".equals(size) ? 60_000 : 10_000;
     List<LoadWindow> out = new ArrayList<>();
     try (WindowStoreIterator<LoadAggregate> it = s.fetch(vmId, from, to)) {
@@ -230,13 +237,25 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   private <T> T store(String name, org.apache.kafka.streams.state.QueryableStoreType<T> type) {
+    return store(StoreQueryParameters.fromNameAndType(name, type));
+  }
+
+  /**
+   * The store {@code name} of one partition: the one that holds a VM's keys. A read of every local partition
+   * (Streams' default) opened an iterator, with its metrics, on each of them to find one VM's rows in one.
+   */
+  private <T> T storeOf(String name, org.apache.kafka.streams.state.QueryableStoreType<T> type, int partition) {
+    return store(StoreQueryParameters.fromNameAndType(name, type).withPartition(partition));
+  }
+
+  private <T> T store(StoreQueryParameters<T> query) {
     if (streams.state() != KafkaStreams.State.RUNNING) {
       throw new StoresUnavailableException("the processor is " + streams.state());
     }
     try {
-      return streams.store(StoreQueryParameters.fromNameAndType(name, type));
+      return streams.store(query);
     } catch (InvalidStateStoreException e) {
-      throw new StoresUnavailableException(name + " is not queryable now: " + e.getMessage());
+      throw new StoresUnavailableException(query.storeName() + " is not queryable now: " + e.getMessage());
     }
   }
 
@@ -284,20 +303,35 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   /**
-   * The instance whose active task holds {@code vmId}, or null when not known yet. Answered on the caller's
-   * thread: it is an in-memory lookup of the assignment, and a hop to a worker thread and back cost more than it.
+   * Where {@code vmId}'s keys are: the instance whose active task holds them, and the partition. Every VM-keyed
+   * store is in the one sub-topology (they share the per-second history), whose sources Streams keeps
+   * co-partitioned, so one answer serves them all. Answered on the caller's thread: it is an in-memory lookup of
+   * the assignment, and a hop to a worker thread and back cost more than it.
    */
-  private Future<HostInfo> owner(String vmId) {
+  private Future<KeyQueryMetadata> owner(String vmId) {
     try {
-      KeyQueryMetadata m = streams.queryMetadataForKey(StoreNames.VM_LOAD_CURRENT, vmId, Serdes.String().serializer());
-      if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
-        return Future.failedFuture(new StoresUnavailableException("no instance owns " + vmId
-            + "'s partition right now"));
-      }
-      return Future.succeededFuture(m.activeHost());
-    } catch (InvalidStateStoreException e) {
-      return Future.failedFuture(new StoresUnavailableException(e.getMessage()));
+      return Future.succeededFuture(locate(vmId));
+    } catch (StoresUnavailableException e) {
+      return Future.failedFuture(e);
     }
+  }
+
+  /** {@link #owner}, answered where it is asked. */
+  private KeyQueryMetadata locate(String vmId) {
+    KeyQueryMetadata m;
+    try {
+      m = streams.queryMetadataForKey(StoreNames.VM_LOAD_CURRENT, vmId, Serdes.String().serializer());
+    } catch (InvalidStateStoreException e) {
+      throw new StoresUnavailableException(e.getMessage());
+    }
+    if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+      throw new StoresUnavailableException("no instance owns " + vmId + "'s partition right now");
+    }
+    return m;
+  }
+
+  private boolean isLocal(KeyQueryMetadata m) {
+    return m.activeHost() == null || m.activeHost().equals(self);
   }
 
   private <V> Future<List<V>> remote(HostInfo host, String query, Class<V> type) {
@@ -349,7 +383,10 @@ public final class KafkaStreamsStoreReader implements StoreReader {
           p.instant("to", Instant.now()))).map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "vm-migrations").handler(rc -> respond.json(rc,
-        blocking(() -> localMigrationsOfVm(new Params(rc).text("vm")))
+        blocking(() -> {
+          String vm = new Params(rc).text("vm");
+          return localMigrationsOfVm(vm, locate(vm).partition());
+        })
             .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows)))));
     router.get(INTERNAL + "annotation-blocks").handler(rc -> {
       Params p = new Params(rc);
@@ -364,13 +401,14 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "impact").handler(rc -> respond.json(rc,
         blocking(() -> localImpact(new Params(rc).text("id")))));
     router.get(INTERNAL + "current-load").handler(rc -> respond.json(rc, blocking(() -> {
-      CurrentLoad l = this.<CurrentLoad>kv(StoreNames.VM_LOAD_CURRENT).get(new Params(rc).text("vm"));
+      String vm = new Params(rc).text("vm");
+      CurrentLoad l = localCurrentLoad(vm, locate(vm).partition());
       return l == null ? List.of() : List.of(l);
     })));
     router.get(INTERNAL + "load-windows").handler(rc -> {
       Params p = new Params(rc);
-      respond.json(rc, blocking(() -> localWindows(p.text("vm"), p.text("size"), p.instant("from", Instant.EPOCH),
-          p.instant("to", Instant.now()))));
+      respond.json(rc, blocking(() -> localWindows(p.text("vm"), locate(p.text("vm")).partition(), p.text("size"),
+          p.instant("from", Instant.EPOCH), p.instant("to", Instant.now()))));
     });
     router.get(INTERNAL + "utilization").handler(rc -> {
       Params p = new Params(rc);

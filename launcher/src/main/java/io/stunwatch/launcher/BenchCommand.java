@@ -123,6 +123,10 @@ final class BenchCommand implements Runnable {
         + "a 70 s warm-up (default ${DEFAULT-VALUE}).")
     int latencySeconds;
 
+    @Option(names = "--threads", defaultValue = "1", description = "Stream threads (process.threads) of the "
+        + "passthrough, the topology and the latency phase alike (default ${DEFAULT-VALUE}).")
+    int threads;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
         + "one, deleted afterwards).")
     Path dataDir;
@@ -133,19 +137,22 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (records < 1000 || rate < 100 || latencySeconds < 5) {
-        ctx.err().println("--records must be at least 1000, --rate at least 100, --latency-seconds at least 5");
+      if (records < 1000 || rate < 100 || latencySeconds < 5 || threads < 1 || threads > 64) {
+        ctx.err().println("--records must be at least 1000, --rate at least 100, --latency-seconds at least 5, "
+            + "--threads in 1..64");
         return ExitCodes.USAGE;
       }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir), ctx.out()).run();
+            Duration.ofSeconds(latencySeconds), dir, threads), ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",
             r.records(), r.rawPerSec(), r.passthroughPerSec(), r.passthroughToRaw(), r.topologyPerSec(),
             r.topologyToRaw(), r.alerts(), r.alertP50Ms(), r.alertP99Ms(), r.achievedRate());
+        ctx.out().printf("%nThe topology was measured after %d unmeasured pass(es); the JIT compilers used %.2f of a "
+            + "core during its measured pass.%n", r.topologyWarmups(), r.topologyCompilerShare());
         ctx.out().flush();
         return ExitCodes.OK;
       } finally {

@@ -125,6 +125,11 @@ class ApiIT {
           org.assertj.core.data.Offset.offset(0.01));
 
       for (FleetScenario.Plan p : scenario.plans()) {
+        // one VM's list, read from the one partition that holds it, locally or on the other instance
+        Set<String> ofVm = scenario.plans().stream().filter(q -> q.vm().equals(p.vm()))
+            .map(FleetScenario.Plan::migrationId).filter(started::contains).collect(Collectors.toSet());
+        assertThat(ids(a.port(), "&vm=" + p.vm().id())).as("migrations of " + p.vm().name()).isEqualTo(ofVm)
+            .isEqualTo(ids(b.port(), "&vm=" + p.vm().id()));
         var load = get(a.port(), "/api/vms/" + p.vm().id() + "/load?window=10s&from=" + start + "&to=" + last);
         assertThat(load.get("windows").size()).as("windows of " + p.vm().name()).isGreaterThan(10);
         assertThat(get(b.port(), "/api/vms/" + p.vm().id() + "/load").get("vmId").asText()).isEqualTo(p.vm().id());

@@ -30,12 +30,13 @@ import java.util.List;
  * @param threads           stream threads of this instance
  * @param historyRetention  how long the by-start index of migrations (lists, annotations) is kept
  * @param cacheMib          Kafka Streams' record cache, MiB
+ * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
-    Duration historyRetention, int cacheMib) {
+    Duration historyRetention, int cacheMib, boolean jmxMetrics) {
 
   public static final ConfigKey<String> APPLICATION_ID = ConfigKeys.string("process.application-id",
       "stunwatch-processor", "Kafka Streams application id; instances with the same id share the work.");
@@ -99,13 +100,18 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "Streams' default). It absorbs repeated writes to a key between commits; 1 MiB cut a catch-up's "
           + "throughput by a third (see the README's performance section). 0 turns it off.");
 
+  public static final ConfigKey<Boolean> JMX_METRICS = ConfigKeys.bool("process.jmx-metrics", false,
+      "Also report the Kafka Streams clients' metrics to JMX (Kafka's JmxReporter). Off by default: /metrics serves "
+          + "the same meters, and JMX registers and unregisters an MBean each time an interactive query opens the "
+          + "first iterator on a store, a fifth of the API's cost per list request (README, performance).");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB);
+      CACHE_MIB, JMX_METRICS);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -113,7 +119,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(ALERT_WINDOW), r.get(ALERT_FB_PCT), r.get(ALERT_RDMA_MBPS) / 1000.0, r.get(SAMPLE_RETENTION),
         r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
-        r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB));
+        r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
+        r.get(JMX_METRICS));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -125,27 +132,38 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
         80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
         Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "", 1, Duration.ofDays(400),
-        10);
+        10, false);
   }
 
   /** This configuration under another application id and state directory (a second instance, a test). */
   public ProcessorConfig withIdentity(String applicationId, Path stateDir) {
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib);
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
   public ProcessorConfig withInstanceId(String id) {
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib);
+        utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
+        jmxMetrics);
+  }
+
+  /** This configuration with {@code threads} stream threads ({@code process.threads}). */
+  public ProcessorConfig withThreads(int threads) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
   public ProcessorConfig withInventoryRefresh(Duration refresh) {
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib);
+        utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics);
   }
 }

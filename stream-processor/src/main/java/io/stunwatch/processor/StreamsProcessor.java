@@ -36,6 +36,10 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.threads());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
+    if (!config.jmxMetrics()) {
+      // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.
+      p.put(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
+    }
     // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);

@@ -75,13 +75,15 @@ public final class ProcessorBenchmark {
    * @param rate          samples per second in the latency phase
    * @param latencyLength how long the latency phase runs
    * @param dir           working directory (broker data, state)
+   * @param threads       stream threads of every Streams phase ({@code process.threads})
    */
-  public record Settings(int records, int rate, Duration latencyLength, Path dir) {
+  public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads) {
   }
 
   /** The figures. */
   public record Result(long records, double rawPerSec, double passthroughPerSec, double topologyPerSec,
-      int alerts, double alertP50Ms, double alertP99Ms, double achievedRate) {
+      int alerts, double alertP50Ms, double alertP99Ms, double achievedRate, int topologyWarmups,
+      double topologyCompilerShare) {
 
     public double topologyToRaw() {
       return topologyPerSec / rawPerSec;
@@ -115,37 +117,64 @@ public final class ProcessorBenchmark {
       createTopic(bootstrap, "bench.raw");
       createTopic(bootstrap, "bench.passthrough");
 
-      // Every phase runs once unmeasured first, so that the measured pass shows steady state: without it the JIT
-      // took most of a core for most of the (longest, last compiled) topology phase on a 2-core machine.
-      raw(bootstrap, inputs, fleet.size(), "bench-raw-warmup");
-      double raw = raw(bootstrap, inputs, fleet.size(), "bench-raw");
-      flushPrintf("raw produce+consume: %,.0f records/s%n", raw);
-      streams(bootstrap, passthroughTopology(inputs), "bench-passthrough-warmup", inputs, fleet.size());
-      double passthrough = streams(bootstrap, passthroughTopology(inputs), "bench-passthrough", inputs,
-          fleet.size());
-      flushPrintf("Streams passthrough: %,.0f records/s%n", passthrough);
-      ProcessorConfig config = ProcessorConfig.defaults().withIdentity("bench-topology",
-          settings.dir().resolve("state"));
+      // Every phase runs unmeasured first until a pass leaves the JIT compilers quiet, so that the measured pass
+      // shows steady state: after one pass, C2 still took 0.2-0.4 of a core through the topology's measured pass on
+      // a 2-core machine (most of its code compiles last). What the compilers used in each measured pass is printed.
+      Phase raw = measured("raw produce+consume", name -> raw(bootstrap, inputs, fleet.size(), name), "bench-raw");
+      Phase passthrough = measured("Streams passthrough", name -> streams(bootstrap, passthroughTopology(inputs), name,
+          inputs, fleet.size()), "bench-passthrough");
+      ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(
+          "bench-topology", settings.dir().resolve("state"));
       // The inventory is read by a global table, whose consumer commits no group offsets: the topology is done
       // when its stream sources are.
       Set<String> streamSources = new java.util.HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
-      streams(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), "bench-topology-warmup",
-          streamSources, fleet.size());
-      double topology = streams(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), "bench-topology",
-          streamSources, fleet.size());
-      flushPrintf("topology: %,.0f records/s (%.2f of raw)%n", topology, topology / raw);
+      Phase topology = measured("topology", name -> streams(bootstrap, StunwatchTopology.build(config,
+          Clock.systemUTC()), name, streamSources, fleet.size()), "bench-topology");
+      flushPrintf("topology: %.2f of raw%n", topology.perSec() / raw.perSec());
 
       // Its own application: the measured pass's member, closed without leaving the group (Streams' default),
       // would otherwise hold the first rebalance for a session timeout.
       double[] latency = alertLatency(bootstrap, config.withIdentity("bench-latency",
           settings.dir().resolve("state-latency")));
-      Result r = new Result(fleet.size(), raw, passthrough, topology, (int) latency[0], latency[1], latency[2],
-          latency[3]);
+      Result r = new Result(fleet.size(), raw.perSec(), passthrough.perSec(), topology.perSec(), (int) latency[0],
+          latency[1], latency[2], latency[3], topology.warmups(), topology.compilerShare());
       flushPrintf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
           r.alertP50Ms(), r.alertP99Ms(), r.alerts());
       return r;
     }
+  }
+
+  /** A pass of one phase, by the name (group, application id) it runs under; returns records per second. */
+  @FunctionalInterface
+  interface Pass {
+    double run(String name) throws Exception;
+  }
+
+  /**
+   * One phase's measured pass.
+   *
+   * @param perSec        records per second
+   * @param warmups       unmeasured passes before it
+   * @param compilerShare the JIT compilers' time during it, as a share of its wall time (of one core)
+   */
+  record Phase(double perSec, int warmups, double compilerShare) {
+  }
+
+  /** The most unmeasured passes of a phase. */
+  static final int MAX_WARMUPS = 3;
+
+  private Phase measured(String label, Pass pass, String name) throws Exception {
+    int warmups = 0;
+    Jit.Pass<Double> warmup;
+    do {
+      String warmupName = name + "-warmup-" + ++warmups;
+      warmup = Jit.during(() -> pass.run(warmupName));
+    } while (!warmup.settled() && warmups < MAX_WARMUPS);
+    Jit.Pass<Double> m = Jit.during(() -> pass.run(name));
+    flushPrintf("%s: %,.0f records/s (after %d unmeasured pass%s; compilers used %.2f of a core during it)%n",
+        label, m.result(), warmups, warmups == 1 ? "" : "es", m.compilerShare());
+    return new Phase(m.result(), warmups, m.compilerShare());
   }
 
   /** The simulated fleet, encoded once, so that encoding costs no phase anything. */
@@ -222,8 +251,9 @@ public final class ProcessorBenchmark {
   /** Runs {@code topology} with the processor's settings until its group has consumed every input record. */
   private double streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
       Set<String> inputs, long n) throws Exception {
-    Properties p = StreamsProcessor.properties(ProcessorConfig.defaults().withIdentity(appId,
-        settings.dir().resolve("state-" + appId)), new KafkaClientConfig(bootstrap));
+    ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
+        settings.dir().resolve("state-" + appId));
+    Properties p = StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap));
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         KafkaStreams streams = new KafkaStreams(topology, p)) {
       Map<TopicPartition, Long> ends = ends(admin, inputs);

@@ -1,0 +1,36 @@
+package io.stunwatch.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.config.ConfigSource;
+import io.stunwatch.config.KafkaClientConfig;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+class StreamsProcessorTest {
+
+  private static Properties properties(Map<String, String> settings) {
+    return StreamsProcessor.properties(ProcessorConfig.from(ConfigSource.of(settings)),
+        new KafkaClientConfig("localhost:9092"));
+  }
+
+  @Test
+  void processesExactlyOnceWithLz4AndNoJmxReporterByDefault() {
+    Properties p = properties(Map.of());
+    assertThat(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)).isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
+    assertThat(p.get(StreamsConfig.producerPrefix("compression.type"))).isEqualTo("lz4");
+    assertThat(p.get(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEqualTo("");
+    // The empty list must be what Streams then runs with: no reporter at all, not Kafka's default.
+    assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEmpty();
+  }
+
+  @Test
+  void jmxMetricsOnKeepsKafkasDefaultReporter() {
+    Properties p = properties(Map.of("process.jmx-metrics", "true"));
+    assertThat(p).doesNotContainKey(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG);
+    assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG))
+        .containsExactly("org.apache.kafka.common.metrics.JmxReporter");
+  }
+}
