@@ -56,7 +56,7 @@ class DemoIT {
 
       // the demo runs at 60x: two simulated hours take two real minutes
       List<JsonNode> migrations = new ArrayList<>();
-      Await.until(Duration.ofSeconds(300), () -> {
+      Await.until(Duration.ofSeconds(300), Duration.ofMillis(250), () -> {
         migrations.clear();
         range[0] = "from=" + enc(start.toString()) + "&to=" + enc(Instant.now().toString());
         try {
@@ -113,7 +113,13 @@ class DemoIT {
       String gpu = Meters.VM_GPU_UTILIZATION.replace('.', '_');
       List<String> names = IntStream.range(0, VMS).mapToObj(i -> String.format("gpu-vm-%02d", i)).toList();
       String[] metrics = {""};
-      Await.until(Duration.ofSeconds(120), () -> {
+      Set<String> missing = new java.util.TreeSet<>(names);
+      long seriesWait = System.nanoTime();
+      // A VM's series goes once its newest sample is 300 simulated seconds old: 5 real seconds at x60, so a fleet
+      // that lags its clock (the summary says "fleet N min behind") has gaps until it catches up, at the latest
+      // some seconds after the demo reaches the present at 2 real minutes. A scrape renders some 200 KB: once a
+      // second, so that asking does not slow down the fleet it waits for (every 20 ms cost the demo half a core).
+      Await.until(Duration.ofSeconds(240), Duration.ofSeconds(1), () -> {
         try {
           metrics[0] = http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
               HttpResponse.BodyHandlers.ofString()).body();
@@ -122,8 +128,13 @@ class DemoIT {
         }
         Set<String> vmsWithSeries = Pattern.compile("^" + gpu + "\\{[^}]*vm=\"([^\"]+)\"", Pattern.MULTILINE)
             .matcher(metrics[0]).results().map(r -> r.group(1)).collect(Collectors.toSet());
-        return vmsWithSeries.containsAll(names);
-      }, "a GPU utilization series for each of the " + VMS + " VMs", () -> metrics[0]);
+        missing.clear();
+        names.stream().filter(n -> !vmsWithSeries.contains(n)).forEach(missing::add);
+        return missing.isEmpty();
+      }, "a GPU utilization series for each of the " + VMS + " VMs", () -> "missing " + missing + "; series:\n"
+          + metrics[0].lines().filter(l -> l.startsWith(gpu) || l.startsWith(Meters.LAST_EVENT.replace('.', '_')))
+              .collect(Collectors.joining("\n")) + "\n--- demo stdout ---\n" + String.join("\n", demo.stdout()));
+      System.out.printf("demo: a series for each VM after %d ms more%n", (System.nanoTime() - seriesWait) / 1_000_000);
       assertThat(metrics[0]).contains(Meters.VM_RDMA.replace('.', '_') + "{")
           .contains(Meters.VM_FB_USED.replace('.', '_') + "{")
           .contains(Meters.VM_THROUGHPUT.replace('.', '_') + "{");
