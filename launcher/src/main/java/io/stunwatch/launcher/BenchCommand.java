@@ -151,7 +151,12 @@ final class BenchCommand implements Runnable {
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",
             r.records(), r.rawPerSec(), r.passthroughPerSec(), r.passthroughToRaw(), r.topologyPerSec(),
             r.topologyToRaw(), r.alerts(), r.alertP50Ms(), r.alertP99Ms(), r.achievedRate());
-        ctx.out().printf("%nThe topology was measured after %d unmeasured pass(es); the JIT compilers used %.2f of a "
+        ctx.out().printf("%nRates are steady state (the records after the first tenth of a pass). Over whole passes, "
+            + "start-up included: raw %,.0f, passthrough %,.0f, topology %,.0f rec/s (%.2f of raw); start-up to the "
+            + "first record done: %.1f, %.1f and %.1f s.%n", r.raw().wholePerSec(), r.passthrough().wholePerSec(),
+            r.topology().wholePerSec(), r.topology().wholePerSec() / r.raw().wholePerSec(),
+            r.raw().startupSeconds(), r.passthrough().startupSeconds(), r.topology().startupSeconds());
+        ctx.out().printf("The topology was measured after %d unmeasured pass(es); the JIT compilers used %.2f of a "
             + "core during its measured pass.%n", r.topologyWarmups(), r.topologyCompilerShare());
         ctx.out().flush();
         return ExitCodes.OK;

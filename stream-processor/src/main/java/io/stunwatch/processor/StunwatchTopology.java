@@ -67,14 +67,13 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_MODEL.valueSerde()));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUN_MODEL),
         Serdes.String(), JsonSerde.of(StunModelEntry.class)).withCachingEnabled());
-    // The per-second history has the most keys of any store (a VM's every second) and live each is written about
-    // once per commit, so the record cache deduplicated little and cost an ordered-map lookup per read and write in
-    // the largest map of the cache. Uncached, a catch-up ran as fast (20,165 and 21,313 records/s; cached, the same
-    // session: 17,516 and 23,078) and the alert latency's p99 stayed at 367-385 ms in three runs (cached: 762 ms,
-    // and 19.8 s in a run where the stream thread fell behind).
-    b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(StoreNames.VM_SAMPLES,
-        config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
-        Serdes.String(), StoreCodec.POINT).withCachingDisabled());
+    // The stores written on every sample are deferred stores (DeferredKeyValueStore, DeferredWindowStore): a write
+    // is a hash-map put, and each key's last value is serialized and written once per commit. Streams' record cache
+    // serialized every write and filed it in an ordered map of bytes; the per-second history, which has the most
+    // keys, was uncached for that reason and cost a RocksDB read and write per sample.
+    b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore(
+        StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
+        Serdes.String(), StoreCodec.POINT)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
         Serdes.String(), JsonSerde.of(EventSet.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
@@ -98,8 +97,8 @@ public final class StunwatchTopology {
         Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR),
         Serdes.String(), AnnotationBlock.SERDE).withCachingDisabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
-        Serdes.String(), StoreCodec.RDMA_LAST).withCachingEnabled());
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.RDMA_LAST), Serdes.String(), StoreCodec.RDMA_LAST)));
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     loadAndUtilization(b, gpu, config, clock);
@@ -150,8 +149,8 @@ public final class StunwatchTopology {
    */
   private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
       Clock clock) {
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT),
-        Serdes.String(), StoreCodec.CURRENT_LOAD).withCachingEnabled());
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.VM_LOAD_CURRENT), Serdes.String(), StoreCodec.CURRENT_LOAD)));
     windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), StoreCodec.LOAD_WINDOW);
     windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), StoreCodec.LOAD_WINDOW);
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
@@ -163,8 +162,8 @@ public final class StunwatchTopology {
 
   private static <V> void windowStore(StreamsBuilder b, String name, Duration size, Duration retention,
       StoreCodec<V> codec) {
-    b.addStateStore(Stores.timestampedWindowStoreBuilder(Stores.persistentTimestampedWindowStore(name, retention,
-        size, false), Serdes.String(), codec).withCachingEnabled());
+    b.addStateStore(DeferredStores.timestampedWindow(Stores.timestampedWindowStoreBuilder(
+        Stores.persistentTimestampedWindowStore(name, retention, size, false), Serdes.String(), codec)));
   }
 
   /** Updates one group of the stun-time model per input. */

@@ -80,17 +80,55 @@ public final class ProcessorBenchmark {
   public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads) {
   }
 
-  /** The figures. */
-  public record Result(long records, double rawPerSec, double passthroughPerSec, double topologyPerSec,
+  /**
+   * The figures. Each phase's rate is its steady state: the records after the first tenth, over the time they took.
+   * The whole-pass rates also count each phase's start-up (joining its group; for Streams, opening its stores),
+   * which is a one-off cost and for the topology (about 4 s) a large part of a short pass.
+   */
+  public record Result(long records, Throughput raw, Throughput passthrough, Throughput topology,
       int alerts, double alertP50Ms, double alertP99Ms, double achievedRate, int topologyWarmups,
       double topologyCompilerShare) {
 
+    public double rawPerSec() {
+      return raw.steadyPerSec();
+    }
+
+    public double passthroughPerSec() {
+      return passthrough.steadyPerSec();
+    }
+
+    public double topologyPerSec() {
+      return topology.steadyPerSec();
+    }
+
     public double topologyToRaw() {
-      return topologyPerSec / rawPerSec;
+      return topologyPerSec() / rawPerSec();
     }
 
     public double passthroughToRaw() {
-      return passthroughPerSec / rawPerSec;
+      return passthroughPerSec() / rawPerSec();
+    }
+  }
+
+  /**
+   * One pass's throughput.
+   *
+   * @param steadyPerSec   records after the first tenth of the pass, per second of the time they took
+   * @param wholePerSec    all records, per second from the start of the pass (start-up included)
+   * @param startupSeconds from the start of the pass to its first record done
+   */
+  public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds) {
+
+    /** From the marks of a pass of {@code n} records, in nanoseconds from its start. */
+    static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos) {
+      double steady = (n - doneAtTenth) / (Math.max(1, endNanos - tenthNanos) / 1e9);
+      return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9);
+    }
+
+    @Override
+    public String toString() {
+      return String.format("%,.0f records/s steady (%,.0f records/s over the whole pass, %.1f s of it start-up)",
+          steadyPerSec, wholePerSec, startupSeconds);
     }
   }
 
@@ -122,7 +160,7 @@ public final class ProcessorBenchmark {
       // a 2-core machine (most of its code compiles last). What the compilers used in each measured pass is printed.
       Phase raw = measured("raw produce+consume", name -> raw(bootstrap, inputs, fleet.size(), name), "bench-raw");
       Phase passthrough = measured("Streams passthrough", name -> streams(bootstrap, passthroughTopology(inputs), name,
-          inputs, fleet.size()), "bench-passthrough");
+          inputs), "bench-passthrough");
       ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(
           "bench-topology", settings.dir().resolve("state"));
       // The inventory is read by a global table, whose consumer commits no group offsets: the topology is done
@@ -130,14 +168,16 @@ public final class ProcessorBenchmark {
       Set<String> streamSources = new java.util.HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
       Phase topology = measured("topology", name -> streams(bootstrap, StunwatchTopology.build(config,
-          Clock.systemUTC()), name, streamSources, fleet.size()), "bench-topology");
-      flushPrintf("topology: %.2f of raw%n", topology.perSec() / raw.perSec());
+          Clock.systemUTC()), name, streamSources), "bench-topology");
+      flushPrintf("topology: %.2f of raw in steady state (%.2f over whole passes)%n",
+          topology.rate().steadyPerSec() / raw.rate().steadyPerSec(),
+          topology.rate().wholePerSec() / raw.rate().wholePerSec());
 
       // Its own application: the measured pass's member, closed without leaving the group (Streams' default),
       // would otherwise hold the first rebalance for a session timeout.
       double[] latency = alertLatency(bootstrap, config.withIdentity("bench-latency",
           settings.dir().resolve("state-latency")));
-      Result r = new Result(fleet.size(), raw.perSec(), passthrough.perSec(), topology.perSec(), (int) latency[0],
+      Result r = new Result(fleet.size(), raw.rate(), passthrough.rate(), topology.rate(), (int) latency[0],
           latency[1], latency[2], latency[3], topology.warmups(), topology.compilerShare());
       flushPrintf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
           r.alertP50Ms(), r.alertP99Ms(), r.alerts());
@@ -145,20 +185,20 @@ public final class ProcessorBenchmark {
     }
   }
 
-  /** A pass of one phase, by the name (group, application id) it runs under; returns records per second. */
+  /** A pass of one phase, by the name (group, application id) it runs under. */
   @FunctionalInterface
   interface Pass {
-    double run(String name) throws Exception;
+    Throughput run(String name) throws Exception;
   }
 
   /**
    * One phase's measured pass.
    *
-   * @param perSec        records per second
+   * @param rate          its throughput
    * @param warmups       unmeasured passes before it
    * @param compilerShare the JIT compilers' time during it, as a share of its wall time (of one core)
    */
-  record Phase(double perSec, int warmups, double compilerShare) {
+  record Phase(Throughput rate, int warmups, double compilerShare) {
   }
 
   /** The most unmeasured passes of a phase. */
@@ -166,13 +206,13 @@ public final class ProcessorBenchmark {
 
   private Phase measured(String label, Pass pass, String name) throws Exception {
     int warmups = 0;
-    Jit.Pass<Double> warmup;
+    Jit.Pass<Throughput> warmup;
     do {
       String warmupName = name + "-warmup-" + ++warmups;
       warmup = Jit.during(() -> pass.run(warmupName));
     } while (!warmup.settled() && warmups < MAX_WARMUPS);
-    Jit.Pass<Double> m = Jit.during(() -> pass.run(name));
-    flushPrintf("%s: %,.0f records/s (after %d unmeasured pass%s; compilers used %.2f of a core during it)%n",
+    Jit.Pass<Throughput> m = Jit.during(() -> pass.run(name));
+    flushPrintf("%s: %s (after %d unmeasured pass%s; compilers used %.2f of a core during it)%n",
         label, m.result(), warmups, warmups == 1 ? "" : "es", m.compilerShare());
     return new Phase(m.result(), warmups, m.compilerShare());
   }
@@ -223,9 +263,12 @@ public final class ProcessorBenchmark {
   }
 
   /** A plain consume-produce loop over the input topics. */
-  private static double raw(String bootstrap, Set<String> inputs, long n, String group) {
+  private static Throughput raw(String bootstrap, Set<String> inputs, long n, String group) {
     long t0 = System.nanoTime();
     long seen = 0;
+    long first = -1;
+    long tenth = -1;
+    long atTenth = 0;
     try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap, group);
         KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
       c.subscribe(inputs);
@@ -234,11 +277,18 @@ public final class ProcessorBenchmark {
           p.send(new ProducerRecord<>("bench.raw", null, r.timestamp(), r.key(), r.value()));
           seen++;
         }
+        if (first < 0 && seen > 0) {
+          first = System.nanoTime() - t0;
+        }
+        if (tenth < 0 && seen >= n / 10) {
+          tenth = System.nanoTime() - t0;
+          atTenth = seen;
+        }
       }
       p.flush();
       c.commitSync();
     }
-    return n / ((System.nanoTime() - t0) / 1e9);
+    return Throughput.of(n, first, tenth, atTenth, System.nanoTime() - t0);
   }
 
   private static org.apache.kafka.streams.Topology passthroughTopology(Set<String> inputs) {
@@ -249,31 +299,45 @@ public final class ProcessorBenchmark {
   }
 
   /** Runs {@code topology} with the processor's settings until its group has consumed every input record. */
-  private double streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
-      Set<String> inputs, long n) throws Exception {
+  private Throughput streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
+      Set<String> inputs) throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
         settings.dir().resolve("state-" + appId));
     Properties p = StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap));
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         KafkaStreams streams = new KafkaStreams(topology, p)) {
       Map<TopicPartition, Long> ends = ends(admin, inputs);
+      long total = ends.values().stream().mapToLong(Long::longValue).sum();
       long t0 = System.nanoTime();
+      long first = -1;
+      long tenth = -1;
+      long atTenth = 0;
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
         admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
             .forEach((tp, o) -> done.put(tp, o.offset()));
+        long sum = ends.keySet().stream().mapToLong(tp -> Math.min(done.getOrDefault(tp, 0L), ends.get(tp))).sum();
+        long now = System.nanoTime() - t0;
+        if (first < 0 && sum > 0) {
+          first = now;
+        }
+        if (tenth < 0 && sum >= total / 10) {
+          // Offsets are committed every commit interval (100 ms): the tenth is marked at the commit that passed it.
+          tenth = now;
+          atTenth = sum;
+        }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
           break;
         }
         if (streams.state() == KafkaStreams.State.ERROR) {
           throw new IllegalStateException(appId + " failed");
         }
-        LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
       }
-      double perSec = n / ((System.nanoTime() - t0) / 1e9);
+      Throughput t = Throughput.of(total, first, tenth, atTenth, System.nanoTime() - t0);
       streams.close(Duration.ofSeconds(30));
-      return perSec;
+      return t;
     }
   }
 

@@ -1,0 +1,183 @@
+package io.stunwatch.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link DeferredKeyValueStore} and {@link DeferredWindowStore} on real RocksDB stores with changelogs, driven by
+ * {@link TopologyTestDriver}, which commits after every input record. Each input is a script of store operations
+ * that one record performs; the processor forwards what its reads returned.
+ */
+class DeferredStoresTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-21T12:00:00Z");
+
+  @TempDir
+  Path stateDir;
+
+  private TopologyTestDriver driver;
+  private TestInputTopic<String, String> in;
+  private TestOutputTopic<String, String> reads;
+
+  @BeforeEach
+  void setUp() {
+    StreamsBuilder b = new StreamsBuilder();
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("kv"),
+        Serdes.String(), Serdes.String())));
+    b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore("win",
+        Duration.ofDays(1), Duration.ofSeconds(1), false), Serdes.String(), Serdes.String())));
+    b.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
+        .process(Script::new, "kv", "win")
+        .to("reads", Produced.with(Serdes.String(), Serdes.String()));
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "deferred");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    driver = new TopologyTestDriver(b.build(), p);
+    in = driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
+    reads = driver.createOutputTopic("reads", new StringDeserializer(), new StringDeserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  /**
+   * Operations separated by {@code ;}: {@code put k v}, {@code del k}, {@code get k}, {@code wput k start v},
+   * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}; each read forwards its answer.
+   */
+  static final class Script implements Processor<String, String, String, String> {
+    private ProcessorContext<String, String> context;
+    private KeyValueStore<String, String> kv;
+    private WindowStore<String, String> win;
+
+    @Override
+    public void init(ProcessorContext<String, String> context) {
+      this.context = context;
+      kv = context.getStateStore("kv");
+      win = context.getStateStore("win");
+    }
+
+    @Override
+    public void process(Record<String, String> record) {
+      for (String op : record.value().split(";")) {
+        String[] a = op.trim().split(" ");
+        switch (a[0]) {
+          case "put" -> kv.put(a[1], a[2]);
+          case "del" -> kv.delete(a[1]);
+          case "get" -> context.forward(record.withKey(op.trim()).withValue(String.valueOf(kv.get(a[1]))));
+          case "wput" -> win.put(a[1], a[3], Long.parseLong(a[2]));
+          case "wdel" -> win.put(a[1], null, Long.parseLong(a[2]));
+          case "wget" -> context.forward(record.withKey(op.trim())
+              .withValue(String.valueOf(win.fetch(a[1], Long.parseLong(a[2])))));
+          case "wrange" -> {
+            List<String> out = new ArrayList<>();
+            try (WindowStoreIterator<String> it = win.fetch(a[1], Long.parseLong(a[2]), Long.parseLong(a[3]))) {
+              it.forEachRemaining(kv -> out.add(kv.key + "=" + kv.value));
+            }
+            context.forward(record.withKey(op.trim()).withValue(String.join(",", out)));
+          }
+          default -> throw new IllegalArgumentException(op);
+        }
+      }
+    }
+  }
+
+  private List<String> run(String script, Instant at) {
+    in.pipeInput("k", script, at);
+    return reads.readRecordsToList().stream().map(r -> r.key() + " -> " + r.value()).toList();
+  }
+
+  private List<TestRecord<String, String>> changelog(String store) {
+    return driver.createOutputTopic("deferred-" + store + "-changelog", new StringDeserializer(),
+        new StringDeserializer()).readRecordsToList();
+  }
+
+  @Test
+  void aKeyWrittenThriceInOneCommitReachesTheChangelogOnceWithItsLastValueAndTheRecordsTimestamp() {
+    run("put a 1; put a 2; put b 9; put a 3", T0);
+
+    List<TestRecord<String, String>> log = changelog("kv");
+    assertThat(log).extracting(TestRecord::key, TestRecord::value)
+        .containsExactlyInAnyOrder(tuple("a", "3"), tuple("b", "9"));
+    assertThat(log).allSatisfy(r -> assertThat(r.getRecordTime()).isEqualTo(T0));
+  }
+
+  @Test
+  void readsSeePendingWritesAndDeletesBeforeTheCommitAndTheStoreAfterIt() {
+    assertThat(run("put a 1; get a; put a 2; get a; del b; get b", T0))
+        .containsExactly("get a -> 1", "get a -> 2", "get b -> null");
+    assertThat(run("get a; del a; get a", T0.plusSeconds(1)))
+        .containsExactly("get a -> 2", "get a -> null");
+    assertThat(run("get a", T0.plusSeconds(2))).containsExactly("get a -> null");
+    List<TestRecord<String, String>> log = changelog("kv");
+    assertThat(log.subList(0, 2)).extracting(TestRecord::key, TestRecord::value)
+        .containsExactlyInAnyOrder(tuple("a", "2"), tuple("b", null));
+    assertThat(log.subList(2, log.size())).extracting(TestRecord::key, TestRecord::value)
+        .containsExactly(tuple("a", null));
+  }
+
+  @Test
+  void aWindowRangeMergesPendingWindowsWithStoredOnesInTimeOrderAndHidesPendingDeletes() {
+    run("wput k 1000 a; wput k 2000 b; wput k 4000 d; wput other 3000 x", T0);
+
+    assertThat(run("wput k 3000 c; wput k 2000 B; wdel k 4000; wput k 5000 e; wrange k 0 10000; wget k 2000; "
+        + "wget k 4000; wrange k 2000 3000; wrange other 0 10000", T0.plusSeconds(1)))
+        .containsExactly(
+            "wrange k 0 10000 -> 1000=a,2000=B,3000=c,5000=e",
+            "wget k 2000 -> B",
+            "wget k 4000 -> null",
+            "wrange k 2000 3000 -> 2000=B,3000=c",
+            "wrange other 0 10000 -> 3000=x");
+    assertThat(run("wrange k 0 10000", T0.plusSeconds(2)))
+        .containsExactly("wrange k 0 10000 -> 1000=a,2000=B,3000=c,5000=e");
+  }
+
+  @Test
+  void windowWritesReachTheChangelogOncePerWindowAndCommit() {
+    run("wput k 1000 a; wput k 1000 b; wput k 2000 c; wput k 1000 d", T0);
+
+    assertThat(changelog("win")).extracting(TestRecord::value).containsExactlyInAnyOrder("d", "c");
+  }
+
+  @Test
+  void streamsSeesThroughTheDeferredStoreWhetherTheStoreBeneathIsTimestamped() {
+    // Decides how a restore converts changelog records: a timestamped store gets each record's timestamp put back.
+    assertThat(org.apache.kafka.streams.state.internals.WrappedStateStore.isTimestamped(DeferredStores
+        .timestampedWindow(Stores.timestampedWindowStoreBuilder(Stores.persistentTimestampedWindowStore("t",
+            Duration.ofDays(1), Duration.ofSeconds(10), false), Serdes.String(), Serdes.String())).build())).isTrue();
+    assertThat(org.apache.kafka.streams.state.internals.WrappedStateStore.isTimestamped(DeferredStores
+        .window(Stores.windowStoreBuilder(Stores.persistentWindowStore("w", Duration.ofDays(1),
+            Duration.ofSeconds(10), false), Serdes.String(), Serdes.String())).build())).isFalse();
+  }
+}
