@@ -217,9 +217,10 @@ public final class ApiBenchmark {
   }
 
   /**
-   * Each kind alone under {@code wrk -t2 -c<clients> --latency}, 5 s unmeasured first (more while the JIT is busy): the load comes from a small
-   * C program instead of 50 Java threads in the measured JVM. A VM kind cycles through every VM's URL. Each kind
-   * with a body is then measured again against its transport floor ({@link #floor}).
+   * Each kind alone under {@code wrk -t2 -c<clients> --latency}, 5 s unmeasured first (more while the JIT is
+   * busy): the load comes from a small C program instead of 50 Java threads in the measured JVM. A VM kind cycles
+   * through every VM's URL. Each kind with a body is then measured again against its transport floor
+   * ({@link #floor}).
    */
   private List<Latency> measureWithWrk(String base, String token, List<String> kinds, List<FleetScenario.Vm> vms)
       throws Exception {

@@ -187,7 +187,7 @@ public final class ProcessorBenchmark {
 
   /** A pass of one phase, by the name (group, application id) it runs under. */
   @FunctionalInterface
-  interface Pass {
+  interface PhasePass {
     Throughput run(String name) throws Exception;
   }
 
@@ -204,7 +204,7 @@ public final class ProcessorBenchmark {
   /** The most unmeasured passes of a phase. */
   static final int MAX_WARMUPS = 3;
 
-  private Phase measured(String label, Pass pass, String name) throws Exception {
+  private Phase measured(String label, PhasePass pass, String name) throws Exception {
     int warmups = 0;
     Jit.Pass<Throughput> warmup;
     do {
