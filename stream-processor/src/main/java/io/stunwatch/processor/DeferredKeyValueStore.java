@@ -3,16 +3,13 @@ package io.stunwatch.processor;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.internals.CacheFlushListener;
 import org.apache.kafka.streams.state.internals.CachedStateStore;
-import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 /**
  * A key-value store that keeps what is written to it during a commit interval as objects, and writes each key's
@@ -36,22 +33,18 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * </ul>
  *
  * <p>It relies on Kafka Streams internals, which the build pins with the Kafka version: {@link CachedStateStore},
- * {@link InternalProcessorContext}, and {@link WrappedStateStore}, which it extends so that Streams sees through it
+ * {@link InternalProcessorContext}, and {@link org.apache.kafka.streams.state.internals.WrappedStateStore}, which it
+ * extends (through {@link DeferredStore}) so that Streams sees through it
  * to the store beneath. That matters: Streams decides from the layers beneath the root whether a store is timestamped,
  * and so whether restoring from the changelog must put each record's timestamp back in front of its value. (Without
  * it, windows restored after a crash were read as garbage.) In a context that is not internal (a unit test's mock),
  * writes go straight through.
  */
-final class DeferredKeyValueStore<K, V> extends WrappedStateStore<KeyValueStore<K, V>, K, V>
+final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V>, K, V>
     implements KeyValueStore<K, V> {
-
-  /** A pending value (null: a delete) and the context of the record it was written for. */
-  private record Pending<V>(V value, ProcessorRecordContext context) {
-  }
 
   private final KeyValueStore<K, V> inner;
   private final Map<K, Pending<V>> pending = new ConcurrentHashMap<>();
-  private InternalProcessorContext<?, ?> context;
 
   DeferredKeyValueStore(KeyValueStore<K, V> inner) {
     super(inner);
@@ -59,19 +52,13 @@ final class DeferredKeyValueStore<K, V> extends WrappedStateStore<KeyValueStore<
   }
 
   @Override
-  public void init(StateStoreContext stateStoreContext, StateStore root) {
-    context = stateStoreContext instanceof InternalProcessorContext<?, ?> c ? c : null;
-    pending.clear();
-    inner.init(stateStoreContext, root);
-  }
-
-  @Override
   public void put(K key, V value) {
-    if (context == null) {
+    Pending<V> p = pendingOf(value);
+    if (p == null) {
       inner.put(key, value);
-      return;
+    } else {
+      pending.put(key, p);
     }
-    pending.put(key, new Pending<>(value, context.recordContext()));
   }
 
   @Override
@@ -133,49 +120,28 @@ final class DeferredKeyValueStore<K, V> extends WrappedStateStore<KeyValueStore<
   }
 
   @Override
-  public void flushCache() {
-    if (pending.isEmpty()) {
-      return;
-    }
-    ProcessorRecordContext current = context.recordContext();
-    try {
-      for (Map.Entry<K, Pending<V>> e : pending.entrySet()) {
-        Pending<V> p = e.getValue();
-        context.setRecordContext(p.context());
-        if (p.value() == null) {
-          inner.delete(e.getKey());
-        } else {
-          inner.put(e.getKey(), p.value());
-        }
-        // Removed after the write: a concurrent get sees the value in one place or the other.
-        pending.remove(e.getKey(), p);
+  boolean hasPending() {
+    return !pending.isEmpty();
+  }
+
+  @Override
+  void writePending(Consumer<ProcessorRecordContext> enter) {
+    for (Map.Entry<K, Pending<V>> e : pending.entrySet()) {
+      Pending<V> p = e.getValue();
+      enter.accept(p.context());
+      if (p.value() == null) {
+        inner.delete(e.getKey());
+      } else {
+        inner.put(e.getKey(), p.value());
       }
-    } finally {
-      context.setRecordContext(current);
+      pending.remove(e.getKey(), p);
     }
   }
 
   @Override
-  public void clearCache() {
+  void dropPending() {
     pending.clear();
   }
-
-  @Override
-  public boolean setFlushListener(CacheFlushListener<K, V> listener, boolean sendOldValues) {
-    return false; // nothing downstream is fed from this store's writes
-  }
-
-
-  @Override
-  public void close() {
-    pending.clear();
-    super.close();
-  }
-
-
-
-
-
 
   /** Pending writes, for tests. */
   int pendingWrites() {

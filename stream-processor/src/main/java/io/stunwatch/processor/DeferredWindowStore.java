@@ -6,20 +6,15 @@ import java.util.NavigableMap;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.apache.kafka.streams.state.internals.CacheFlushListener;
-import org.apache.kafka.streams.state.internals.CachedStateStore;
-import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 /**
  * A window store that keeps what is written to it during a commit interval as objects and writes each window's
@@ -30,17 +25,12 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * the migration processor reads a VM's seconds with) see pending writes, merged in time order. Every other range
  * sees what was written at the last commit.
  */
-class DeferredWindowStore<K, V> extends WrappedStateStore<WindowStore<K, V>, K, V>
+class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
     implements WindowStore<K, V> {
-
-  /** A pending value (null: a delete) and the context of the record it was written for. */
-  private record Pending<V>(V value, ProcessorRecordContext context) {
-  }
 
   private final WindowStore<K, V> inner;
   /** By key, then window start. */
   private final Map<K, NavigableMap<Long, Pending<V>>> pending = new ConcurrentHashMap<>();
-  private InternalProcessorContext<?, ?> context;
 
   DeferredWindowStore(WindowStore<K, V> inner) {
     super(inner);
@@ -57,20 +47,13 @@ class DeferredWindowStore<K, V> extends WrappedStateStore<WindowStore<K, V>, K, 
   }
 
   @Override
-  public void init(StateStoreContext stateStoreContext, StateStore root) {
-    context = stateStoreContext instanceof InternalProcessorContext<?, ?> c ? c : null;
-    pending.clear();
-    inner.init(stateStoreContext, root);
-  }
-
-  @Override
   public void put(K key, V value, long windowStart) {
-    if (context == null) {
+    Pending<V> p = pendingOf(value);
+    if (p == null) {
       inner.put(key, value, windowStart);
-      return;
+    } else {
+      pending.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>()).put(windowStart, p);
     }
-    pending.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>())
-        .put(windowStart, new Pending<>(value, context.recordContext()));
   }
 
   @Override
@@ -128,47 +111,26 @@ class DeferredWindowStore<K, V> extends WrappedStateStore<WindowStore<K, V>, K, 
   }
 
   @Override
-  public void flushCache() {
-    if (pending.isEmpty()) {
-      return;
-    }
-    ProcessorRecordContext current = context.recordContext();
-    try {
-      for (Map.Entry<K, NavigableMap<Long, Pending<V>>> byKey : pending.entrySet()) {
-        NavigableMap<Long, Pending<V>> windows = byKey.getValue();
-        for (Map.Entry<Long, Pending<V>> w : windows.entrySet()) {
-          context.setRecordContext(w.getValue().context());
-          inner.put(byKey.getKey(), w.getValue().value(), w.getKey());
-        }
-        // Removed after the writes: a concurrent fetch sees each value in one place or the other.
-        pending.remove(byKey.getKey(), windows);
+  boolean hasPending() {
+    return !pending.isEmpty();
+  }
+
+  @Override
+  void writePending(Consumer<ProcessorRecordContext> enter) {
+    for (Map.Entry<K, NavigableMap<Long, Pending<V>>> byKey : pending.entrySet()) {
+      NavigableMap<Long, Pending<V>> windows = byKey.getValue();
+      for (Map.Entry<Long, Pending<V>> w : windows.entrySet()) {
+        enter.accept(w.getValue().context());
+        inner.put(byKey.getKey(), w.getValue().value(), w.getKey());
       }
-    } finally {
-      context.setRecordContext(current);
+      pending.remove(byKey.getKey(), windows);
     }
   }
 
   @Override
-  public void clearCache() {
+  void dropPending() {
     pending.clear();
   }
-
-  @Override
-  public boolean setFlushListener(CacheFlushListener<K, V> listener, boolean sendOldValues) {
-    return false; // nothing downstream is fed from this store's writes
-  }
-
-
-  @Override
-  public void close() {
-    pending.clear();
-    super.close();
-  }
-
-
-
-
-
 
   /** Pending writes, for tests. */
   int pendingWrites() {

@@ -1,0 +1,82 @@
+package io.stunwatch.processor;
+
+import java.util.function.Consumer;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
+import org.apache.kafka.streams.state.internals.CacheFlushListener;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
+
+/**
+ * What {@link DeferredKeyValueStore} and {@link DeferredWindowStore} share: the hooks Kafka Streams calls on a store
+ * with a cache, and the record context each pending write is replayed with. The contract is on
+ * {@link DeferredKeyValueStore}.
+ *
+ * @param <S> the store beneath
+ */
+abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateStore<S, K, V> {
+
+  /** A pending value (null: a delete) and the context of the record it was written for. */
+  record Pending<V>(V value, ProcessorRecordContext context) {
+  }
+
+  private InternalProcessorContext<?, ?> context;
+
+  DeferredStore(S inner) {
+    super(inner);
+  }
+
+  @Override
+  public final void init(StateStoreContext stateStoreContext, StateStore root) {
+    context = stateStoreContext instanceof InternalProcessorContext<?, ?> c ? c : null;
+    dropPending();
+    wrapped().init(stateStoreContext, root);
+  }
+
+  /** {@code value} as a pending write of the record being processed, or null where writes go straight through. */
+  final Pending<V> pendingOf(V value) {
+    return context == null ? null : new Pending<>(value, context.recordContext());
+  }
+
+  /** Whether any write is pending. */
+  abstract boolean hasPending();
+
+  /**
+   * Writes every pending value to the store beneath, calling {@code enter} with each one's record context first,
+   * and forgets each after its write (so a concurrent read finds it in one place or the other).
+   */
+  abstract void writePending(Consumer<ProcessorRecordContext> enter);
+
+  /** Forgets every pending write. */
+  abstract void dropPending();
+
+  @Override
+  public final void flushCache() {
+    if (context == null || !hasPending()) {
+      return;
+    }
+    ProcessorRecordContext current = context.recordContext();
+    try {
+      writePending(context::setRecordContext);
+    } finally {
+      context.setRecordContext(current);
+    }
+  }
+
+  @Override
+  public final void clearCache() {
+    dropPending();
+  }
+
+  @Override
+  public final boolean setFlushListener(CacheFlushListener<K, V> listener, boolean sendOldValues) {
+    return false; // nothing downstream is fed from these stores' writes
+  }
+
+  @Override
+  public final void close() {
+    dropPending();
+    super.close();
+  }
+}
