@@ -43,19 +43,17 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
 final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V>, K, V>
     implements KeyValueStore<K, V> {
 
-  private final KeyValueStore<K, V> inner;
   private final Map<K, Pending<V>> pending = new ConcurrentHashMap<>();
 
   DeferredKeyValueStore(KeyValueStore<K, V> inner) {
     super(inner);
-    this.inner = inner;
   }
 
   @Override
   public void put(K key, V value) {
     Pending<V> p = pendingOf(value);
     if (p == null) {
-      inner.put(key, value);
+      wrapped().put(key, value);
     } else {
       pending.put(key, p);
     }
@@ -85,38 +83,38 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
   @Override
   public V get(K key) {
     Pending<V> p = pending.get(key);
-    return p != null ? p.value() : inner.get(key);
+    return p != null ? p.value() : wrapped().get(key);
   }
 
   @Override
   public KeyValueIterator<K, V> range(K from, K to) {
-    return inner.range(from, to);
+    return wrapped().range(from, to);
   }
 
   @Override
   public KeyValueIterator<K, V> reverseRange(K from, K to) {
-    return inner.reverseRange(from, to);
+    return wrapped().reverseRange(from, to);
   }
 
   @Override
   public KeyValueIterator<K, V> all() {
-    return inner.all();
+    return wrapped().all();
   }
 
   @Override
   public KeyValueIterator<K, V> reverseAll() {
-    return inner.reverseAll();
+    return wrapped().reverseAll();
   }
 
   @Override
   public <S extends org.apache.kafka.common.serialization.Serializer<P>, P> KeyValueIterator<K, V> prefixScan(
       P prefix, S prefixKeySerializer) {
-    return inner.prefixScan(prefix, prefixKeySerializer);
+    return wrapped().prefixScan(prefix, prefixKeySerializer);
   }
 
   @Override
   public long approximateNumEntries() {
-    return inner.approximateNumEntries();
+    return wrapped().approximateNumEntries();
   }
 
   @Override
@@ -130,9 +128,9 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
       Pending<V> p = e.getValue();
       enter.accept(p.context());
       if (p.value() == null) {
-        inner.delete(e.getKey());
+        wrapped().delete(e.getKey());
       } else {
-        inner.put(e.getKey(), p.value());
+        wrapped().put(e.getKey(), p.value());
       }
       pending.remove(e.getKey(), p);
     }
@@ -143,8 +141,4 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
     pending.clear();
   }
 
-  /** Pending writes, for tests. */
-  int pendingWrites() {
-    return pending.size();
-  }
 }

@@ -28,13 +28,11 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
 class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
     implements WindowStore<K, V> {
 
-  private final WindowStore<K, V> inner;
   /** By key, then window start. */
   private final Map<K, NavigableMap<Long, Pending<V>>> pending = new ConcurrentHashMap<>();
 
   DeferredWindowStore(WindowStore<K, V> inner) {
     super(inner);
-    this.inner = inner;
   }
 
   /** The timestamped kind, so that the processor and interactive queries see the type Streams built before. */
@@ -50,7 +48,7 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
   public void put(K key, V value, long windowStart) {
     Pending<V> p = pendingOf(value);
     if (p == null) {
-      inner.put(key, value, windowStart);
+      wrapped().put(key, value, windowStart);
     } else {
       pending.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>()).put(windowStart, p);
     }
@@ -60,13 +58,13 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
   public V fetch(K key, long windowStart) {
     NavigableMap<Long, Pending<V>> windows = pending.get(key);
     Pending<V> p = windows == null ? null : windows.get(windowStart);
-    return p != null ? p.value() : inner.fetch(key, windowStart);
+    return p != null ? p.value() : wrapped().fetch(key, windowStart);
   }
 
   @Override
   public WindowStoreIterator<V> fetch(K key, long timeFrom, long timeTo) {
     NavigableMap<Long, Pending<V>> windows = pending.get(key);
-    WindowStoreIterator<V> stored = inner.fetch(key, timeFrom, timeTo);
+    WindowStoreIterator<V> stored = wrapped().fetch(key, timeFrom, timeTo);
     if (windows == null || timeFrom > timeTo) {
       return stored;
     }
@@ -77,37 +75,37 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
 
   @Override
   public KeyValueIterator<Windowed<K>, V> fetch(K keyFrom, K keyTo, long timeFrom, long timeTo) {
-    return inner.fetch(keyFrom, keyTo, timeFrom, timeTo);
+    return wrapped().fetch(keyFrom, keyTo, timeFrom, timeTo);
   }
 
   @Override
   public KeyValueIterator<Windowed<K>, V> fetchAll(long timeFrom, long timeTo) {
-    return inner.fetchAll(timeFrom, timeTo);
+    return wrapped().fetchAll(timeFrom, timeTo);
   }
 
   @Override
   public KeyValueIterator<Windowed<K>, V> all() {
-    return inner.all();
+    return wrapped().all();
   }
 
   @Override
   public WindowStoreIterator<V> backwardFetch(K key, long timeFrom, long timeTo) {
-    return inner.backwardFetch(key, timeFrom, timeTo);
+    return wrapped().backwardFetch(key, timeFrom, timeTo);
   }
 
   @Override
   public KeyValueIterator<Windowed<K>, V> backwardFetch(K keyFrom, K keyTo, long timeFrom, long timeTo) {
-    return inner.backwardFetch(keyFrom, keyTo, timeFrom, timeTo);
+    return wrapped().backwardFetch(keyFrom, keyTo, timeFrom, timeTo);
   }
 
   @Override
   public KeyValueIterator<Windowed<K>, V> backwardFetchAll(long timeFrom, long timeTo) {
-    return inner.backwardFetchAll(timeFrom, timeTo);
+    return wrapped().backwardFetchAll(timeFrom, timeTo);
   }
 
   @Override
   public KeyValueIterator<Windowed<K>, V> backwardAll() {
-    return inner.backwardAll();
+    return wrapped().backwardAll();
   }
 
   @Override
@@ -121,7 +119,7 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
       NavigableMap<Long, Pending<V>> windows = byKey.getValue();
       for (Map.Entry<Long, Pending<V>> w : windows.entrySet()) {
         enter.accept(w.getValue().context());
-        inner.put(byKey.getKey(), w.getValue().value(), w.getKey());
+        wrapped().put(byKey.getKey(), w.getValue().value(), w.getKey());
       }
       pending.remove(byKey.getKey(), windows);
     }
@@ -130,11 +128,6 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
   @Override
   void dropPending() {
     pending.clear();
-  }
-
-  /** Pending writes, for tests. */
-  int pendingWrites() {
-    return pending.values().stream().mapToInt(Map::size).sum();
   }
 
   /** The stored windows of one key and its pending ones, in window order; a pending window replaces a stored one. */
