@@ -46,6 +46,8 @@ public final class JsonSerde<T> implements Serde<T> {
   private final int minVersion;
   private final ObjectWriter writer;
   private final ObjectReader reader;
+  /** The databind-free reader of the plain cases, or null when the type has none. */
+  private final RecordReader<T> fast;
 
   private JsonSerde(Class<T> type) {
     Schema schema = type.getAnnotation(Schema.class);
@@ -61,6 +63,7 @@ public final class JsonSerde<T> implements Serde<T> {
     this.minVersion = schema.minVersion();
     this.writer = Json.mapper().writerFor(Envelope.class);
     this.reader = Json.mapper().readerFor(type);
+    this.fast = type.isRecord() ? RecordReader.of(type) : null;
   }
 
   /** The serde of a {@link Schema}-annotated record type. */
@@ -105,6 +108,19 @@ public final class JsonSerde<T> implements Serde<T> {
     if (data.length == 0) {
       throw new SchemaException("empty payload (0 bytes), expected a JSON " + schemaName + " object");
     }
+    if (fast != null) {
+      Object v = plain(data);
+      if (v != RecordReader.DECLINED) {
+        @SuppressWarnings("unchecked")
+        T t = (T) v;
+        return t;
+      }
+    }
+    return bound(data);
+  }
+
+  /** {@link #decode} through Jackson's data binding alone: the reference {@link RecordReader} is held to. */
+  T bound(byte[] data) {
     try (JsonParser p = Json.mapper().createParser(data)) {
       JsonToken first = p.nextToken();
       if (first != JsonToken.START_OBJECT) {
@@ -129,6 +145,29 @@ public final class JsonSerde<T> implements Serde<T> {
       throw new SchemaException(reasonOf(e), e);
     }
     return decodeTree(data);
+  }
+
+  /**
+   * Our own encoder's form ("v" first, then the fields) read by {@link RecordReader}, or {@link RecordReader#DECLINED}
+   * for anything it leaves to the data binding: an error among them, which the data binding then reports.
+   */
+  Object plain(byte[] data) {
+    try (JsonParser p = Json.plainFactory().createParser(data)) {
+      if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
+          || !VERSION_FIELD.equals(p.currentName()) || p.nextToken() != JsonToken.VALUE_NUMBER_INT
+          || p.getNumberType() != JsonParser.NumberType.INT) {
+        return RecordReader.DECLINED;
+      }
+      int v = p.getIntValue();
+      if (v < minVersion || v > version) {
+        return RecordReader.DECLINED;
+      }
+      p.nextToken();
+      Object value = fast.read(p);
+      return value == RecordReader.DECLINED || p.nextToken() != null ? RecordReader.DECLINED : value;
+    } catch (IOException e) {
+      return RecordReader.DECLINED;
+    }
   }
 
   /** Slow path for hand-written JSON whose "v" is not the first field. */

@@ -1,0 +1,370 @@
+package io.stunwatch.model.json;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the plain cases of one record type straight from Jackson's token stream, without its data binding, and
+ * declines everything else, which {@link JsonSerde} then decodes with the data binding as before.
+ *
+ * <p>Contract: {@link #read} returns exactly the value the data binding would (the record's own constructor builds
+ * it, so its checks run), or {@link #DECLINED}; it never fails on its own. It takes only what has one meaning:
+ * <ul>
+ *   <li>strings from JSON strings; enums from their exact constant name; {@link Instant}s of the form
+ *       {@link IsoInstants#parse} reads;</li>
+ *   <li>{@code int} from a JSON integer that fits, {@code long} likewise, {@code double} from a JSON number, booleans
+ *       from {@code true} and {@code false};</li>
+ *   <li>nested records of the same kind, {@code Map<String, V>} as a {@link LinkedHashMap}, {@code List<V>} as an
+ *       {@link ArrayList}; JSON {@code null} for any reference type, and an absent field as null;</li>
+ *   <li>unknown fields with a scalar value, which are skipped.</li>
+ * </ul>
+ * It declines a duplicate field (which it detects itself, by component bit, so that its parser can leave Jackson's
+ * per-object hash set off), an unknown field with a structured value (whose insides it would otherwise have to
+ * check for duplicates), an absent or null primitive, a constructor that throws, and any other token. A type with a
+ * component it cannot read, or with a Jackson annotation anywhere, gets no reader at all ({@link #of} returns null).
+ *
+ * @param <T> the record type
+ */
+final class RecordReader<T> {
+
+  /** What {@link #read} returns for a payload it leaves to the data binding. */
+  static final Object DECLINED = new Object();
+
+  /** Thrown through the nested readers to unwind to {@link #read}; shared and stackless, as it is control flow. */
+  private static final Declined DECLINE = new Declined();
+
+  private final RecordFields<T> root;
+
+  private RecordReader(RecordFields<T> root) {
+    this.root = root;
+  }
+
+  /** A reader for {@code type}, or null when some part of it is outside the plain cases. */
+  static <T> RecordReader<T> of(Class<T> type) {
+    RecordFields<T> r = recordReader(type, new HashMap<>());
+    return r == null ? null : new RecordReader<>(r);
+  }
+
+  /**
+   * Reads the rest of the top-level object: the parser stands on the token after the schema version's value (a
+   * field name or the end of the object). Returns the record or {@link #DECLINED}.
+   *
+   * @throws IOException when the parser does (malformed JSON), which the caller treats as declined too
+   */
+  Object read(JsonParser p) throws IOException {
+    try {
+      return root.readFields(p, p.currentToken(), JsonSerde.VERSION_FIELD);
+    } catch (Declined d) {
+      return DECLINED;
+    }
+  }
+
+  private static final class Declined extends RuntimeException {
+    Declined() {
+      super("declined", null, false, false);
+    }
+  }
+
+  /** Reads one value whose first token has just been read. */
+  private interface ValueReader {
+    Object read(JsonParser p, JsonToken t) throws IOException;
+  }
+
+  private static final ValueReader STRING = (p, t) -> t == JsonToken.VALUE_STRING ? p.getText() : orNull(t);
+  private static final ValueReader INSTANT = (p, t) -> {
+    if (t == JsonToken.VALUE_STRING) {
+      Instant i = IsoInstants.parse(p.getText());
+      if (i != null) {
+        return i;
+      }
+      throw DECLINE;
+    }
+    return orNull(t);
+  };
+  private static final ValueReader INT = (p, t) -> {
+    if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
+      return p.getIntValue();
+    }
+    return orNull(t);
+  };
+  private static final ValueReader LONG = (p, t) -> {
+    if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+      return p.getLongValue();
+    }
+    return orNull(t);
+  };
+  private static final ValueReader DOUBLE = (p, t) -> {
+    if (t == JsonToken.VALUE_NUMBER_FLOAT
+        || t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+      return p.getDoubleValue();
+    }
+    return orNull(t);
+  };
+  private static final ValueReader BOOLEAN = (p, t) -> t == JsonToken.VALUE_TRUE ? Boolean.TRUE
+      : t == JsonToken.VALUE_FALSE ? Boolean.FALSE : orNull(t);
+
+  /** Null for a JSON null (a primitive component refuses it later); anything else is not a plain case. */
+  private static Object orNull(JsonToken t) {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    throw DECLINE;
+  }
+
+  /** The reader of a component or element type, or null when there is none. */
+  private static ValueReader readerOf(Type type, Map<Class<?>, RecordFields<?>> building) {
+    if (type instanceof Class<?> c) {
+      if (c == String.class) {
+        return STRING;
+      }
+      if (c == Instant.class) {
+        return INSTANT;
+      }
+      if (c == int.class || c == Integer.class) {
+        return INT;
+      }
+      if (c == long.class || c == Long.class) {
+        return LONG;
+      }
+      if (c == double.class || c == Double.class) {
+        return DOUBLE;
+      }
+      if (c == boolean.class || c == Boolean.class) {
+        return BOOLEAN;
+      }
+      if (c.isEnum()) {
+        return enumReader(c);
+      }
+      if (c.isRecord()) {
+        return recordReader(c, building);
+      }
+      return null;
+    }
+    if (type instanceof ParameterizedType pt && pt.getRawType() instanceof Class<?> raw) {
+      Type[] args = pt.getActualTypeArguments();
+      if (raw == Map.class && args[0] == String.class) {
+        ValueReader v = readerOf(args[1], building);
+        return v == null ? null : mapReader(v);
+      }
+      if (raw == List.class) {
+        ValueReader v = readerOf(args[0], building);
+        return v == null ? null : listReader(v);
+      }
+    }
+    return null;
+  }
+
+  private static ValueReader enumReader(Class<?> type) {
+    if (jacksonAnnotated(type) || java.util.Arrays.stream(type.getDeclaredFields()).anyMatch(
+        RecordReader::jacksonAnnotated)) {
+      return null;
+    }
+    Map<String, Object> byName = new HashMap<>();
+    for (Object constant : type.getEnumConstants()) {
+      byName.put(((Enum<?>) constant).name(), constant);
+    }
+    return (p, t) -> {
+      if (t == JsonToken.VALUE_STRING) {
+        Object v = byName.get(p.getText());
+        if (v != null) {
+          return v;
+        }
+        throw DECLINE;
+      }
+      return orNull(t);
+    };
+  }
+
+  private static ValueReader mapReader(ValueReader values) {
+    return (p, t) -> {
+      if (t != JsonToken.START_OBJECT) {
+        return orNull(t);
+      }
+      Map<String, Object> m = new LinkedHashMap<>();
+      for (JsonToken f = p.nextToken(); f == JsonToken.FIELD_NAME; f = p.nextToken()) {
+        String key = p.currentName();
+        if (m.containsKey(key)) {
+          throw DECLINE; // a duplicate key: Jackson's own check names it
+        }
+        m.put(key, values.read(p, p.nextToken()));
+      }
+      return m;
+    };
+  }
+
+  private static ValueReader listReader(ValueReader elements) {
+    return (p, t) -> {
+      if (t != JsonToken.START_ARRAY) {
+        return orNull(t);
+      }
+      List<Object> l = new ArrayList<>();
+      for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+        l.add(elements.read(p, e));
+      }
+      return l;
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> RecordFields<T> recordReader(Class<T> type, Map<Class<?>, RecordFields<?>> building) {
+    RecordFields<?> known = building.get(type);
+    if (known != null) {
+      return (RecordFields<T>) known; // a recursive type: the reader being built serves its own components
+    }
+    RecordComponent[] components = type.getRecordComponents();
+    if (components.length > Long.SIZE || jacksonAnnotated(type) || !Modifier.isPublic(type.getModifiers())) {
+      return null;
+    }
+    for (Constructor<?> c : type.getDeclaredConstructors()) {
+      if (jacksonAnnotated(c)) {
+        return null;
+      }
+    }
+    for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+      if (jacksonAnnotated(m)) {
+        return null;
+      }
+    }
+    Class<?>[] types = new Class<?>[components.length];
+    String[] names = new String[components.length];
+    long primitives = 0;
+    for (int i = 0; i < components.length; i++) {
+      if (jacksonAnnotated(components[i])) {
+        return null;
+      }
+      types[i] = components[i].getType();
+      names[i] = components[i].getName().intern(); // Jackson interns field names: most matches are by identity
+      if (types[i].isPrimitive()) {
+        primitives |= 1L << i;
+      }
+    }
+    Constructor<T> constructor;
+    try {
+      constructor = type.getDeclaredConstructor(types);
+    } catch (NoSuchMethodException e) {
+      return null;
+    }
+    RecordFields<T> r = new RecordFields<>(constructor, names, primitives, components.length);
+    building.put(type, r);
+    for (int i = 0; i < components.length; i++) {
+      ValueReader v = readerOf(components[i].getGenericType(), building);
+      if (v == null) {
+        building.remove(type);
+        return null;
+      }
+      r.values[i] = v;
+    }
+    return r;
+  }
+
+  private static boolean jacksonAnnotated(AnnotatedElement e) {
+    for (Annotation a : e.getAnnotations()) {
+      if (a.annotationType().getName().startsWith("com.fasterxml.jackson.")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Reads one record from its object's fields. */
+  private static final class RecordFields<T> implements ValueReader {
+    private final Constructor<T> constructor;
+    private final String[] names;
+    private final ValueReader[] values;
+    private final long primitives;
+
+    RecordFields(Constructor<T> constructor, String[] names, long primitives, int n) {
+      this.constructor = constructor;
+      this.names = names;
+      this.values = new ValueReader[n];
+      this.primitives = primitives;
+    }
+
+    @Override
+    public Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t != JsonToken.START_OBJECT) {
+        return orNull(t);
+      }
+      return readFields(p, p.nextToken(), null);
+    }
+
+    /**
+     * Reads fields from {@code t} (a field name or the end of the object) to the end of the object.
+     *
+     * @param seenAlready a field name the caller has read already (the schema version), or null
+     */
+    Object readFields(JsonParser p, JsonToken t, String seenAlready) throws IOException {
+      Object[] args = new Object[names.length];
+      long seen = 0;
+      List<String> unknown = null;
+      for (; t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        int i = indexOf(name);
+        JsonToken v = p.nextToken();
+        if (i >= 0) {
+          long bit = 1L << i;
+          if ((seen & bit) != 0) {
+            throw DECLINE;
+          }
+          seen |= bit;
+          args[i] = values[i].read(p, v);
+        } else {
+          if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY || name.equals(seenAlready)) {
+            throw DECLINE;
+          }
+          if (unknown == null) {
+            unknown = new ArrayList<>(2);
+          } else if (unknown.contains(name)) {
+            throw DECLINE;
+          }
+          unknown.add(name);
+        }
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw DECLINE;
+      }
+      long primitivesSet = 0;
+      for (int i = 0; i < args.length; i++) {
+        if (args[i] != null) {
+          primitivesSet |= 1L << i;
+        }
+      }
+      if ((primitivesSet & primitives) != primitives) {
+        throw DECLINE; // an absent or null primitive: the data binding's error says which
+      }
+      try {
+        return constructor.newInstance(args);
+      } catch (ReflectiveOperationException | IllegalArgumentException e) {
+        throw DECLINE; // the record's own check failed: the data binding reports it in its usual words
+      }
+    }
+
+    private int indexOf(String name) {
+      for (int i = 0; i < names.length; i++) {
+        if (names[i] == name) {
+          return i;
+        }
+      }
+      for (int i = 0; i < names.length; i++) {
+        if (names[i].equals(name)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+  }
+}
