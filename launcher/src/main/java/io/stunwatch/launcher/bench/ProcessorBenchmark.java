@@ -116,20 +116,37 @@ public final class ProcessorBenchmark {
    * @param steadyPerSec   records after the first tenth of the pass, per second of the time they took
    * @param wholePerSec    all records, per second from the start of the pass (start-up included)
    * @param startupSeconds from the start of the pass to its first record done
+   * @param threadBusy     the CPU time of the stream threads after the first tenth, as a share of that time's wall
+   *                       time (of one core): near 1 means the thread, not the broker, set the pace; NaN for raw
    */
-  public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds) {
+  public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds, double threadBusy) {
 
     /** From the marks of a pass of {@code n} records, in nanoseconds from its start. */
-    static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos) {
+    static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos,
+        double threadBusy) {
       double steady = (n - doneAtTenth) / (Math.max(1, endNanos - tenthNanos) / 1e9);
-      return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9);
+      return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9, threadBusy);
     }
 
     @Override
     public String toString() {
-      return String.format("%,.0f records/s steady (%,.0f records/s over the whole pass, %.1f s of it start-up)",
-          steadyPerSec, wholePerSec, startupSeconds);
+      return String.format("%,.0f records/s steady (%,.0f records/s over the whole pass, %.1f s of it start-up%s)",
+          steadyPerSec, wholePerSec, startupSeconds, Double.isNaN(threadBusy) ? ""
+              : String.format("; stream threads busy %.2f of a core in steady state", threadBusy));
     }
+  }
+
+  /** The summed CPU time, in nanoseconds, of the live stream threads of application {@code appId}. */
+  private static long streamThreadCpuNanos(String appId) {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      // "<appId>-<uuid>-StreamThread-<n>"; the clients' own threads carry the name after a prefix of their own.
+      if (t.getName().startsWith(appId + "-") && t.getName().matches(".*-StreamThread-\\d+")) {
+        sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
+      }
+    }
+    return sum;
   }
 
   private final Settings settings;
@@ -288,7 +305,7 @@ public final class ProcessorBenchmark {
       p.flush();
       c.commitSync();
     }
-    return Throughput.of(n, first, tenth, atTenth, System.nanoTime() - t0);
+    return Throughput.of(n, first, tenth, atTenth, System.nanoTime() - t0, Double.NaN);
   }
 
   private static org.apache.kafka.streams.Topology passthroughTopology(Set<String> inputs) {
@@ -312,6 +329,7 @@ public final class ProcessorBenchmark {
       long first = -1;
       long tenth = -1;
       long atTenth = 0;
+      long cpuAtTenth = 0;
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -326,6 +344,7 @@ public final class ProcessorBenchmark {
           // Offsets are committed every commit interval (100 ms): the tenth is marked at the commit that passed it.
           tenth = now;
           atTenth = sum;
+          cpuAtTenth = streamThreadCpuNanos(appId);
         }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
           break;
@@ -335,7 +354,9 @@ public final class ProcessorBenchmark {
         }
         LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
       }
-      Throughput t = Throughput.of(total, first, tenth, atTenth, System.nanoTime() - t0);
+      long end = System.nanoTime() - t0;
+      double busy = (streamThreadCpuNanos(appId) - cpuAtTenth) / (double) Math.max(1, end - tenth);
+      Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
       streams.close(Duration.ofSeconds(30));
       return t;
     }
