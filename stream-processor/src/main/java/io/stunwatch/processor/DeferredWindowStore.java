@@ -28,8 +28,54 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
 class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
     implements WindowStore<K, V> {
 
-  /** By key, then window start. */
-  private final Map<K, NavigableMap<Long, Pending<V>>> pending = new ConcurrentHashMap<>();
+  /** By key. */
+  private final Map<K, Windows<V>> pending = new ConcurrentHashMap<>();
+
+  /**
+   * One key's pending windows. Almost every write is to the key's newest window (each sample of a VM lands in the
+   * window the one before it did, or in the next), so that window sits in a slot of its own, where a read or a
+   * rewrite costs no ordered-map lookup; the older ones are in an ordered map. The slot is replaced whole, so that an
+   * interactive query on another thread never sees a start with another window's value.
+   */
+  private static final class Windows<V> {
+    /** The newest pending window; every window in {@link #older} starts before it. */
+    volatile Slot<V> newest;
+    final NavigableMap<Long, Pending<V>> older = new ConcurrentSkipListMap<>();
+
+    Windows(Slot<V> newest) {
+      this.newest = newest;
+    }
+
+    Pending<V> get(long start) {
+      Slot<V> n = newest;
+      return n.start() == start ? n.pending() : older.get(start);
+    }
+
+    void put(long start, Pending<V> p) {
+      Slot<V> n = newest;
+      if (start == n.start()) {
+        newest = new Slot<>(start, p);
+      } else if (start > n.start()) {
+        older.put(n.start(), n.pending());
+        newest = new Slot<>(start, p);
+      } else {
+        older.put(start, p);
+      }
+    }
+
+    /** The pending windows from {@code from} to {@code to}, inclusive, in order: a copy. */
+    NavigableMap<Long, Pending<V>> range(long from, long to) {
+      Slot<V> n = newest; // read first: a window moved to older after this read is then found there too
+      java.util.TreeMap<Long, Pending<V>> out = new java.util.TreeMap<>(older.subMap(from, true, to, true));
+      if (n.start() >= from && n.start() <= to) {
+        out.put(n.start(), n.pending());
+      }
+      return out;
+    }
+  }
+
+  private record Slot<V>(long start, Pending<V> pending) {
+  }
 
   DeferredWindowStore(WindowStore<K, V> inner) {
     super(inner);
@@ -50,27 +96,32 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
     if (p == null) {
       wrapped().put(key, value, windowStart);
     } else {
-      pending.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>()).put(windowStart, p);
+      Windows<V> windows = pending.get(key);
+      if (windows == null) {
+        pending.put(key, new Windows<>(new Slot<>(windowStart, p)));
+      } else {
+        windows.put(windowStart, p);
+      }
     }
   }
 
   @Override
   public V fetch(K key, long windowStart) {
-    NavigableMap<Long, Pending<V>> windows = pending.get(key);
+    Windows<V> windows = pending.get(key);
     Pending<V> p = windows == null ? null : windows.get(windowStart);
     return p != null ? p.value() : wrapped().fetch(key, windowStart);
   }
 
   @Override
   public WindowStoreIterator<V> fetch(K key, long timeFrom, long timeTo) {
-    NavigableMap<Long, Pending<V>> windows = pending.get(key);
+    Windows<V> windows = pending.get(key);
     WindowStoreIterator<V> stored = wrapped().fetch(key, timeFrom, timeTo);
     if (windows == null || timeFrom > timeTo) {
       return stored;
     }
-    NavigableMap<Long, Pending<V>> in = windows.subMap(timeFrom, true, timeTo, true);
     // A copy: the iterator must not see the writes of a commit that happens while it is open.
-    return in.isEmpty() ? stored : new Merged<>(stored, new java.util.TreeMap<>(in).entrySet().iterator());
+    NavigableMap<Long, Pending<V>> in = windows.range(timeFrom, timeTo);
+    return in.isEmpty() ? stored : new Merged<>(stored, in.entrySet().iterator());
   }
 
   @Override
@@ -115,12 +166,15 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
 
   @Override
   void writePending(Consumer<ProcessorRecordContext> enter) {
-    for (Map.Entry<K, NavigableMap<Long, Pending<V>>> byKey : pending.entrySet()) {
-      NavigableMap<Long, Pending<V>> windows = byKey.getValue();
-      for (Map.Entry<Long, Pending<V>> w : windows.entrySet()) {
+    for (Map.Entry<K, Windows<V>> byKey : pending.entrySet()) {
+      Windows<V> windows = byKey.getValue();
+      for (Map.Entry<Long, Pending<V>> w : windows.older.entrySet()) {
         enter.accept(w.getValue().context());
         wrapped().put(byKey.getKey(), w.getValue().value(), w.getKey());
       }
+      Slot<V> newest = windows.newest;
+      enter.accept(newest.pending().context());
+      wrapped().put(byKey.getKey(), newest.pending().value(), newest.start());
       pending.remove(byKey.getKey(), windows);
     }
   }

@@ -66,29 +66,32 @@ public final class StunwatchTopology {
         Consumed.with(Serdes.String(), Topics.STUN_MODEL.valueSerde()).withName("stun-model-source"),
         Materialized.<String, StunModelEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.STUN_MODEL_GLOBAL)
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_MODEL.valueSerde()));
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUN_MODEL),
-        Serdes.String(), JsonSerde.of(StunModelEntry.class)).withCachingEnabled());
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.STUN_MODEL), Serdes.String(), JsonSerde.of(StunModelEntry.class))));
     // The stores written on every sample are deferred stores (DeferredKeyValueStore, DeferredWindowStore): a write
     // is a hash-map put, and each key's last value is serialized and written once per commit. Streams' record cache
     // serialized every write and filed it in an ordered map of bytes; the per-second history, which has the most
-    // keys, was uncached for that reason and cost a RocksDB read and write per sample.
+    // keys, was uncached for that reason and cost a RocksDB read and write per sample. A migration's own state is
+    // deferred too, for the JSON: an impact carries a timeline of up to a point a second, an event set and a
+    // model group a list, and the record cache encoded each on every write and decoded it on every read. Only the
+    // tracked-migration store stays cached, as the processor iterates it, and an iterator sees the last commit.
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore(
         StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
         Serdes.String(), StoreCodec.POINT)));
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATION_EVENTS),
-        Serdes.String(), JsonSerde.of(EventSet.class)).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS),
-        Serdes.String(), JsonSerde.of(Migration.class)).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
-        Serdes.String(), JsonSerde.of(MigrationAlert.class)).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.IMPACTS),
-        Serdes.String(), JsonSerde.of(MigrationImpact.class)).withCachingEnabled());
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.MIGRATION_EVENTS), Serdes.String(), JsonSerde.of(EventSet.class))));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.MIGRATIONS), Serdes.String(), JsonSerde.of(Migration.class))));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.ALERTS), Serdes.String(), JsonSerde.of(MigrationAlert.class))));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.IMPACTS), Serdes.String(), JsonSerde.of(MigrationImpact.class))));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
         Serdes.String(), JsonSerde.of(Tracked.Migration.class)).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_STUNS),
-        Serdes.String(), JsonSerde.of(Tracked.Stuns.class)).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_MIGRATIONS),
-        Serdes.String(), JsonSerde.of(Tracked.Recent.class)).withCachingEnabled());
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.VM_STUNS), Serdes.String(), JsonSerde.of(Tracked.Stuns.class))));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.VM_MIGRATIONS), Serdes.String(), JsonSerde.of(Tracked.Recent.class))));
     // The list indexes are written a few times per migration and read by every list request. Uncached, a read is
     // RocksDB's iterator alone: through the record cache, each range also looked up every cached key of the store
     // and merged the two iterators, a fifth of a day's annotations request.

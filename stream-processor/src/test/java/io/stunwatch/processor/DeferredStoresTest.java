@@ -164,6 +164,24 @@ class DeferredStoresTest {
   }
 
   @Test
+  void lateAndNewerWindowsOfOneKeyAreKeptApartFromItsNewestAndWrittenInWindowOrder() {
+    // The newest window of a key has a slot of its own: a late window, a newer one that pushes it out, and a
+    // rewrite of any of them must all still be read, ranged and logged as one ordered set of windows.
+    assertThat(run("wput k 2000 b; wput k 1000 a; wget k 2000; wget k 1000; wput k 3000 c; wput k 2000 B; "
+        + "wput k 3000 C; wput k 500 z; wget k 2000; wget k 3000; wrange k 0 10000; wrange k 1000 2000", T0))
+        .containsExactly(
+            "wget k 2000 -> b",
+            "wget k 1000 -> a",
+            "wget k 2000 -> B",
+            "wget k 3000 -> C",
+            "wrange k 0 10000 -> 500=z,1000=a,2000=B,3000=C",
+            "wrange k 1000 2000 -> 1000=a,2000=B");
+    assertThat(changelog("win")).extracting(TestRecord::value).containsExactly("z", "a", "B", "C");
+    assertThat(run("wrange k 0 10000", T0.plusSeconds(1)))
+        .containsExactly("wrange k 0 10000 -> 500=z,1000=a,2000=B,3000=C");
+  }
+
+  @Test
   void windowWritesReachTheChangelogOncePerWindowAndCommit() {
     run("wput k 1000 a; wput k 1000 b; wput k 2000 c; wput k 1000 d", T0);
 
