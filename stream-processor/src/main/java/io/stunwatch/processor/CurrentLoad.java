@@ -4,7 +4,6 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -32,9 +31,7 @@ public record CurrentLoad(String vmId, Map<String, GpuSample> byGpu, String host
     if (held != null && !s.timestamp().isAfter(held.timestamp())) {
       return this;
     }
-    Map<String, GpuSample> next = new HashMap<>(byGpu);
-    next.put(gpu, s);
-    return new CurrentLoad(s.vmId(), next, vm == null ? host : vm.host(), vm == null ? vmName : vm.name(),
+    return new CurrentLoad(s.vmId(), Maps.with(byGpu, gpu, s), vm == null ? host : vm.host(), vm == null ? vmName : vm.name(),
         vm != null);
   }
 

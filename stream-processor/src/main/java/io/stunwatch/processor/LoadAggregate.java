@@ -2,7 +2,6 @@ package io.stunwatch.processor;
 
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.json.Schema;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -47,10 +46,15 @@ public record LoadAggregate(long samples, double gpuUtilSum, int gpuUtilCount, D
     Map<String, Fb> byGpu = fbByGpu;
     if (s.memoryUsedMiB() != null && s.memoryTotalMiB() != null) {
       // Framebuffer is per GPU: the VM's figure is the sum of each GPU's latest, not of every sample.
-      byGpu = new HashMap<>(fbByGpu);
-      byGpu.put(gpuKey(s), new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
-      used = byGpu.values().stream().mapToLong(Fb::usedMiB).sum();
-      total = byGpu.values().stream().mapToLong(Fb::totalMiB).sum();
+      byGpu = Maps.with(fbByGpu, gpuKey(s), new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
+      long usedSum = 0;
+      long totalSum = 0;
+      for (Fb f : byGpu.values()) {
+        usedSum += f.usedMiB();
+        totalSum += f.totalMiB();
+      }
+      used = usedSum;
+      total = totalSum;
     }
     return new LoadAggregate(samples + 1, gpuUtilSum + (u == null ? 0 : u), gpuUtilCount + (u == null ? 0 : 1),
         max(gpuUtilMax, u), memUtilSum + (m == null ? 0 : m), memUtilCount + (m == null ? 0 : 1),

@@ -2,7 +2,6 @@ package io.stunwatch.processor;
 
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.json.Schema;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -60,8 +59,7 @@ public record UtilizationDay(Map<String, Seconds> byHost, Map<String, Long> last
     if (last != null && at <= last) {
       return this;
     }
-    Map<String, Long> lasts = new HashMap<>(lastByGpu);
-    lasts.put(gpu, at);
+    Map<String, Long> lasts = Maps.with(lastByGpu, gpu, at);
     double seconds = last == null ? 0 : (at - last) / 1000.0;
     if (seconds <= 0 || seconds > maxGapSeconds) {
       return new UtilizationDay(byHost, lasts);
@@ -69,9 +67,9 @@ public record UtilizationDay(Map<String, Seconds> byHost, Map<String, Long> last
     Double u = s.utilizationGpuPct();
     Seconds add = u == null ? new Seconds(0, 0, seconds)
         : u < idleBelowPct ? new Seconds(0, seconds, 0) : new Seconds(seconds, 0, 0);
-    Map<String, Seconds> hosts = new HashMap<>(byHost);
-    hosts.merge(host == null ? UNRESOLVED_HOST : host, add, Seconds::plus);
-    return new UtilizationDay(hosts, lasts);
+    String on = host == null ? UNRESOLVED_HOST : host;
+    Seconds before = byHost.get(on);
+    return new UtilizationDay(Maps.with(byHost, on, before == null ? add : before.plus(add)), lasts);
   }
 
   /** The day's GPU-seconds on every host together. */

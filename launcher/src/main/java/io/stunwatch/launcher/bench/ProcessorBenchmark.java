@@ -136,6 +136,24 @@ public final class ProcessorBenchmark {
     }
   }
 
+  /**
+   * Where a stream thread's time went, from Streams' own thread metrics (windowed averages, so the end of the pass):
+   * commits block on the broker under exactly-once, and show here when the thread is less than fully busy.
+   */
+  private static String threadMetrics(KafkaStreams streams) {
+    Map<String, Double> m = new java.util.TreeMap<>();
+    streams.metrics().forEach((name, metric) -> {
+      if (name.group().equals("stream-thread-metrics") && metric.metricValue() instanceof Double d
+          && Set.of("commit-latency-avg", "commit-rate", "poll-latency-avg", "poll-rate", "punctuate-rate",
+              "process-ratio", "commit-ratio", "poll-ratio", "punctuate-ratio", "process-records-avg")
+          .contains(name.name())) {
+        m.merge(name.name(), d, Double::sum);
+      }
+    });
+    return m.entrySet().stream().map(e -> String.format("%s %.3g", e.getKey(), e.getValue()))
+        .collect(Collectors.joining(", "));
+  }
+
   /** The summed CPU time, in nanoseconds, of the live stream threads of application {@code appId}. */
   private static long streamThreadCpuNanos(String appId) {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -357,6 +375,7 @@ public final class ProcessorBenchmark {
       long end = System.nanoTime() - t0;
       double busy = (streamThreadCpuNanos(appId) - cpuAtTenth) / (double) Math.max(1, end - tenth);
       Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
+      flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
       streams.close(Duration.ofSeconds(30));
       return t;
     }
