@@ -1,5 +1,6 @@
 package io.stunwatch.processor;
 
+import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -198,17 +199,21 @@ public final class StunwatchTopology {
     }
   }
 
-  /** A catalog topic read as bytes and decoded; what does not decode goes to the dead letters, keyed by topic. */
+  /**
+   * A catalog topic read as bytes and decoded ({@link Decoder}); what does not decode goes to the dead letters, keyed
+   * by topic.
+   */
+  @SuppressWarnings("unchecked")
   private static <V> KStream<String, V> decoded(StreamsBuilder b, Topic<String, V> topic, Clock clock) {
     String name = topic.name().substring(Topics.PREFIX.length());
-    KStream<String, Decoded<V>> d = b.stream(topic.name(),
+    String deadLetters = name + "-undecodable";
+    KStream<String, Object> d = b.stream(topic.name(),
             Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(name + "-source"))
-        .processValues(() -> new Decoded.Decoder<>(topic, clock), Named.as(name + "-decode"));
-    d.filter((k, v) -> !v.ok(), Named.as(name + "-undecodable"))
-        .map((k, v) -> org.apache.kafka.streams.KeyValue.pair(topic.name(), (Object) v.deadLetter()),
-            Named.as(name + "-dead-letter"))
+        .process(() -> new Decoder<>(topic, clock, deadLetters), Named.as(name + "-decode"));
+    // Every value passes by here too (see Decoder): only dead letters go on.
+    d.filter((k, v) -> v instanceof DeadLetter, Named.as(deadLetters))
         .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName(name + "-dlq"));
-    return d.filter((k, v) -> v.ok(), Named.as(name + "-decoded")).mapValues(Decoded::value, Named.as(name + "-value"));
+    return (KStream<String, V>) (KStream<String, ?>) d;
   }
 
   /**
