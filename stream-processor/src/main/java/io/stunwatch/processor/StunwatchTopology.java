@@ -40,9 +40,9 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * named in {@link StoreNames}.
  *
  * <pre>
- * gpu-samples ─ decode ─┬─ vm-samples (per-second load history, by VM id)
- *                       ├─ place on host (inventory by VM id) ─ vm-load-current, vm-load-10s, vm-load-1m (windowed
- *                       │    load, grace process.late-grace), utilization-daily (busy/idle GPU-seconds per day)
+ * gpu-samples ─ decode ─┬─ place on host (inventory by VM id) ─ vm-samples (per-second load history, by VM id),
+ *                       │    vm-load-current, vm-load-10s, vm-load-1m (windowed load, grace process.late-grace),
+ *                       │    utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
  * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
  *                 ─ assemble migrations (migration-events, migrations) ─ alert (alerts, reads vm-samples)
@@ -107,8 +107,6 @@ public final class StunwatchTopology {
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     loadAndUtilization(b, gpu, config, clock);
-    gpu.process(() -> new HistoryUpdate<GpuSample>(GpuSample::timestamp, VmSamples::withGpu), Named.as("vm-load"),
-        StoreNames.VM_SAMPLES);
     decoded(b, Topics.RDMA_SAMPLES, clock)
         .process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
@@ -151,8 +149,8 @@ public final class StunwatchTopology {
   }
 
   /**
-   * The current load, the 10 s and 1 min load windows and the daily utilization audit of each VM, all written by
-   * one {@link VmLoadProcessor}. Samples keep their VM-id key, so none of this repartitions; samples of VMs the
+   * The current load, the 10 s and 1 min load windows, the daily utilization audit and the GPU figures of the
+   * per-second history of each VM, all written by one {@link VmLoadProcessor}. Samples keep their VM-id key, so none of this repartitions; samples of VMs the
    * inventory does not know yet are kept and counted. The windows are timestamped window stores, as Streams'
    * windowed aggregation made them, so state and changelogs of earlier builds stay readable.
    */

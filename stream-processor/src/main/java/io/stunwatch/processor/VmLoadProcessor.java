@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load
  * ({@link StoreNames#VM_LOAD_CURRENT}), the 10 s and 1 min load windows ({@link StoreNames#VM_LOAD_10S},
- * {@link StoreNames#VM_LOAD_1M}) and the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}).
+ * {@link StoreNames#VM_LOAD_1M}), the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and
+ * its per-second history ({@link StoreNames#VM_SAMPLES}).
  *
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
  * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
@@ -53,6 +54,7 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
   private long streamTime = -1;
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<String, CurrentLoad> currentStore;
+  private SampleHistory history;
   private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private Sensor unknownVm;
   private Sensor dropped;
@@ -72,13 +74,14 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
   /** The stores this processor writes, to connect it to them. */
   static String[] stores() {
     return new String[] {StoreNames.VM_LOAD_CURRENT, StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M,
-        StoreNames.UTILIZATION_DAILY};
+        StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES};
   }
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.currentStore = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
+    this.history = new SampleHistory(context);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     // (Re)initialized with the task, after its stores were restored: what was held before may be stale.
     this.current.clear();
@@ -98,6 +101,8 @@ final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> 
   public void process(Record<String, GpuSample> record) {
     String vm = record.key();
     GpuSample s = record.value();
+    // The per-second history takes every sample, late or not: an impact's timeline reads it, not the windows.
+    history.update(vm, s.timestamp(), p -> VmSamples.withGpu(p, s));
     InventoryIndex.Entry placed = index.get(vm, inventory);
     if (placed == null) {
       unknownVm.record();
