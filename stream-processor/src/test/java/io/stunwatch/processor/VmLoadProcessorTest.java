@@ -21,6 +21,7 @@ import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedKeyValueStore;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +41,7 @@ class VmLoadProcessorTest {
   private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
   private TimestampedWindowStore<String, LoadAggregate> minute;
   private TimestampedWindowStore<String, UtilizationDay> days;
+  private WindowStore<String, VmSamples.Point> seconds;
 
   @BeforeEach
   void setUp() {
@@ -49,6 +51,7 @@ class VmLoadProcessorTest {
     tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), StoreCodec.LOAD_WINDOW));
     minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), StoreCodec.LOAD_WINDOW));
     days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), StoreCodec.UTILIZATION_DAY));
+    seconds = add(pointWindow());
     TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
         Stores.inMemoryKeyValueStore(StoreNames.VM_INVENTORY), Serdes.String(), Topics.VM_INVENTORY.valueSerde())
         .withLoggingDisabled().build());
@@ -87,6 +90,33 @@ class VmLoadProcessorTest {
           case "hashCode" -> System.identityHashCode(proxy);
           case "equals" -> proxy == args[0];
           case "toString" -> name;
+          default -> throw new UnsupportedOperationException(method.getName());
+        });
+  }
+
+  /** The per-second history as a map-backed window store (see {@link #window}). */
+  @SuppressWarnings("unchecked")
+  private static WindowStore<String, VmSamples.Point> pointWindow() {
+    java.util.Map<String, VmSamples.Point> points = new java.util.HashMap<>();
+    return (WindowStore<String, VmSamples.Point>) java.lang.reflect.Proxy.newProxyInstance(
+        VmLoadProcessorTest.class.getClassLoader(), new Class<?>[] {WindowStore.class},
+        (proxy, method, args) -> switch (method.getName()) {
+          case "name", "toString" -> StoreNames.VM_SAMPLES;
+          case "init", "flush", "close" -> null;
+          case "persistent" -> false;
+          case "isOpen" -> true;
+          case "fetch" -> {
+            if (args.length != 2 || !(args[1] instanceof Long)) {
+              throw new UnsupportedOperationException("fetch" + java.util.Arrays.toString(args));
+            }
+            yield points.get(args[0] + "@" + args[1]);
+          }
+          case "put" -> {
+            points.put(args[0] + "@" + args[2], (VmSamples.Point) args[1]);
+            yield null;
+          }
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
           default -> throw new UnsupportedOperationException(method.getName());
         });
   }
@@ -153,5 +183,25 @@ class VmLoadProcessorTest {
     assertThat(minute.fetch(OTHER, DAY.toEpochMilli()).value().samples()).isEqualTo(25);
     assertThat(days.fetch(OTHER, DAY.toEpochMilli()).value().byHost())
         .as("the inventory does not know the other VM").containsOnlyKeys(UtilizationDay.UNRESOLVED_HOST);
+  }
+
+  @Test
+  void everySampleLateOrNotReachesItsVmsSecondInThePerSecondHistory() {
+    VmLoadProcessor p = started();
+    sample(p, VM, 0, 60, 1024);
+    sample(p, VM, 1, 80, 2048);
+    sample(p, OTHER, 1, 10, 512);
+    sample(p, VM, 1, 40, 1024); // a second sample in the same second: averaged, framebuffer the max
+    sample(p, VM, 86_400 * 2, 50, 1024); // moves stream time two days on
+    sample(p, VM, 2, 30, 1024); // far too late for any window, but the history still takes it
+
+    VmSamples.Point second1 = seconds.fetch(VM, DAY.plusSeconds(1).toEpochMilli());
+    assertThat(second1.samples()).isEqualTo(2);
+    assertThat(second1.gpuUtilizationPct()).isEqualTo(60.0);
+    assertThat(second1.fbUsedMiB()).isEqualTo(2048L);
+    assertThat(seconds.fetch(OTHER, DAY.plusSeconds(1).toEpochMilli()).gpuUtilizationPct()).isEqualTo(10.0);
+    assertThat(seconds.fetch(VM, DAY.plusSeconds(2).toEpochMilli()).gpuUtilizationPct()).isEqualTo(30.0);
+    assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
+        .as("the window had closed to the late sample").isEqualTo(3);
   }
 }
