@@ -17,9 +17,13 @@ final class RdmaRates {
   private RdmaRates() {
   }
 
+  private static final String XMIT = "port_xmit_data";
+  private static final String XMIT_64 = XMIT + "_64";
+  private static final String RCV = "port_rcv_data";
+  private static final String RCV_64 = RCV + "_64";
+
   /** The counters a rate is computed from; the only ones {@link Last} keeps. */
-  static final java.util.Set<String> RATE_COUNTERS = java.util.Set.of("port_xmit_data", "port_xmit_data_64",
-      "port_rcv_data", "port_rcv_data_64");
+  static final java.util.Set<String> RATE_COUNTERS = java.util.Set.of(XMIT, XMIT_64, RCV, RCV_64);
 
   /**
    * The previous sample of each port of a VM, with only its {@link #RATE_COUNTERS}: a port has dozens of hardware
@@ -34,15 +38,14 @@ final class RdmaRates {
 
     Last with(RdmaCounterSample s) {
       Map<String, CounterReading> kept = new HashMap<>();
-      s.counters().forEach((name, reading) -> {
-        if (RATE_COUNTERS.contains(name)) {
+      for (String name : RATE_COUNTERS) {
+        CounterReading reading = s.counters().get(name);
+        if (reading != null) {
           kept.put(name, reading);
         }
-      });
-      Map<String, RdmaCounterSample> m = new HashMap<>(ports);
-      m.put(portKey(s), new RdmaCounterSample(s.vmId(), s.hostname(), s.timestamp(), s.device(), s.port(),
-          s.linkLayer(), kept, Map.of(), s.unavailableReason()));
-      return new Last(m);
+      }
+      return new Last(Maps.with(ports, portKey(s), new RdmaCounterSample(s.vmId(), s.hostname(), s.timestamp(),
+          s.device(), s.port(), s.linkLayer(), kept, Map.of(), s.unavailableReason())));
     }
   }
 
@@ -59,17 +62,17 @@ final class RdmaRates {
     if (seconds <= 0) {
       return null;
     }
-    Long tx = delta(prev, now, "port_xmit_data");
-    Long rx = delta(prev, now, "port_rcv_data");
+    Long tx = delta(prev, now, XMIT_64, XMIT);
+    Long rx = delta(prev, now, RCV_64, RCV);
     if (tx == null || rx == null) {
       return null;
     }
     return (tx + rx) * 4.0 / seconds;
   }
 
-  private static Long delta(RdmaCounterSample prev, RdmaCounterSample now, String name) {
-    Long d = delta(prev.counters().get(name + "_64"), now.counters().get(name + "_64"));
-    return d != null ? d : delta(prev.counters().get(name), now.counters().get(name));
+  private static Long delta(RdmaCounterSample prev, RdmaCounterSample now, String wide, String narrow) {
+    Long d = delta(prev.counters().get(wide), now.counters().get(wide));
+    return d != null ? d : delta(prev.counters().get(narrow), now.counters().get(narrow));
   }
 
   private static Long delta(CounterReading a, CounterReading b) {
