@@ -31,8 +31,8 @@ public record CurrentLoad(String vmId, Map<String, GpuSample> byGpu, String host
     if (held != null && !s.timestamp().isAfter(held.timestamp())) {
       return this;
     }
-    return new CurrentLoad(s.vmId(), Maps.with(byGpu, gpu, s), vm == null ? host : vm.host(), vm == null ? vmName : vm.name(),
-        vm != null);
+    return new CurrentLoad(s.vmId(), Maps.with(byGpu, gpu, s), vm == null ? host : vm.host(),
+        vm == null ? vmName : vm.name(), vm != null);
   }
 
   /** The time of the newest sample. */
