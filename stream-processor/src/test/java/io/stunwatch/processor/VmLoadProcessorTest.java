@@ -60,17 +60,34 @@ class VmLoadProcessorTest {
     inventory.put(e.key(), ValueAndTimestamp.make(e, DAY.toEpochMilli()));
   }
 
-  /**
-   * A window store over a map: Streams' own window stores need its internal processor context, which
-   * {@link MockProcessorContext} does not give. Only what the processor calls is answered.
-   */
+  /** A load window store over a map (see {@link #mapWindow}), each value a round trip through the store's codec. */
   @SuppressWarnings("unchecked")
   private static <V> TimestampedWindowStore<String, V> window(String name, Duration size, StoreCodec<V> codec) {
-    java.util.Map<String, ValueAndTimestamp<V>> windows = new java.util.HashMap<>();
-    return (TimestampedWindowStore<String, V>) java.lang.reflect.Proxy.newProxyInstance(
-        VmLoadProcessorTest.class.getClassLoader(), new Class<?>[] {TimestampedWindowStore.class},
-        (proxy, method, args) -> switch (method.getName()) {
-          case "name" -> name;
+    return mapWindow(TimestampedWindowStore.class, name, value -> {
+      // A round trip through the codec, as a real store's bytes would make it.
+      ValueAndTimestamp<V> v = (ValueAndTimestamp<V>) value;
+      return ValueAndTimestamp.make(codec.decode(codec.encode(v.value())), v.timestamp());
+    });
+  }
+
+  /** The per-second history over a map (see {@link #mapWindow}). */
+  @SuppressWarnings("unchecked")
+  private static WindowStore<String, VmSamples.Point> pointWindow() {
+    return mapWindow(WindowStore.class, StoreNames.VM_SAMPLES, value -> value);
+  }
+
+  /**
+   * A window store over a map: Streams' own window stores need its internal processor context, which
+   * {@link MockProcessorContext} does not give. Only what the processor calls is answered: a point fetch, and a put
+   * of what {@code stored} makes of the value.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static <S extends WindowStore> S mapWindow(Class<S> type, String name,
+      java.util.function.UnaryOperator<Object> stored) {
+    java.util.Map<String, Object> windows = new java.util.HashMap<>();
+    return (S) java.lang.reflect.Proxy.newProxyInstance(VmLoadProcessorTest.class.getClassLoader(),
+        new Class<?>[] {type}, (proxy, method, args) -> switch (method.getName()) {
+          case "name", "toString" -> name;
           case "init", "flush", "close" -> null;
           case "persistent" -> false;
           case "isOpen" -> true;
@@ -81,38 +98,7 @@ class VmLoadProcessorTest {
             yield windows.get(args[0] + "@" + args[1]);
           }
           case "put" -> {
-            // A round trip through the codec, as a real store's bytes would make it.
-            ValueAndTimestamp<V> v = (ValueAndTimestamp<V>) args[1];
-            windows.put(args[0] + "@" + args[2], ValueAndTimestamp.make(codec.decode(codec.encode(v.value())),
-                v.timestamp()));
-            yield null;
-          }
-          case "hashCode" -> System.identityHashCode(proxy);
-          case "equals" -> proxy == args[0];
-          case "toString" -> name;
-          default -> throw new UnsupportedOperationException(method.getName());
-        });
-  }
-
-  /** The per-second history as a map-backed window store (see {@link #window}). */
-  @SuppressWarnings("unchecked")
-  private static WindowStore<String, VmSamples.Point> pointWindow() {
-    java.util.Map<String, VmSamples.Point> points = new java.util.HashMap<>();
-    return (WindowStore<String, VmSamples.Point>) java.lang.reflect.Proxy.newProxyInstance(
-        VmLoadProcessorTest.class.getClassLoader(), new Class<?>[] {WindowStore.class},
-        (proxy, method, args) -> switch (method.getName()) {
-          case "name", "toString" -> StoreNames.VM_SAMPLES;
-          case "init", "flush", "close" -> null;
-          case "persistent" -> false;
-          case "isOpen" -> true;
-          case "fetch" -> {
-            if (args.length != 2 || !(args[1] instanceof Long)) {
-              throw new UnsupportedOperationException("fetch" + java.util.Arrays.toString(args));
-            }
-            yield points.get(args[0] + "@" + args[1]);
-          }
-          case "put" -> {
-            points.put(args[0] + "@" + args[2], (VmSamples.Point) args[1]);
+            windows.put(args[0] + "@" + args[2], stored.apply(args[1]));
             yield null;
           }
           case "hashCode" -> System.identityHashCode(proxy);
