@@ -48,7 +48,7 @@ abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateSto
    */
   abstract void writePending(Consumer<ProcessorRecordContext> enter);
 
-  /** Forgets every pending write. */
+  /** Forgets every pending write, and whatever the instance has learnt of the store beneath. */
   abstract void dropPending();
 
   @Override

@@ -26,6 +26,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,7 +75,9 @@ class DeferredStoresTest {
 
   /**
    * Operations separated by {@code ;}: {@code put k v}, {@code del k}, {@code get k}, {@code wput k start v},
-   * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}; each read forwards its answer.
+   * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}; each read forwards its answer. Two reach
+   * behind the deferred window store, as Streams does around a standby: {@code wraw k start v} writes to the store
+   * beneath it, as a restoration would, and {@code wclear} clears its cache hooks.
    */
   static final class Script implements Processor<String, String, String, String> {
     private ProcessorContext<String, String> context;
@@ -98,6 +101,8 @@ class DeferredStoresTest {
           case "get" -> context.forward(record.withKey(op.trim()).withValue(String.valueOf(kv.get(a[1]))));
           case "wput" -> win.put(a[1], a[3], Long.parseLong(a[2]));
           case "wdel" -> win.put(a[1], null, Long.parseLong(a[2]));
+          case "wraw" -> deferred().wrapped().put(a[1], a[3], Long.parseLong(a[2]));
+          case "wclear" -> deferred().clearCache();
           case "wget" -> context.forward(record.withKey(op.trim())
               .withValue(String.valueOf(win.fetch(a[1], Long.parseLong(a[2])))));
           case "wrange" -> {
@@ -110,6 +115,12 @@ class DeferredStoresTest {
           default -> throw new IllegalArgumentException(op);
         }
       }
+    }
+
+    /** The deferred store behind the processor's read-write decorator. */
+    @SuppressWarnings("unchecked")
+    private DeferredWindowStore<String, String> deferred() {
+      return (DeferredWindowStore<String, String>) ((WrappedStateStore<?, ?, ?>) win).wrapped();
     }
   }
 
@@ -179,6 +190,19 @@ class DeferredStoresTest {
     assertThat(changelog("win")).extracting(TestRecord::value).containsExactly("z", "a", "B", "C");
     assertThat(run("wrange k 0 10000", T0.plusSeconds(1)))
         .containsExactly("wrange k 0 10000 -> 500=z,1000=a,2000=B,3000=C");
+  }
+
+  @Test
+  void aWindowLaterThanItsKeysNewestIsAMissWithoutAReadOfTheStoreBeneathUntilTheStoreIsCleared() {
+    run("wput k 1000 a; wput k 3000 c", T0);
+    // A window the deferred store did not write is not read where it cannot be: later than the key's newest.
+    run("wraw k 5000 x", T0.plusSeconds(1));
+    assertThat(run("wget k 5000; wget k 3000", T0.plusSeconds(2)))
+        .containsExactly("wget k 5000 -> null", "wget k 3000 -> c");
+    // Cleared (as around a standby's restoration), the store reads the key's newest window again at the first write,
+    // even a late one: the windows beneath it, restored ones too, are all found.
+    assertThat(run("wclear; wput k 2000 b; wget k 5000; wget k 4000; wget k 1000; wget other 9000", T0.plusSeconds(3)))
+        .containsExactly("wget k 5000 -> x", "wget k 4000 -> null", "wget k 1000 -> a", "wget other 9000 -> null");
   }
 
   @Test

@@ -348,6 +348,7 @@ public final class ProcessorBenchmark {
       long tenth = -1;
       long atTenth = 0;
       long cpuAtTenth = 0;
+      WaitBreakdown waitsAtTenth = null;
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -363,6 +364,7 @@ public final class ProcessorBenchmark {
           tenth = now;
           atTenth = sum;
           cpuAtTenth = streamThreadCpuNanos(appId);
+          waitsAtTenth = WaitBreakdown.of(streams);
         }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
           break;
@@ -376,6 +378,9 @@ public final class ProcessorBenchmark {
       double busy = (streamThreadCpuNanos(appId) - cpuAtTenth) / (double) Math.max(1, end - tenth);
       Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
+      if (waitsAtTenth != null) {
+        flushPrintf("%s%n", WaitBreakdown.of(streams).since(waitsAtTenth));
+      }
       streams.close(Duration.ofSeconds(30));
       return t;
     }

@@ -1,0 +1,103 @@
+package io.stunwatch.launcher.bench;
+
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * Where a Streams pass waits, as differences between two snapshots: the clients' cumulative blocking times (the
+ * producer's flushes and transaction calls, the thread's total time blocked on Kafka) and, from the embedded broker in
+ * this JVM, how long each kind of request took and in which stage. Under exactly-once a stream thread that is less
+ * than fully busy is waiting on one of these; this says which, and whether the broker was slow to start a request
+ * (queue), to do it (local), or held it (remote, a purgatory).
+ */
+final class WaitBreakdown {
+
+  /** Client totals (nanoseconds), summed over the application's clients. */
+  private static final List<String> CLIENT_TOTALS = List.of("blocked-time-ns-total", "flush-time-ns-total",
+      "txn-commit-time-ns-total", "txn-send-offsets-time-ns-total", "txn-begin-time-ns-total");
+  /** Client counts, summed likewise: a produce that the broker turned away is retried after a back-off. */
+  private static final List<String> CLIENT_COUNTS = List.of("record-retry-total", "record-error-total",
+      "request-total");
+  private static final List<String> REQUESTS = List.of("Produce", "EndTxn", "TxnOffsetCommit", "AddOffsetsToTxn",
+      "AddPartitionsToTxn", "Fetch", "WriteTxnMarkers");
+  private static final List<String> STAGES = List.of("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs",
+      "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs");
+
+  private final Map<String, Double> values;
+  private final long atNanos;
+
+  private WaitBreakdown(Map<String, Double> values, long atNanos) {
+    this.values = values;
+    this.atNanos = atNanos;
+  }
+
+  static WaitBreakdown of(KafkaStreams streams) {
+    Map<String, Double> v = new LinkedHashMap<>();
+    streams.metrics().forEach((name, metric) -> {
+      if ((CLIENT_TOTALS.contains(name.name()) || CLIENT_COUNTS.contains(name.name())
+          && name.group().equals("producer-metrics")) && metric.metricValue() instanceof Double d) {
+        v.merge(name.name(), d, Double::sum);
+      }
+    });
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    for (String r : REQUESTS) {
+      for (String s : STAGES) {
+        try {
+          ObjectName n = new ObjectName("kafka.network:type=RequestMetrics,name=" + s + ",request=" + r);
+          long count = ((Number) jmx.getAttribute(n, "Count")).longValue();
+          double mean = ((Number) jmx.getAttribute(n, "Mean")).doubleValue();
+          v.put(r + "." + s + ".count", (double) count);
+          v.put(r + "." + s + ".sum", mean * count);
+        } catch (javax.management.JMException e) {
+          // not registered: the broker has served no such request
+        }
+      }
+      try {
+        for (ObjectName n : jmx.queryNames(new ObjectName("kafka.network:type=RequestMetrics,name=ErrorsPerSec,request="
+            + r + ",*"), null)) {
+          String error = n.getKeyProperty("error");
+          if (!"NONE".equals(error)) {
+            v.put(r + ".error." + error, ((Number) jmx.getAttribute(n, "Count")).doubleValue());
+          }
+        }
+      } catch (javax.management.JMException e) {
+        // no errors recorded
+      }
+    }
+    return new WaitBreakdown(v, System.nanoTime());
+  }
+
+  /** What happened between {@code before} and this snapshot, as lines for the log. */
+  String since(WaitBreakdown before) {
+    double wallNs = Math.max(1, atNanos - before.atNanos);
+    StringBuilder out = new StringBuilder("    client waits (share of wall time): ");
+    out.append(CLIENT_TOTALS.stream().filter(values::containsKey)
+        .map(k -> String.format("%s %.3f", k.replace("-ns-total", ""), delta(before, k) / wallNs))
+        .collect(Collectors.joining(", ")));
+    out.append(CLIENT_COUNTS.stream().filter(values::containsKey)
+        .map(k -> String.format(", %s %.0f", k, delta(before, k))).collect(Collectors.joining()));
+    values.keySet().stream().filter(k -> k.contains(".error.") && delta(before, k) > 0)
+        .forEach(k -> out.append(String.format("%n    broker %s: %.0f", k, delta(before, k))));
+    for (String r : REQUESTS) {
+      double n = delta(before, r + ".TotalTimeMs.count");
+      if (n <= 0) {
+        continue;
+      }
+      out.append(String.format("%n    broker %s: %.0f requests, mean ms", r, n));
+      for (String s : STAGES) {
+        out.append(String.format(" %s %.2f", s.replace("TimeMs", ""), delta(before, r + "." + s + ".sum") / n));
+      }
+    }
+    return out.toString();
+  }
+
+  private double delta(WaitBreakdown before, String key) {
+    return values.getOrDefault(key, 0.0) - before.values.getOrDefault(key, 0.0);
+  }
+}
