@@ -45,8 +45,30 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
 
   private final Map<K, Pending<V>> pending = new ConcurrentHashMap<>();
 
+  /**
+   * The values of the keys written at the last commits, as objects, up to {@link #keep} keys (the most recently
+   * written or read), or none. For stores whose values cost much to decode again: a migration's impact is about
+   * 100 KB of JSON, and the stun processor reads it back to revise it soon after it was written. Only commits add to
+   * it, so that a read on another thread can never put back a value a commit has just replaced.
+   */
+  private final Map<K, V> committed;
+  private final int keep;
+
   DeferredKeyValueStore(KeyValueStore<K, V> inner) {
+    this(inner, 0);
+  }
+
+  /** Keeps the values of the last {@code keep} keys written as objects after their commit, too. */
+  DeferredKeyValueStore(KeyValueStore<K, V> inner, int keep) {
     super(inner);
+    this.keep = keep;
+    this.committed = keep == 0 ? null : java.util.Collections.synchronizedMap(
+        new java.util.LinkedHashMap<K, V>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+            return size() > DeferredKeyValueStore.this.keep;
+          }
+        });
   }
 
   @Override
@@ -83,7 +105,11 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
   @Override
   public V get(K key) {
     Pending<V> p = pending.get(key);
-    return p != null ? p.value() : wrapped().get(key);
+    if (p != null) {
+      return p.value();
+    }
+    V kept = committed == null ? null : committed.get(key);
+    return kept != null ? kept : wrapped().get(key);
   }
 
   @Override
@@ -132,13 +158,23 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
       } else {
         wrapped().put(e.getKey(), p.value());
       }
-      pending.remove(e.getKey(), p);
+      if (committed != null) {
+        if (p.value() == null) {
+          committed.remove(e.getKey());
+        } else {
+          committed.put(e.getKey(), p.value());
+        }
+      }
+      pending.remove(e.getKey(), p); // last: a concurrent read finds the value pending, kept or beneath
     }
   }
 
   @Override
   void dropPending() {
     pending.clear();
+    if (committed != null) {
+      committed.clear(); // the store beneath may be restored or handed to a standby before the next write
+    }
   }
 
 }

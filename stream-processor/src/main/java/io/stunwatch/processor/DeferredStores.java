@@ -19,7 +19,15 @@ final class DeferredStores {
   }
 
   static <K, V> StoreBuilder<KeyValueStore<K, V>> keyValue(StoreBuilder<KeyValueStore<K, V>> inner) {
-    return new Builder<>(inner.withCachingDisabled(), DeferredKeyValueStore::new);
+    return keyValue(inner, 0);
+  }
+
+  /**
+   * A deferred key-value store that also keeps the values of the last {@code keep} keys written after their commit as
+   * objects, for values that cost much to decode (see {@link DeferredKeyValueStore}).
+   */
+  static <K, V> StoreBuilder<KeyValueStore<K, V>> keyValue(StoreBuilder<KeyValueStore<K, V>> inner, int keep) {
+    return new Builder<>(inner.withCachingDisabled(), s -> new DeferredKeyValueStore<>(s, keep));
   }
 
   static <K, V> StoreBuilder<WindowStore<K, V>> window(StoreBuilder<WindowStore<K, V>> inner) {

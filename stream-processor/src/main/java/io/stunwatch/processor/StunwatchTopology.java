@@ -54,6 +54,11 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  */
 public final class StunwatchTopology {
 
+  /** Migrations kept as objects after their commit, per task: a few KB each. */
+  static final int KEPT_MIGRATIONS = 1024;
+  /** Impacts kept as objects after their commit, per task: up to a few hundred KB each. */
+  static final int KEPT_IMPACTS = 32;
+
   private StunwatchTopology() {
   }
 
@@ -81,12 +86,14 @@ public final class StunwatchTopology {
         Serdes.String(), StoreCodec.POINT)));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATION_EVENTS), Serdes.String(), JsonSerde.of(EventSet.class))));
+    // A stun observation reads every recent migration of its VM, and revises a settled impact: the last ones written
+    // are kept as objects after their commit, rather than decoded again (an impact is about 100 KB of JSON).
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.MIGRATIONS), Serdes.String(), JsonSerde.of(Migration.class))));
+        StoreNames.MIGRATIONS), Serdes.String(), JsonSerde.of(Migration.class)), KEPT_MIGRATIONS));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.ALERTS), Serdes.String(), JsonSerde.of(MigrationAlert.class))));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.IMPACTS), Serdes.String(), JsonSerde.of(MigrationImpact.class))));
+        StoreNames.IMPACTS), Serdes.String(), JsonSerde.of(MigrationImpact.class)), KEPT_IMPACTS));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
         Serdes.String(), JsonSerde.of(Tracked.Migration.class)).withCachingEnabled());
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(

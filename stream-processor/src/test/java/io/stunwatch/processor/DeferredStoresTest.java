@@ -56,8 +56,10 @@ class DeferredStoresTest {
         Serdes.String(), Serdes.String())));
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore("win",
         Duration.ofDays(1), Duration.ofSeconds(1), false), Serdes.String(), Serdes.String())));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("kept"),
+        Serdes.String(), Serdes.String()), 2));
     b.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
-        .process(Script::new, "kv", "win")
+        .process(Script::new, "kv", "win", "kept")
         .to("reads", Produced.with(Serdes.String(), Serdes.String()));
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "deferred");
@@ -77,18 +79,22 @@ class DeferredStoresTest {
    * Operations separated by {@code ;}: {@code put k v}, {@code del k}, {@code get k}, {@code wput k start v},
    * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}; each read forwards its answer. Two reach
    * behind the deferred window store, as Streams does around a standby: {@code wraw k start v} writes to the store
-   * beneath it, as a restoration would, and {@code wclear} clears its cache hooks.
+   * beneath it, as a restoration would, and {@code wclear} clears its cache hooks. The store "kept" keeps its last
+   * two committed values as objects: {@code kput k v}, {@code kdel k}, {@code kget k}, {@code kraw k v} (a write
+   * beneath it) and {@code kclear}.
    */
   static final class Script implements Processor<String, String, String, String> {
     private ProcessorContext<String, String> context;
     private KeyValueStore<String, String> kv;
     private WindowStore<String, String> win;
+    private KeyValueStore<String, String> kept;
 
     @Override
     public void init(ProcessorContext<String, String> context) {
       this.context = context;
       kv = context.getStateStore("kv");
       win = context.getStateStore("win");
+      kept = context.getStateStore("kept");
     }
 
     @Override
@@ -103,6 +109,11 @@ class DeferredStoresTest {
           case "wdel" -> win.put(a[1], null, Long.parseLong(a[2]));
           case "wraw" -> deferred().wrapped().put(a[1], a[3], Long.parseLong(a[2]));
           case "wclear" -> deferred().clearCache();
+          case "kput" -> kept.put(a[1], a[2]);
+          case "kdel" -> kept.delete(a[1]);
+          case "kget" -> context.forward(record.withKey(op.trim()).withValue(String.valueOf(kept.get(a[1]))));
+          case "kraw" -> keptBeneath().wrapped().put(a[1], a[2]);
+          case "kclear" -> keptBeneath().clearCache();
           case "wget" -> context.forward(record.withKey(op.trim())
               .withValue(String.valueOf(win.fetch(a[1], Long.parseLong(a[2])))));
           case "wrange" -> {
@@ -115,6 +126,11 @@ class DeferredStoresTest {
           default -> throw new IllegalArgumentException(op);
         }
       }
+    }
+
+    @SuppressWarnings("unchecked")
+    private DeferredKeyValueStore<String, String> keptBeneath() {
+      return (DeferredKeyValueStore<String, String>) ((WrappedStateStore<?, ?, ?>) kept).wrapped();
     }
 
     /** The deferred store behind the processor's read-write decorator. */
@@ -156,6 +172,23 @@ class DeferredStoresTest {
         .containsExactlyInAnyOrder(tuple("a", "2"), tuple("b", null));
     assertThat(log.subList(2, log.size())).extracting(TestRecord::key, TestRecord::value)
         .containsExactly(tuple("a", null));
+  }
+
+  @Test
+  void theLastValuesCommittedAreReadAsObjectsUntilPushedOutDeletedOrCleared() {
+    run("kput a 1", T0);
+    run("kput b 2", T0.plusSeconds(1));
+    // Written beneath the deferred store's back (only a restoration would), so that a read shows where it came from.
+    run("kraw a X; kraw b Y", T0.plusSeconds(2));
+    assertThat(run("kget a; kget b", T0.plusSeconds(3))).containsExactly("kget a -> 1", "kget b -> 2");
+    // Two are kept, the last written or read: a third pushes out the one read longest ago.
+    run("kput c 3", T0.plusSeconds(4));
+    assertThat(run("kget a; kget b; kget c", T0.plusSeconds(5)))
+        .containsExactly("kget a -> X", "kget b -> 2", "kget c -> 3");
+    run("kdel b", T0.plusSeconds(6));
+    assertThat(run("kget b", T0.plusSeconds(7))).containsExactly("kget b -> null");
+    run("kraw c C", T0.plusSeconds(8));
+    assertThat(run("kclear; kget c", T0.plusSeconds(9))).containsExactly("kget c -> C");
   }
 
   @Test

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.Samples;
+import io.stunwatch.model.TimelinePoint;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.kafka.common.errors.SerializationException;
@@ -25,6 +28,47 @@ class JsonSerdeTest {
     for (int i = 0; i < samples.size(); i++) {
       assertRoundTrip(Topics.ALL.get(i), samples.get(i));
     }
+  }
+
+  /** An impact with a timeline of {@code points} seconds: about 100 bytes of JSON a point. */
+  private static MigrationImpact impact(int points) {
+    MigrationImpact sample = (MigrationImpact) Samples.all().stream().filter(MigrationImpact.class::isInstance)
+        .findFirst().orElseThrow();
+    List<TimelinePoint> timeline = java.util.stream.IntStream.range(0, points)
+        .mapToObj(i -> new TimelinePoint(Samples.T0.plusSeconds(i), 50.0 + i % 50, 15_000.0 + i, null, 200.0 + i))
+        .toList();
+    return new MigrationImpact(sample.migration(), sample.durationSeconds(), sample.stun(), sample.before(),
+        sample.during(), sample.after(), sample.throughputDipPct(), timeline, sample.settledAt());
+  }
+
+  @Test
+  void aLargeValueEncodedAgainOnTheSameThreadGetsTheSameBytesWithoutBeingEncodedAgain() throws Exception {
+    JsonSerde<MigrationImpact> topicSerde = JsonSerde.of(MigrationImpact.class);
+    JsonSerde<MigrationImpact> storeSerde = JsonSerde.of(MigrationImpact.class);
+    MigrationImpact big = impact(600);
+    byte[] first = topicSerde.encode(big);
+    assertThat(first.length).isGreaterThan(JsonSerde.EncodeMemo.MIN_BYTES);
+    // Identity compared as booleans: a failure prints a sentence, not two 60 KB arrays.
+    assertThat(storeSerde.encode(big) == first).as("the same value, by another serde of its type").isTrue();
+
+    // An equal value is another object: encoded on its own, to the same bytes.
+    MigrationImpact equal = impact(600);
+    byte[] again = storeSerde.encode(equal);
+    assertThat(again != first && Arrays.equals(again, first)).as("an equal value's own encoding").isTrue();
+    assertThat(storeSerde.decode(again)).isEqualTo(big);
+
+    // Small values, other threads and values pushed out by later large ones are encoded afresh.
+    GpuSample small = Samples.gpu();
+    assertThat(serde.encode(small) != serde.encode(small)).as("a small value, encoded twice").isTrue();
+    java.util.concurrent.CompletableFuture<byte[]> elsewhere =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> topicSerde.encode(big));
+    byte[] there = elsewhere.get();
+    assertThat(there != first && Arrays.equals(there, first)).as("on another thread").isTrue();
+    for (int i = 0; i < JsonSerde.EncodeMemo.SLOTS; i++) {
+      topicSerde.encode(impact(100 + i));
+    }
+    byte[] later = topicSerde.encode(big);
+    assertThat(later != first && Arrays.equals(later, first)).as("after the memo's slots were all reused").isTrue();
   }
 
   private static <K, V> void assertRoundTrip(Topic<K, V> topic, Object value) {
