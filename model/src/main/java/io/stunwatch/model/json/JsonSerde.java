@@ -283,9 +283,9 @@ public final class JsonSerde<T> implements Serde<T> {
   /**
    * The encodings of the last few large values a thread encoded, by the values' identity. A migration's impact, with a
    * timeline of up to a point a second (about 100 KB of JSON), is encoded for its topic when the processor emits it and
-   * for its store when the task commits, and encoding it took a tenth of the stream thread in a catch-up. Bus records
-   * are deeply immutable (their lists are copies), so one value has one encoding for each schema version; small values
-   * are not kept, as encoding them again costs less than looking them up.
+   * for its store when the task commits; JSON encoding took about a tenth of the stream thread in a catch-up. Bus
+   * records are deeply immutable (their lists are copies), so one value has one encoding for each schema version;
+   * small values are not kept, as encoding them again costs less than looking them up.
    */
   static final class EncodeMemo {
     /** Encodings shorter than this are not kept. */
