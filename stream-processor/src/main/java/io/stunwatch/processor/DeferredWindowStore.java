@@ -104,15 +104,13 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
 
   @Override
   public void put(K key, V value, long windowStart) {
-    Long newest = newestStart.get(key);
-    if (newest == null) {
-      newest = newestStored(key);
+    Long known = newestStart.get(key);
+    long newest = known != null ? known : newestStored(key);
+    if (known == null || windowStart > newest) {
+      // Before the value: a concurrent read that misses the pending value finds the window at or after this bound.
+      // Most writes are to the key's newest window, and leave the bound as it is.
+      newestStart.put(key, Math.max(newest, windowStart));
     }
-    if (windowStart > newest) {
-      newest = windowStart;
-    }
-    // Before the value: a concurrent read that misses the pending value finds the window at or after this bound.
-    newestStart.put(key, newest);
     Pending<V> p = pendingOf(value);
     if (p == null) {
       wrapped().put(key, value, windowStart);
