@@ -9,17 +9,19 @@ import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
- * Each VM's per-second load history in {@link StoreNames#VM_SAMPLES}: a window store of one-second windows keyed by
- * VM id, one {@link VmSamples.Point} per window.
+ * Each VM's per-second load history in {@link StoreNames#VM_SAMPLES}: a window store keyed by VM id, one window per
+ * {@link VmSamples.Block} of {@link VmSamples.Block#SECONDS} seconds, each holding a {@link VmSamples.Point} per
+ * second that had a reading.
  *
- * <p>One small point is read and written per sample, and a range is read only when a migration needs it. (A
- * single value holding the whole history cost a 15-minute list's encoding per sample.) The store's retention,
- * {@code process.sample-retention}, expires old seconds by segment, and a reading older than that is dropped by the
- * store.
+ * <p>One small block is read and written per sample, and a range is read only when a migration needs it. (A
+ * single value holding the whole history cost a 15-minute list's encoding per sample; a record per second cost a
+ * RocksDB write and a changelog record per VM-second at the commit.) The store's retention,
+ * {@code process.sample-retention} plus a block, expires old blocks by segment, and a reading older than that is
+ * dropped by the store.
  */
 final class SampleHistory {
 
-  private final WindowStore<String, VmSamples.Point> store;
+  private final WindowStore<String, VmSamples.Block> store;
 
   SampleHistory(ProcessingContext context) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
@@ -28,17 +30,26 @@ final class SampleHistory {
   /** Applies {@code update} to the VM's point of the second of {@code at} (an empty point when it has none). */
   void update(String vmId, Instant at, UnaryOperator<VmSamples.Point> update) {
     long second = at.getEpochSecond();
-    VmSamples.Point p = store.fetch(vmId, second * 1000);
-    store.put(vmId, update.apply(p == null ? VmSamples.empty(second) : p), second * 1000);
+    long start = VmSamples.Block.startOf(second);
+    VmSamples.Block b = store.fetch(vmId, start * 1000);
+    VmSamples.Point p = b == null ? null : b.point(second);
+    VmSamples.Point next = update.apply(p == null ? VmSamples.empty(second) : p);
+    store.put(vmId, (b == null ? VmSamples.Block.empty(start) : b).with(next), start * 1000);
   }
 
   /** The VM's points within {@code [from, to]}, oldest first. */
   VmSamples range(String vmId, Instant from, Instant to) {
+    long first = from.getEpochSecond();
+    long last = to.getEpochSecond();
     List<VmSamples.Point> points = new ArrayList<>();
-    try (WindowStoreIterator<VmSamples.Point> it = store.fetch(vmId, from.getEpochSecond() * 1000,
-        to.getEpochSecond() * 1000)) {
+    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(vmId, VmSamples.Block.startOf(first) * 1000,
+        VmSamples.Block.startOf(last) * 1000)) {
       while (it.hasNext()) {
-        points.add(it.next().value);
+        for (VmSamples.Point p : it.next().value.points()) {
+          if (p.epochSecond() >= first && p.epochSecond() <= last) {
+            points.add(p);
+          }
+        }
       }
     }
     return new VmSamples(points);

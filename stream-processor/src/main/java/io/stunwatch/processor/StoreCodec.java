@@ -271,25 +271,39 @@ abstract class StoreCodec<T> implements Serde<T> {
     V read(DataInputStream in) throws IOException;
   }
 
-  /** {@link VmSamples.Point}, the value of {@link StoreNames#VM_SAMPLES}. */
-  static final StoreCodec<VmSamples.Point> POINT = new StoreCodec<>("store.vm-sample-second", 1) {
+  /**
+   * {@link VmSamples.Block}, the value of {@link StoreNames#VM_SAMPLES}: its first second, then each point as its
+   * offset in the block and its figures.
+   */
+  static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 1) {
     @Override
-    void write(DataOutputStream out, VmSamples.Point p) throws IOException {
-      out.writeLong(p.epochSecond());
-      out.writeInt(p.samples());
-      out.writeDouble(p.gpuUtilSum());
-      out.writeInt(p.gpuUtilCount());
-      writeNullable(out, p.fbUsedMiB());
-      writeNullable(out, p.fbTotalMiB());
-      writeNullable(out, p.throughputSum());
-      writeNullable(out, p.throughputCount());
-      writeNullable(out, p.rdmaBytesPerSec());
+    void write(DataOutputStream out, VmSamples.Block b) throws IOException {
+      out.writeLong(b.startSecond());
+      out.writeByte(b.points().size());
+      for (VmSamples.Point p : b.points()) {
+        out.writeByte((int) (p.epochSecond() - b.startSecond()));
+        out.writeInt(p.samples());
+        out.writeDouble(p.gpuUtilSum());
+        out.writeInt(p.gpuUtilCount());
+        writeNullable(out, p.fbUsedMiB());
+        writeNullable(out, p.fbTotalMiB());
+        writeNullable(out, p.throughputSum());
+        writeNullable(out, p.throughputCount());
+        writeNullable(out, p.rdmaBytesPerSec());
+      }
     }
 
     @Override
-    VmSamples.Point read(DataInputStream in) throws IOException {
-      return new VmSamples.Point(in.readLong(), in.readInt(), in.readDouble(), in.readInt(), readNullableLong(in),
-          readNullableLong(in), readNullableDouble(in), readNullableInt(in), readNullableDouble(in));
+    VmSamples.Block read(DataInputStream in) throws IOException {
+      long start = in.readLong();
+      int n = in.readUnsignedByte();
+      VmSamples.Point[] points = new VmSamples.Point[n];
+      for (int i = 0; i < n; i++) {
+        points[i] = new VmSamples.Point(start + in.readUnsignedByte(), in.readInt(), in.readDouble(), in.readInt(),
+            readNullableLong(in), readNullableLong(in), readNullableDouble(in), readNullableInt(in),
+            readNullableDouble(in));
+      }
+      return new VmSamples.Block(start, java.util.Arrays.asList(points));
     }
   };
 

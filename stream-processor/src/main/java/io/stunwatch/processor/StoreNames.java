@@ -8,8 +8,12 @@ public final class StoreNames {
 
   /** Global: VM inventory by {@code <vcenterUuid>/<moref>} ({@code VmInventoryEntry}), on every instance. */
   public static final String VM_INVENTORY = "vm-inventory";
-  /** By VM id: the VM's recent GPU load, one point a second ({@link VmSamples}). */
-  public static final String VM_SAMPLES = "vm-samples";
+  /**
+   * Window store by VM id: the VM's recent load, one point a second, in blocks of ten seconds
+   * ({@link VmSamples.Block}). Named apart from {@code vm-samples}, where earlier builds kept one point per window,
+   * so that this store never restores from that store's changelog.
+   */
+  public static final String VM_SAMPLES = "vm-sample-blocks";
   /** By VM id: the latest sample of each of the VM's GPUs and its host ({@link CurrentLoad}). */
   public static final String VM_LOAD_CURRENT = "vm-load-current";
   /** Window store by VM id, 10 s tumbling windows of GPU load ({@link LoadAggregate}). */

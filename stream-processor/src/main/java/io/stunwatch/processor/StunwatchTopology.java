@@ -82,8 +82,9 @@ public final class StunwatchTopology {
     // model group a list, and the record cache encoded each on every write and decoded it on every read. Only the
     // tracked-migration store stays cached, as the processor iterates it, and an iterator sees the last commit.
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore(
-        StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace()), Duration.ofSeconds(1), false),
-        Serdes.String(), StoreCodec.POINT)));
+        StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace())
+            .plusSeconds(VmSamples.Block.SECONDS), Duration.ofSeconds(VmSamples.Block.SECONDS), false),
+        Serdes.String(), StoreCodec.BLOCK)));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATION_EVENTS), Serdes.String(), JsonSerde.of(EventSet.class))));
     // A stun observation reads every recent migration of its VM, and revises a settled impact: the last ones written

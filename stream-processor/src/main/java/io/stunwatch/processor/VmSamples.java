@@ -41,6 +41,76 @@ public record VmSamples(List<Point> points) {
   }
 
   /**
+   * {@link Block#SECONDS} consecutive seconds of a VM's history, the value of {@link StoreNames#VM_SAMPLES}: one
+   * store record per block rather than per second, because each record of a window store costs a RocksDB write and a
+   * changelog record at the commit, and in a catch-up a commit covers a minute or more of every VM's seconds.
+   *
+   * @param startSecond the block's first second, a multiple of {@link #SECONDS}
+   * @param points      the seconds that have a point, oldest first, each within the block and none twice
+   */
+  public record Block(long startSecond, List<Point> points) {
+
+    /** Seconds per block: the 10 s load windows' size, so that a live block is rewritten at most ten times. */
+    public static final int SECONDS = 10;
+
+    public Block {
+      if (Math.floorMod(startSecond, SECONDS) != 0) {
+        throw new IllegalArgumentException("a block starts at a multiple of " + SECONDS + " s, not " + startSecond);
+      }
+      points = List.copyOf(points);
+      long last = startSecond - 1;
+      for (Point p : points) {
+        if (p.epochSecond() <= last || p.epochSecond() >= startSecond + SECONDS) {
+          throw new IllegalArgumentException("second " + p.epochSecond() + " out of order or outside the block of "
+              + startSecond);
+        }
+        last = p.epochSecond();
+      }
+    }
+
+    /** The first second of the block that holds {@code epochSecond}. */
+    public static long startOf(long epochSecond) {
+      return epochSecond - Math.floorMod(epochSecond, SECONDS);
+    }
+
+    /** An empty block from {@code startSecond}. */
+    static Block empty(long startSecond) {
+      return new Block(startSecond, List.of());
+    }
+
+    /** The point of {@code epochSecond}, or null when the block has none. */
+    Point point(long epochSecond) {
+      for (Point p : points) {
+        if (p.epochSecond() == epochSecond) {
+          return p;
+        }
+      }
+      return null;
+    }
+
+    /** This block with {@code p} in place of its second's point, or added in order. */
+    Block with(Point p) {
+      Point[] next = new Point[points.size() + 1];
+      int n = 0;
+      boolean placed = false;
+      for (Point q : points) {
+        if (!placed && q.epochSecond() >= p.epochSecond()) {
+          next[n++] = p;
+          placed = true;
+          if (q.epochSecond() == p.epochSecond()) {
+            continue;
+          }
+        }
+        next[n++] = q;
+      }
+      if (!placed) {
+        next[n++] = p;
+      }
+      return new Block(startSecond, java.util.Arrays.asList(next).subList(0, n));
+    }
+  }
+
+  /**
    * A second with nothing in it yet. Its {@code samples} is 0: a second with only throughput or RDMA never fills a
    * gap in GPU samples.
    */

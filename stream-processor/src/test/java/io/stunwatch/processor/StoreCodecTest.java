@@ -5,17 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class StoreCodecTest {
 
   @Test
-  void pointRoundTripKeepsUnknownFiguresUnknown() {
+  void blockRoundTripKeepsEachSecondAndItsUnknownFiguresUnknown() {
     var known = new VmSamples.Point(1_700_000_000L, 3, 241.5, 3, 15_360L, 16_384L, 812.25, 2, 1.25e9);
-    var unknown = new VmSamples.Point(1_700_000_001L, 1, 0, 0, null, null, null, null, null);
-    assertThat(StoreCodec.POINT.decode(StoreCodec.POINT.encode(known))).isEqualTo(known);
-    assertThat(StoreCodec.POINT.decode(StoreCodec.POINT.encode(unknown))).isEqualTo(unknown);
+    var unknown = new VmSamples.Point(1_700_000_009L, 1, 0, 0, null, null, null, null, null);
+    var block = new VmSamples.Block(1_700_000_000L, List.of(known, unknown));
+    assertThat(StoreCodec.BLOCK.decode(StoreCodec.BLOCK.encode(block))).isEqualTo(block);
+    var empty = VmSamples.Block.empty(1_700_000_010L);
+    assertThat(StoreCodec.BLOCK.decode(StoreCodec.BLOCK.encode(empty))).isEqualTo(empty);
   }
 
   @Test
@@ -67,16 +70,17 @@ class StoreCodecTest {
 
   @Test
   void nullIsATombstoneBothWays() {
-    assertThat(StoreCodec.POINT.encode(null)).isNull();
-    assertThat(StoreCodec.POINT.decode(null)).isNull();
+    assertThat(StoreCodec.BLOCK.encode(null)).isNull();
+    assertThat(StoreCodec.BLOCK.decode(null)).isNull();
   }
 
   @Test
   void stateOfAnotherFormatVersionIsRefusedWithTheValueNamed() {
-    byte[] bytes = StoreCodec.POINT.encode(new VmSamples.Point(1, 1, 1, 1, null, null, null, null, null));
+    byte[] bytes = StoreCodec.BLOCK.encode(new VmSamples.Block(0, List.of(
+        new VmSamples.Point(1, 1, 1, 1, null, null, null, null, null))));
     bytes[0] = 7;
-    assertThatThrownBy(() -> StoreCodec.POINT.decode(bytes)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("store.vm-sample-second").hasMessageContaining("format 7");
+    assertThatThrownBy(() -> StoreCodec.BLOCK.decode(bytes)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("store.vm-sample-block").hasMessageContaining("format 7");
   }
 
   @Test

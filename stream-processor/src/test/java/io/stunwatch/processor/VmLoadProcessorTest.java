@@ -41,7 +41,7 @@ class VmLoadProcessorTest {
   private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
   private TimestampedWindowStore<String, LoadAggregate> minute;
   private TimestampedWindowStore<String, UtilizationDay> days;
-  private WindowStore<String, VmSamples.Point> seconds;
+  private WindowStore<String, VmSamples.Block> blocks;
 
   @BeforeEach
   void setUp() {
@@ -51,7 +51,7 @@ class VmLoadProcessorTest {
     tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), StoreCodec.LOAD_WINDOW));
     minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), StoreCodec.LOAD_WINDOW));
     days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), StoreCodec.UTILIZATION_DAY));
-    seconds = add(pointWindow());
+    blocks = add(blockWindow());
     TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
         Stores.inMemoryKeyValueStore(StoreNames.VM_INVENTORY), Serdes.String(), Topics.VM_INVENTORY.valueSerde())
         .withLoggingDisabled().build());
@@ -72,7 +72,7 @@ class VmLoadProcessorTest {
 
   /** The per-second history over a map (see {@link #mapWindow}). */
   @SuppressWarnings("unchecked")
-  private static WindowStore<String, VmSamples.Point> pointWindow() {
+  private static WindowStore<String, VmSamples.Block> blockWindow() {
     return mapWindow(WindowStore.class, StoreNames.VM_SAMPLES, value -> value);
   }
 
@@ -181,12 +181,17 @@ class VmLoadProcessorTest {
     sample(p, VM, 86_400 * 2, 50, 1024); // moves stream time two days on
     sample(p, VM, 2, 30, 1024); // far too late for any window, but the history still takes it
 
-    VmSamples.Point second1 = seconds.fetch(VM, DAY.plusSeconds(1).toEpochMilli());
+    VmSamples.Block first = blocks.fetch(VM, DAY.toEpochMilli());
+    assertThat(first.points()).extracting(VmSamples.Point::epochSecond)
+        .containsExactly(DAY.getEpochSecond(), DAY.getEpochSecond() + 1, DAY.getEpochSecond() + 2);
+    VmSamples.Point second1 = first.point(DAY.getEpochSecond() + 1);
     assertThat(second1.samples()).isEqualTo(2);
     assertThat(second1.gpuUtilizationPct()).isEqualTo(60.0);
     assertThat(second1.fbUsedMiB()).isEqualTo(2048L);
-    assertThat(seconds.fetch(OTHER, DAY.plusSeconds(1).toEpochMilli()).gpuUtilizationPct()).isEqualTo(10.0);
-    assertThat(seconds.fetch(VM, DAY.plusSeconds(2).toEpochMilli()).gpuUtilizationPct()).isEqualTo(30.0);
+    assertThat(first.point(DAY.getEpochSecond() + 2).gpuUtilizationPct()).isEqualTo(30.0);
+    assertThat(blocks.fetch(OTHER, DAY.toEpochMilli()).points()).singleElement()
+        .satisfies(point -> assertThat(point.gpuUtilizationPct()).isEqualTo(10.0));
+    assertThat(blocks.fetch(VM, DAY.plusSeconds(86_400 * 2).toEpochMilli()).points()).hasSize(1);
     assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
         .as("the window had closed to the late sample").isEqualTo(3);
   }
