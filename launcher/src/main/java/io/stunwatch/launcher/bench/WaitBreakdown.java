@@ -21,9 +21,12 @@ final class WaitBreakdown {
   /** Client totals (nanoseconds), summed over the application's clients. */
   private static final List<String> CLIENT_TOTALS = List.of("blocked-time-ns-total", "flush-time-ns-total",
       "txn-commit-time-ns-total", "txn-send-offsets-time-ns-total", "txn-begin-time-ns-total");
-  /** Client counts, summed likewise: a produce that the broker turned away is retried after a back-off. */
-  private static final List<String> CLIENT_COUNTS = List.of("record-retry-total", "record-error-total",
-      "request-total");
+  /**
+   * Producer counts, summed likewise: the records and bytes a pass wrote (its changelogs, mostly), and the retries of
+   * produce requests that the broker turned away.
+   */
+  private static final List<String> CLIENT_COUNTS = List.of("record-send-total", "outgoing-byte-total",
+      "record-retry-total", "record-error-total", "request-total");
   private static final List<String> REQUESTS = List.of("Produce", "EndTxn", "TxnOffsetCommit", "AddOffsetsToTxn",
       "AddPartitionsToTxn", "Fetch", "WriteTxnMarkers");
   private static final List<String> STAGES = List.of("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs",
