@@ -79,7 +79,7 @@ public final class FleetGauges {
     try {
       ReadOnlyKeyValueStore<String, CurrentLoad> current = streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.keyValueStore()));
-      ReadOnlyWindowStore<String, VmSamples.Point> seconds = streams.store(StoreQueryParameters.fromNameAndType(
+      ReadOnlyWindowStore<String, VmSamples.Block> seconds = streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_SAMPLES, QueryableStoreTypes.windowStore()));
       try (KeyValueIterator<String, CurrentLoad> it = current.all()) {
         while (it.hasNext()) {
@@ -128,18 +128,26 @@ public final class FleetGauges {
   }
 
   /** {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. */
-  private static Double[] recentRates(ReadOnlyWindowStore<String, VmSamples.Point> seconds, String vmId,
+  private static Double[] recentRates(ReadOnlyWindowStore<String, VmSamples.Block> seconds, String vmId,
       Instant latest) {
     Double[] out = new Double[2];
-    try (WindowStoreIterator<VmSamples.Point> it = seconds.backwardFetch(vmId,
-        latest.minusSeconds(RECENT_SECONDS), latest)) {
+    long first = latest.getEpochSecond() - RECENT_SECONDS;
+    long last = latest.getEpochSecond();
+    try (WindowStoreIterator<VmSamples.Block> it = seconds.backwardFetch(vmId,
+        Instant.ofEpochSecond(VmSamples.Block.startOf(first)), latest)) {
       while (it.hasNext() && (out[0] == null || out[1] == null)) {
-        VmSamples.Point p = it.next().value;
-        if (out[0] == null && p.rdmaBytesPerSec() != null) {
-          out[0] = p.rdmaBytesPerSec();
-        }
-        if (out[1] == null && p.throughput() != null) {
-          out[1] = p.throughput();
+        List<VmSamples.Point> points = it.next().value.points();
+        for (int i = points.size() - 1; i >= 0 && (out[0] == null || out[1] == null); i--) {
+          VmSamples.Point p = points.get(i);
+          if (p.epochSecond() < first || p.epochSecond() > last) {
+            continue;
+          }
+          if (out[0] == null && p.rdmaBytesPerSec() != null) {
+            out[0] = p.rdmaBytesPerSec();
+          }
+          if (out[1] == null && p.throughput() != null) {
+            out[1] = p.throughput();
+          }
         }
       }
     }
