@@ -29,9 +29,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * encoding cost most of the stream thread's time (see the README's performance section).
  *
  * <p>Only for values that never leave the processor: its own stores and their changelogs. Topics other programs
- * read keep the versioned JSON of the model. The first byte is the format version; a payload of another version, or
- * one that ends early, is an {@link IllegalStateException} naming the store value, since only a bug or a changed
- * build (whose state must then be reset, see the README) can produce one.
+ * read keep the versioned JSON of the model. The first byte is the format version; a payload of another version,
+ * one that ends early, or one its value's constructor refuses, is an {@link IllegalStateException} naming the store
+ * value, since only a bug or a changed build (whose state must then be reset, see the README) can produce one.
  *
  * <p>Nullable numbers are written as a presence byte and the value, so "unknown" survives the round trip.
  *
@@ -88,6 +88,9 @@ abstract class StoreCodec<T> implements Serde<T> {
       return value;
     } catch (EOFException e) {
       throw new IllegalStateException(name + ": truncated value (" + data.length + " bytes)", e);
+    } catch (IllegalArgumentException e) {
+      // A value its own constructor refuses (a block's second outside the block): as corrupt as a truncated one.
+      throw new IllegalStateException(name + ": invalid value: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

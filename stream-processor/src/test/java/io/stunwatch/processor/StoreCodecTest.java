@@ -84,6 +84,16 @@ class StoreCodecTest {
   }
 
   @Test
+  void aBlockWithASecondOutsideItIsRefusedWithTheValueNamed() {
+    byte[] bytes = StoreCodec.BLOCK.encode(new VmSamples.Block(0, List.of(
+        new VmSamples.Point(9, 1, 1, 1, null, null, null, null, null))));
+    bytes[1 + 8 + 1] = 10; // the point's offset in the block: past its last second
+    assertThatThrownBy(() -> StoreCodec.BLOCK.decode(bytes)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("store.vm-sample-block").hasMessageContaining("invalid value")
+        .hasMessageContaining("second 10");
+  }
+
+  @Test
   void truncatedAndOverlongValuesAreRefused() {
     byte[] bytes = StoreCodec.UTILIZATION_DAY.encode(new UtilizationDay(Map.of("esx-01",
         new UtilizationDay.Seconds(1, 2, 3)), Map.of()));
