@@ -14,6 +14,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
@@ -31,6 +32,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -114,6 +119,21 @@ class ProcessorIT {
     assertThat(alert.load().gpuUtilizationAvgPct()).isEqualTo(92.0);
     assertThat(alert.measured().durationSeconds()).isEqualTo(180.0);
     assertThat(TopicContents.readAll(KAFKA.bootstrapServers(), Topics.DEAD_LETTERS)).isEmpty();
+
+    // The topics Streams created for the processor's own state and hops carry its sparse index; the catalog's keep
+    // the broker's default.
+    assertThat(indexInterval("processor-it-" + StoreNames.VM_SAMPLES + "-changelog")).isEqualTo("1048576");
+    assertThat(indexInterval("processor-it-events-by-vm-repartition")).isEqualTo("1048576");
+    assertThat(indexInterval(Topics.MIGRATIONS.name())).isEqualTo("4096");
+  }
+
+  private static String indexInterval(String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        KAFKA.bootstrapServers()))) {
+      ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      return admin.describeConfigs(List.of(r)).all().get().get(r).get(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG)
+          .value();
+    }
   }
 
   private void replayCsv(String vm, Instant t0, int util, long fbUsed) throws Exception {

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
@@ -32,6 +33,13 @@ public final class StreamsProcessor implements AutoCloseable {
   /** The Streams producer's batch size, per partition: a few dozen partitions' batches fit its 32 MB buffer. */
   static final int BATCH_BYTES = 256 * 1024;
 
+  /**
+   * {@code index.interval.bytes} of the internal topics Streams creates for this application (changelogs and
+   * repartition topics): how many bytes the broker appends to a partition between two entries of its offset and time
+   * indexes. The broker's default is 4 KiB.
+   */
+  static final int INTERNAL_TOPIC_INDEX_INTERVAL_BYTES = 1024 * 1024;
+
   /** The Streams settings: exactly_once_v2, lz4 on the producer (26-49 % more throughput here, see NOTES). */
   public static Properties properties(ProcessorConfig config, KafkaClientConfig kafka) {
     Properties p = new Properties();
@@ -50,6 +58,16 @@ public final class StreamsProcessor implements AutoCloseable {
     // is as long as its commit interval) rather than race the last commit's markers: an impact alone (about 100 KB)
     // filled a default 16 KB batch and was sent at once. Records become visible at the commit all the same.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), BATCH_BYTES);
+    // A commit ends with a marker on every partition it wrote: in a catch-up, most partitions of twenty changelog and
+    // repartition topics. Appending a marker also appends an entry to the partition's offset and time indexes when
+    // 4 KiB came since the last one, which after any commit of this topology is nearly always. The indexes are
+    // memory-mapped files, and each of those writes can stall on a page fault: on the benchmark's VM disk the broker
+    // took 47-59 ms to write a commit's markers, during which the next transaction's writes were turned away and
+    // retried, against 2-3 ms with this interval (README, Performance). These topics are read only from a position
+    // onwards (a restore from its checkpoint, the main consumer from its offset), so a sparser index costs a fetch
+    // at most a scan over 1 MiB of batch headers. Streams applies it when it creates a topic; an existing one keeps
+    // its own (README, Upgrading).
+    p.put(StreamsConfig.topicPrefix(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG), INTERNAL_TOPIC_INDEX_INTERVAL_BYTES);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     if (!config.jmxMetrics()) {
       // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.

@@ -33,4 +33,13 @@ class StreamsProcessorTest {
     assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG))
         .containsExactly("org.apache.kafka.common.metrics.JmxReporter");
   }
+
+  @Test
+  void theInternalTopicsStreamsCreatesGetASparseIndexAndNoOtherTopicConfig() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    // Streams hands every "topic."-prefixed setting to the changelog and repartition topics it creates, and only to
+    // them: the catalog's topics are created by the platform with their own settings.
+    assertThat(c.originalsWithPrefix(StreamsConfig.TOPIC_PREFIX))
+        .containsExactly(Map.entry("index.interval.bytes", 1024 * 1024));
+  }
 }
