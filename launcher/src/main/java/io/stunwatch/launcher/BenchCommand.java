@@ -127,6 +127,10 @@ final class BenchCommand implements Runnable {
         + "passthrough, the topology and the latency phase alike (default ${DEFAULT-VALUE}).")
     int threads;
 
+    @Option(names = "--rounds", defaultValue = "3", description = "Measured rounds, each one pass of raw, "
+        + "passthrough and topology back to back; each figure is its phase's median pass (default ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
         + "one, deleted afterwards).")
     Path dataDir;
@@ -137,15 +141,16 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (records < 1000 || rate < 100 || latencySeconds < 5 || threads < 1 || threads > 64) {
+      if (records < 1000 || rate < 100 || latencySeconds < 5 || threads < 1 || threads > 64 || rounds < 1
+          || rounds > 99) {
         ctx.err().println("--records must be at least 1000, --rate at least 100, --latency-seconds at least 5, "
-            + "--threads in 1..64");
+            + "--threads in 1..64, --rounds in 1..99");
         return ExitCodes.USAGE;
       }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir, threads), ctx.out()).run();
+            Duration.ofSeconds(latencySeconds), dir, threads, rounds), ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",
@@ -156,8 +161,9 @@ final class BenchCommand implements Runnable {
             + "first record done: %.1f, %.1f and %.1f s.%n", r.raw().wholePerSec(), r.passthrough().wholePerSec(),
             r.topology().wholePerSec(), r.topology().wholePerSec() / r.raw().wholePerSec(),
             r.raw().startupSeconds(), r.passthrough().startupSeconds(), r.topology().startupSeconds());
-        ctx.out().printf("The topology was measured after %d unmeasured pass(es); the JIT compilers used %.2f of a "
-            + "core during its measured pass.%n", r.topologyWarmups(), r.topologyCompilerShare());
+        ctx.out().printf("Each rate is its phase's median of %d measured rounds. The topology was measured after %d "
+            + "unmeasured pass(es); the JIT compilers used %.2f of a core during its median pass.%n", rounds,
+            r.topologyWarmups(), r.topologyCompilerShare());
         ctx.out().flush();
         return ExitCodes.OK;
       } finally {

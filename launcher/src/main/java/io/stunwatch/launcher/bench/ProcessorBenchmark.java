@@ -76,8 +76,14 @@ public final class ProcessorBenchmark {
    * @param latencyLength how long the latency phase runs
    * @param dir           working directory (broker data, state)
    * @param threads       stream threads of every Streams phase ({@code process.threads})
+   * @param rounds        measured rounds: each measures one pass of every throughput phase, back to back
    */
-  public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads) {
+  public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads, int rounds) {
+    public Settings {
+      if (rounds < 1) {
+        throw new IllegalArgumentException("rounds must be at least 1, not " + rounds);
+      }
+    }
   }
 
   /**
@@ -190,20 +196,36 @@ public final class ProcessorBenchmark {
       createTopic(bootstrap, "bench.raw");
       createTopic(bootstrap, "bench.passthrough");
 
-      // Every phase runs unmeasured first until a pass leaves the JIT compilers quiet, so that the measured pass
-      // shows steady state: after one pass, C2 still took 0.2-0.4 of a core through the topology's measured pass on
-      // a 2-core machine (most of its code compiles last). What the compilers used in each measured pass is printed.
-      Phase raw = measured("raw produce+consume", name -> raw(bootstrap, inputs, fleet.size(), name), "bench-raw");
-      Phase passthrough = measured("Streams passthrough", name -> streams(bootstrap, passthroughTopology(inputs), name,
-          inputs), "bench-passthrough");
       ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(
           "bench-topology", settings.dir().resolve("state"));
       // The inventory is read by a global table, whose consumer commits no group offsets: the topology is done
       // when its stream sources are.
       Set<String> streamSources = new java.util.HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
-      Phase topology = measured("topology", name -> streams(bootstrap, StunwatchTopology.build(config,
-          Clock.systemUTC()), name, streamSources), "bench-topology");
+      List<PhaseRuns> phases = List.of(
+          new PhaseRuns("raw produce+consume", "bench-raw", name -> raw(bootstrap, inputs, fleet.size(), name)),
+          new PhaseRuns("Streams passthrough", "bench-passthrough", name -> streams(bootstrap,
+              passthroughTopology(inputs), name, inputs)),
+          new PhaseRuns("topology", "bench-topology", name -> streams(bootstrap, StunwatchTopology.build(config,
+              Clock.systemUTC()), name, streamSources)));
+      // Every phase runs unmeasured first until a pass leaves the JIT compilers quiet, so that the measured passes
+      // show steady state: after one pass, C2 still took 0.2-0.4 of a core through the topology's measured pass on
+      // a 2-core machine (most of its code compiles last). What the compilers used in each measured pass is printed.
+      for (PhaseRuns phase : phases) {
+        phase.warmUp();
+      }
+      // Then rounds of one measured pass of each phase, back to back, and each phase's figure is its median pass.
+      // The broker's disk drifts over a run (its commit markers took 2 to 60 ms a request from run to run, and one
+      // raw pass ran at half the speed of the next): a phase measured once, minutes from the others, gave ratios that
+      // moved with it.
+      for (int round = 1; round <= settings.rounds(); round++) {
+        for (PhaseRuns phase : phases) {
+          phase.measure(round);
+        }
+      }
+      Phase raw = phases.get(0).median();
+      Phase passthrough = phases.get(1).median();
+      Phase topology = phases.get(2).median();
       flushPrintf("topology: %.2f of raw in steady state (%.2f over whole passes)%n",
           topology.rate().steadyPerSec() / raw.rate().steadyPerSec(),
           topology.rate().wholePerSec() / raw.rate().wholePerSec());
@@ -227,29 +249,58 @@ public final class ProcessorBenchmark {
   }
 
   /**
-   * One phase's measured pass.
+   * One phase's figure: its median measured pass.
    *
-   * @param rate          its throughput
-   * @param warmups       unmeasured passes before it
-   * @param compilerShare the JIT compilers' time during it, as a share of its wall time (of one core)
+   * @param rate          the median pass's throughput (by steady rate)
+   * @param warmups       unmeasured passes before the first measured one
+   * @param compilerShare the JIT compilers' time during the median pass, as a share of its wall time (of one core)
+   * @param steadyRates   every measured pass's steady rate, in the order they ran
    */
-  record Phase(Throughput rate, int warmups, double compilerShare) {
+  record Phase(Throughput rate, int warmups, double compilerShare, List<Double> steadyRates) {
   }
 
   /** The most unmeasured passes of a phase. */
   static final int MAX_WARMUPS = 3;
 
-  private Phase measured(String label, PhasePass pass, String name) throws Exception {
-    int warmups = 0;
-    Jit.Pass<Throughput> warmup;
-    do {
-      String warmupName = name + "-warmup-" + ++warmups;
-      warmup = Jit.during(() -> pass.run(warmupName));
-    } while (!warmup.settled() && warmups < MAX_WARMUPS);
-    Jit.Pass<Throughput> m = Jit.during(() -> pass.run(name));
-    flushPrintf("%s: %s (after %d unmeasured pass%s; compilers used %.2f of a core during it)%n",
-        label, m.result(), warmups, warmups == 1 ? "" : "es", m.compilerShare());
-    return new Phase(m.result(), warmups, m.compilerShare());
+  /** A phase's passes: warmed up first, then measured once a round. */
+  private final class PhaseRuns {
+    private final String label;
+    private final String name;
+    private final PhasePass pass;
+    private final List<Jit.Pass<Throughput>> measured = new ArrayList<>();
+    private int warmups;
+
+    PhaseRuns(String label, String name, PhasePass pass) {
+      this.label = label;
+      this.name = name;
+      this.pass = pass;
+    }
+
+    void warmUp() throws Exception {
+      Jit.Pass<Throughput> warmup;
+      do {
+        String warmupName = name + "-warmup-" + ++warmups;
+        warmup = Jit.during(() -> pass.run(warmupName));
+      } while (!warmup.settled() && warmups < MAX_WARMUPS);
+    }
+
+    void measure(int round) throws Exception {
+      Jit.Pass<Throughput> m = Jit.during(() -> pass.run(name + "-" + round));
+      measured.add(m);
+      flushPrintf("%s, round %d: %s (compilers used %.2f of a core during it)%n", label, round, m.result(),
+          m.compilerShare());
+    }
+
+    Phase median() {
+      List<Jit.Pass<Throughput>> byRate = new ArrayList<>(measured);
+      byRate.sort(java.util.Comparator.comparingDouble(m -> m.result().steadyPerSec()));
+      Jit.Pass<Throughput> m = byRate.get((byRate.size() - 1) / 2);
+      List<Double> rates = measured.stream().map(x -> x.result().steadyPerSec()).toList();
+      flushPrintf("%s: median of %d: %s (after %d unmeasured pass%s; every pass, records/s: %s)%n", label,
+          measured.size(), m.result(), warmups, warmups == 1 ? "" : "es", rates.stream()
+              .map(r -> String.format("%,.0f", r)).collect(Collectors.joining(", ")));
+      return new Phase(m.result(), warmups, m.compilerShare(), rates);
+    }
   }
 
   /** The simulated fleet, encoded once, so that encoding costs no phase anything. */
