@@ -22,6 +22,21 @@ class StoreCodecTest {
   }
 
   @Test
+  void valuesManyTimesTheEncodersFirstBufferRoundTripWhole() {
+    var full = VmSamples.Block.empty(1_700_000_000L);
+    for (int i = 0; i < VmSamples.Block.SECONDS; i++) {
+      full = full.with(new VmSamples.Point(1_700_000_000L + i, i + 1, 10.5 * i, i + 1, 1_000L * i, 16_384L,
+          1.5 * i, i, 1e6 * i));
+    }
+    assertThat(StoreCodec.BLOCK.encode(full).length).isGreaterThan(4 * 64);
+    assertThat(StoreCodec.BLOCK.decode(StoreCodec.BLOCK.encode(full))).isEqualTo(full);
+    // One write of a few KB at once, past twice the buffer: the buffer must grow to fit it, not merely double.
+    String host = "esx-" + "h".repeat(5_000);
+    var load = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), host, "trainer-01", true);
+    assertThat(StoreCodec.CURRENT_LOAD.decode(StoreCodec.CURRENT_LOAD.encode(load))).isEqualTo(load);
+  }
+
+  @Test
   void loadWindowRoundTripKeepsEachGpusFramebuffer() {
     var a = new LoadAggregate(4, 180, 3, 75.0, 90, 3, 30_000L, 29_000L, 32_768L,
         Map.of("GPU-a", new LoadAggregate.Fb(15_000, 16_384), "index:1", new LoadAggregate.Fb(14_000, 16_384)));
