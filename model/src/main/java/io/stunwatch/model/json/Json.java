@@ -1,7 +1,6 @@
 package io.stunwatch.model.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
@@ -53,22 +52,8 @@ public final class Json {
   private Json() {
   }
 
-  /**
-   * The mapper's parser factory for {@link RecordReader}: without the duplicate-field check, which the reader does
-   * itself at a fraction of the cost (a bit per component instead of a hash set per object), and with Jackson's fast
-   * double parser, which rounds exactly as {@link Double#parseDouble} does at a fraction of its cost.
-   */
-  private static final JsonFactory PLAIN_FACTORY = MAPPER.getFactory().rebuild()
-      .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
-
   /** The shared, fully configured mapper. Thread-safe; do not reconfigure it. */
   public static ObjectMapper mapper() {
     return MAPPER;
-  }
-
-  /** The parser factory of {@link RecordReader}: the mapper's, less the duplicate-field check. */
-  static JsonFactory plainFactory() {
-    return PLAIN_FACTORY;
   }
 }

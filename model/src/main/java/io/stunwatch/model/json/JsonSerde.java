@@ -162,7 +162,8 @@ public final class JsonSerde<T> implements Serde<T> {
    * for anything it leaves to the data binding: an error among them, which the data binding then reports.
    */
   Object plain(byte[] data) {
-    try (JsonParser p = Json.plainFactory().createParser(data)) {
+    PlainTokens p = new PlainTokens(data);
+    try {
       if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
           || !VERSION_FIELD.equals(p.currentName()) || p.nextToken() != JsonToken.VALUE_NUMBER_INT
           || p.getNumberType() != JsonParser.NumberType.INT) {
@@ -175,7 +176,10 @@ public final class JsonSerde<T> implements Serde<T> {
       p.nextToken();
       Object value = fast.read(p);
       return value == RecordReader.DECLINED || p.nextToken() != null ? RecordReader.DECLINED : value;
-    } catch (IOException e) {
+    } catch (RuntimeException e) {
+      if (e != RecordReader.DECLINE) {
+        throw e;
+      }
       return RecordReader.DECLINED;
     }
   }

@@ -1,0 +1,486 @@
+package io.stunwatch.model.json;
+
+import com.fasterxml.jackson.core.JsonParser.NumberType;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.NumberInput;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The JSON tokens of one UTF-8 payload, read straight from its bytes for {@link RecordReader}.
+ *
+ * <p>Contract: on a payload that {@link Json#mapper()}'s parser reads without error, every token, field name and
+ * value is the one that parser gives; anything else, and anything this tokenizer does not take on, ends in
+ * {@link RecordReader#DECLINE}, never in an error of its own. What it does not take on, so that the data binding
+ * decides: a byte-order mark or any encoding but UTF-8; a byte sequence that is not strictly UTF-8 (overlong forms
+ * and encoded surrogates included); nesting deeper than {@value #MAX_DEPTH}; a number longer than
+ * {@value #MAX_NUMBER_LENGTH} characters; a string longer than {@value #MAX_STRING_BYTES} bytes. It is strict
+ * wherever Jackson is as {@link Json} configures it: no comments, no unquoted or single-quoted names, no leading
+ * zeros, NaN or trailing commas, no unescaped control characters in strings, and only JSON's own escapes.
+ *
+ * <p>Why not Jackson's own parser, which {@link RecordReader} read before: decoding was a fifth of the stream
+ * thread, and much of that was the parser's set-up per payload (buffer recycling, encoding detection) and the
+ * strings it makes of field names. Here a field name is matched against the record's component names as bytes.
+ */
+final class PlainTokens {
+
+  static final int MAX_DEPTH = 64;
+  /** Jackson's default {@code StreamReadConstraints} refuse a longer number. */
+  static final int MAX_NUMBER_LENGTH = 1000;
+  static final int MAX_STRING_BYTES = 1 << 20;
+
+  /** The bytes a string's scan passes over: printable ASCII but the quote and the backslash. */
+  private static final boolean[] PLAIN = new boolean[256];
+
+  static {
+    for (int c = 0x20; c < 0x80; c++) {
+      PLAIN[c] = c != '"' && c != '\\';
+    }
+  }
+
+  private static final int START = 0;
+  private static final int AFTER_VALUE = 1;
+  private static final int AFTER_NAME = 2;
+
+  private final byte[] b;
+  private final int end;
+  private int pos;
+
+  /** Per depth, whether the container is an object; index 0 is the root level. */
+  private final boolean[] objects = new boolean[MAX_DEPTH + 1];
+  private int depth;
+  /** Where the current container stands: {@link #START}, {@link #AFTER_VALUE} or {@link #AFTER_NAME}. */
+  private int phase;
+  private boolean rootDone;
+
+  private JsonToken token;
+  /** The current field name's bytes, and whether they need decoding (an escape or a non-ASCII byte). */
+  private int nameStart;
+  private int nameLength;
+  private boolean nameCoded;
+  private String name;
+  /** The current string or number's bytes; for a string, whether they need decoding. */
+  private int valueStart;
+  private int valueLength;
+  private boolean valueCoded;
+  private long longValue;
+  private NumberType numberType;
+
+  PlainTokens(byte[] data) {
+    this.b = data;
+    this.end = data.length;
+  }
+
+  JsonToken currentToken() {
+    return token;
+  }
+
+  /** The next token, or null after the root value when only whitespace is left. */
+  JsonToken nextToken() {
+    int c = skipWhitespace();
+    if (depth == 0) {
+      if (c < 0) {
+        return token = null;
+      }
+      if (rootDone) {
+        throw RecordReader.DECLINE; // a second root value: the caller refuses trailing content anyway
+      }
+      return token = value(c);
+    }
+    if (objects[depth]) {
+      if (phase == AFTER_NAME) {
+        return token = value(c);
+      }
+      if (c == '}') {
+        return token = close(JsonToken.END_OBJECT);
+      }
+      if (phase == AFTER_VALUE) {
+        expect(c, ',');
+        c = skipWhitespace();
+      }
+      return token = name(c);
+    }
+    if (c == ']') {
+      return token = close(JsonToken.END_ARRAY);
+    }
+    if (phase == AFTER_VALUE) {
+      expect(c, ',');
+      c = skipWhitespace();
+    }
+    return token = value(c);
+  }
+
+  /** The current field name (after {@link JsonToken#FIELD_NAME}). */
+  String currentName() {
+    if (name == null) {
+      name = text(nameStart, nameLength, nameCoded);
+    }
+    return name;
+  }
+
+  /**
+   * The index of the current field name among {@code names} (each a name's UTF-8 bytes), or -1; the search starts
+   * at {@code from}, as fields mostly come in the order their record declares them. A name without escapes is
+   * compared as bytes, with no string made of it.
+   */
+  int nameIndex(byte[][] names, int from) {
+    int n = names.length;
+    if (nameCoded) {
+      String s = currentName();
+      for (int k = 0; k < n; k++) {
+        int i = (from + k) % n;
+        if (s.equals(new String(names[i], StandardCharsets.UTF_8))) {
+          return i;
+        }
+      }
+      return -1;
+    }
+    for (int k = 0; k < n; k++) {
+      int i = from + k < n ? from + k : from + k - n;
+      byte[] candidate = names[i];
+      if (candidate.length == nameLength
+          && java.util.Arrays.equals(b, nameStart, nameStart + nameLength, candidate, 0, nameLength)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The current string value (after {@link JsonToken#VALUE_STRING}). */
+  String getText() {
+    return text(valueStart, valueLength, valueCoded);
+  }
+
+  /** Of the current integer: {@code INT}, {@code LONG} or {@code BIG_INTEGER}, as Jackson classes it. */
+  NumberType getNumberType() {
+    return token == JsonToken.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : numberType;
+  }
+
+  int getIntValue() {
+    return (int) longValue;
+  }
+
+  long getLongValue() {
+    return longValue;
+  }
+
+  /** The current number as a double, as Jackson's parser gives it (its fast parser rounds as the JDK's does). */
+  double getDoubleValue() {
+    if (token == JsonToken.VALUE_NUMBER_INT) {
+      return longValue;
+    }
+    return NumberInput.parseDouble(new String(b, valueStart, valueLength, StandardCharsets.ISO_8859_1), true);
+  }
+
+  private int skipWhitespace() {
+    while (pos < end) {
+      byte c = b[pos];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        return c & 0xFF;
+      }
+      pos++;
+    }
+    return -1;
+  }
+
+  private void expect(int c, char wanted) {
+    if (c != wanted) {
+      throw RecordReader.DECLINE;
+    }
+    pos++;
+  }
+
+  private JsonToken close(JsonToken t) {
+    pos++;
+    depth--;
+    phase = AFTER_VALUE;
+    rootDone = depth == 0;
+    return t;
+  }
+
+  private JsonToken name(int c) {
+    if (c != '"') {
+      throw RecordReader.DECLINE;
+    }
+    nameStart = pos + 1;
+    nameCoded = scanString();
+    nameLength = pos - 1 - nameStart;
+    name = null;
+    expect(skipWhitespace(), ':');
+    phase = AFTER_NAME;
+    return JsonToken.FIELD_NAME;
+  }
+
+  private JsonToken value(int c) {
+    JsonToken t;
+    switch (c) {
+      case '{', '[' -> {
+        if (depth == MAX_DEPTH) {
+          throw RecordReader.DECLINE;
+        }
+        pos++;
+        objects[++depth] = c == '{';
+        phase = START;
+        return c == '{' ? JsonToken.START_OBJECT : JsonToken.START_ARRAY;
+      }
+      case '"' -> {
+        valueStart = pos + 1;
+        valueCoded = scanString();
+        valueLength = pos - 1 - valueStart;
+        t = JsonToken.VALUE_STRING;
+      }
+      case 't' -> t = literal("true", JsonToken.VALUE_TRUE);
+      case 'f' -> t = literal("false", JsonToken.VALUE_FALSE);
+      case 'n' -> t = literal("null", JsonToken.VALUE_NULL);
+      default -> t = number(c);
+    }
+    phase = AFTER_VALUE;
+    rootDone = depth == 0;
+    return t;
+  }
+
+  private JsonToken literal(String word, JsonToken t) {
+    int n = word.length();
+    if (end - pos < n) {
+      throw RecordReader.DECLINE;
+    }
+    for (int i = 0; i < n; i++) {
+      if (b[pos + i] != word.charAt(i)) {
+        throw RecordReader.DECLINE;
+      }
+    }
+    pos += n;
+    requireDelimiter();
+    return t;
+  }
+
+  /** After a number or literal: Jackson refuses {@code truex} or {@code 1a} as one unrecognized token. */
+  private void requireDelimiter() {
+    if (pos < end) {
+      byte c = b[pos];
+      if (c != ',' && c != '}' && c != ']' && c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        throw RecordReader.DECLINE;
+      }
+    }
+  }
+
+  private JsonToken number(int c) {
+    int start = pos;
+    boolean negative = c == '-';
+    if (negative) {
+      pos++;
+    }
+    int digitsStart = pos;
+    if (pos >= end || !digit(b[pos])) {
+      throw RecordReader.DECLINE; // not a value at all, or a lone minus
+    }
+    if (b[pos] == '0') {
+      pos++;
+      if (pos < end && digit(b[pos])) {
+        throw RecordReader.DECLINE; // a leading zero
+      }
+    } else {
+      while (pos < end && digit(b[pos])) {
+        pos++;
+      }
+    }
+    int digitsEnd = pos;
+    boolean fraction = false;
+    if (pos < end && b[pos] == '.') {
+      pos++;
+      fraction = true;
+      digits();
+    }
+    if (pos < end && (b[pos] == 'e' || b[pos] == 'E')) {
+      pos++;
+      fraction = true;
+      if (pos < end && (b[pos] == '+' || b[pos] == '-')) {
+        pos++;
+      }
+      digits();
+    }
+    requireDelimiter();
+    valueStart = start;
+    valueLength = pos - start;
+    if (valueLength > MAX_NUMBER_LENGTH) {
+      throw RecordReader.DECLINE;
+    }
+    if (fraction) {
+      return JsonToken.VALUE_NUMBER_FLOAT;
+    }
+    int digits = digitsEnd - digitsStart;
+    if (digits <= 18) {
+      long v = 0;
+      for (int i = digitsStart; i < digitsEnd; i++) {
+        v = v * 10 + (b[i] - '0');
+      }
+      longValue = negative ? -v : v;
+    } else {
+      try {
+        longValue = Long.parseLong(new String(b, start, valueLength, StandardCharsets.ISO_8859_1));
+      } catch (NumberFormatException e) {
+        numberType = NumberType.BIG_INTEGER;
+        return JsonToken.VALUE_NUMBER_INT;
+      }
+    }
+    numberType = longValue == (int) longValue ? NumberType.INT : NumberType.LONG;
+    return JsonToken.VALUE_NUMBER_INT;
+  }
+
+  /** One or more digits. */
+  private void digits() {
+    if (pos >= end || !digit(b[pos])) {
+      throw RecordReader.DECLINE;
+    }
+    while (pos < end && digit(b[pos])) {
+      pos++;
+    }
+  }
+
+  private static boolean digit(byte c) {
+    return c >= '0' && c <= '9';
+  }
+
+  /**
+   * Scans a string from just after its opening quote to just after its closing one, checking every escape and every
+   * UTF-8 sequence as it goes: a string is refused even where nobody reads it (an unknown field), as Jackson's parser
+   * refuses it. Returns whether the string needs decoding (an escape or a non-ASCII byte).
+   */
+  private boolean scanString() {
+    byte[] b = this.b;
+    int end = this.end;
+    int start = ++pos;
+    int i = start;
+    boolean coded = false;
+    while (true) {
+      while (i < end && PLAIN[b[i] & 0xFF]) {
+        i++;
+      }
+      if (i >= end) {
+        throw RecordReader.DECLINE;
+      }
+      int c = b[i];
+      if (c == '"') {
+        break;
+      }
+      if (c == '\\') {
+        coded = true;
+        i = escapeEnd(i);
+      } else if (c < 0) {
+        coded = true;
+        i = utf8End(i);
+      } else {
+        throw RecordReader.DECLINE; // an unescaped control character
+      }
+    }
+    if (i - start > MAX_STRING_BYTES) {
+      throw RecordReader.DECLINE;
+    }
+    pos = i + 1;
+    return coded;
+  }
+
+  /** The index after the escape at {@code i}, which must be one of JSON's own. */
+  private int escapeEnd(int i) {
+    if (i + 1 >= end) {
+      throw RecordReader.DECLINE;
+    }
+    switch (b[i + 1]) {
+      case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> {
+        return i + 2;
+      }
+      case 'u' -> {
+        if (i + 6 > end) {
+          throw RecordReader.DECLINE;
+        }
+        for (int k = i + 2; k < i + 6; k++) {
+          hex(b[k]);
+        }
+        return i + 6;
+      }
+      default -> throw RecordReader.DECLINE;
+    }
+  }
+
+  private static int hex(byte c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    throw RecordReader.DECLINE;
+  }
+
+  /**
+   * The index after the well-formed UTF-8 sequence that starts at {@code i} (RFC 3629: no overlong form, no encoded
+   * surrogate, nothing past U+10FFFF), whose decoding is then the same in the JDK and in Jackson.
+   */
+  private int utf8End(int i) {
+    int lead = b[i] & 0xFF;
+    int n;
+    int min;
+    int max = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      n = 1;
+      min = 0x80;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      n = 2;
+      min = lead == 0xE0 ? 0xA0 : 0x80;
+      max = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      n = 3;
+      min = lead == 0xF0 ? 0x90 : 0x80;
+      max = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      throw RecordReader.DECLINE;
+    }
+    if (i + n >= end) {
+      throw RecordReader.DECLINE;
+    }
+    int second = b[i + 1] & 0xFF;
+    if (second < min || second > max) {
+      throw RecordReader.DECLINE;
+    }
+    for (int k = i + 2; k <= i + n; k++) {
+      if ((b[k] & 0xC0) != 0x80) {
+        throw RecordReader.DECLINE;
+      }
+    }
+    return i + n + 1;
+  }
+
+  /** The text of a scanned string's bytes (already checked: every escape and sequence is well formed). */
+  private String text(int start, int length, boolean coded) {
+    if (!coded) {
+      return new String(b, start, length, StandardCharsets.ISO_8859_1);
+    }
+    StringBuilder s = new StringBuilder(length);
+    int runStart = start;
+    int i = start;
+    int stop = start + length;
+    while (i < stop) {
+      if (b[i] != '\\') {
+        i++;
+        continue;
+      }
+      s.append(new String(b, runStart, i - runStart, StandardCharsets.UTF_8));
+      byte e = b[i + 1];
+      switch (e) {
+        case 'b' -> s.append('\b');
+        case 'f' -> s.append('\f');
+        case 'n' -> s.append('\n');
+        case 'r' -> s.append('\r');
+        case 't' -> s.append('\t');
+        case 'u' -> s.append((char) (hex(b[i + 2]) << 12 | hex(b[i + 3]) << 8 | hex(b[i + 4]) << 4 | hex(b[i + 5])));
+        default -> s.append((char) e); // " \ /
+      }
+      i += e == 'u' ? 6 : 2;
+      runStart = i;
+    }
+    s.append(new String(b, runStart, stop - runStart, StandardCharsets.UTF_8));
+    return s.toString();
+  }
+}
