@@ -33,8 +33,9 @@ import java.util.Map;
  * </ul>
  * It declines a duplicate field (which it detects itself, by component bit, rather than with a hash set per object
  * as Jackson's parser does), malformed JSON ({@link PlainTokens} declines it), an unknown field with a structured
- * value (whose insides it would otherwise have to check for duplicates), an absent or null primitive, a constructor that throws, and any other token. A type with a
- * component it cannot read, or with a Jackson annotation anywhere, gets no reader at all ({@link #of} returns null).
+ * value (whose insides it would otherwise have to check for duplicates), an absent or null primitive, a constructor
+ * that throws, and any other token. A type with a component it cannot read, or with a Jackson annotation anywhere,
+ * gets no reader at all ({@link #of} returns null).
  *
  * @param <T> the record type
  */
