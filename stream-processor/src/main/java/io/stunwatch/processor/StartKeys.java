@@ -33,11 +33,16 @@ public final class StartKeys {
    * digits>}. A range of these keys, both ends inclusive, covers every hour that a time range touches.
    */
   public static String hour(Instant t) {
-    return String.format("%012d", Math.max(0, Math.floorDiv(t.getEpochSecond(), 3600)));
+    return padded(Math.max(0, Math.floorDiv(t.getEpochSecond(), 3600)), 12);
   }
 
   private static String millis(Instant t) {
-    long ms = Math.max(0, t.toEpochMilli());
-    return String.format("%016d", ms);
+    return padded(Math.max(0, t.toEpochMilli()), 16);
+  }
+
+  /** {@code v} (not negative) in at least {@code digits} digits, without {@code String.format}'s parsing. */
+  private static String padded(long v, int digits) {
+    String s = Long.toString(v);
+    return s.length() >= digits ? s : "0".repeat(digits - s.length()) + s;
   }
 }

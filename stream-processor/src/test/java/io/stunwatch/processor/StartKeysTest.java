@@ -30,4 +30,13 @@ class StartKeysTest {
     assertThat(StartKeys.of(from.minusMillis(1), "~")).isLessThan(lo);
     assertThat(StartKeys.of(to.plusMillis(1), "")).isGreaterThan(hi);
   }
+
+  @Test
+  void keysAreZeroPaddedToTheirWidthAndClampedAtTheEpoch() {
+    assertThat(StartKeys.of(Instant.ofEpochMilli(1234), "vc/1")).isEqualTo("0000000000001234|vc/1");
+    assertThat(StartKeys.of(Instant.ofEpochMilli(-5), "vc/1")).isEqualTo("0000000000000000|vc/1");
+    assertThat(StartKeys.from(Instant.parse("2026-11-21T12:00:00Z"))).isEqualTo("0001795262400000|");
+    assertThat(StartKeys.hour(Instant.parse("2026-11-21T12:59:59Z"))).isEqualTo("000000498684");
+    assertThat(StartKeys.hour(Instant.parse("1969-12-31T23:00:00Z"))).isEqualTo("000000000000");
+  }
 }
