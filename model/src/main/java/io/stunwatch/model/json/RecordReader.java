@@ -331,8 +331,8 @@ final class RecordReader<T> {
     }
 
     /**
-     * Component {@code i}'s value. A scalar's reader is called directly: through the interface, each call site sees
-     * every kind of reader, and the dispatch was a tenth of a GPU sample's decoding.
+     * Component {@code i}'s value. A scalar's reader is called directly: through the interface, the call site sees
+     * every kind of reader, and its dispatch stubs were 6-7 % of the decoding time in a profile.
      */
     private Object read(int i, PlainTokens p, JsonToken t) {
       return switch (kinds[i]) {
