@@ -74,6 +74,37 @@ class PlainTokensTest {
     assertThat(reference(bom)).isEqualTo(reference("{\"a\":1}".getBytes(StandardCharsets.UTF_8)));
   }
 
+  /**
+   * Decimals around the fast path's edge (up to {@value PlainTokens#SHORT_DECIMAL_DIGITS} digits and no exponent;
+   * more digits and exponents take the full parser): the same double, bit for bit, as the reference parser and the
+   * JDK give, signed zeros and the smallest and largest scales included.
+   */
+  @Test
+  void shortDecimalsAreTheReferencesDoublesBitForBit() {
+    Random random = new Random(20261123);
+    List<String> numbers = new ArrayList<>(List.of("0.0", "-0.0", "0.1", "0.2", "0.3", "-0.000000000000001",
+        "999999999999999.9", "99999999999999.9", "9007199254740993.0", "0.30000000000000004", "1.5e0", "45.0",
+        "70.23", "-273.15", "0.000000000000001", "0.0000000000000001", "123456789012345.0", "1234567890123456.0"));
+    for (int n = 0; n < 20_000; n++) {
+      int digits = 1 + random.nextInt(PlainTokens.SHORT_DECIMAL_DIGITS + 2);
+      StringBuilder d = new StringBuilder();
+      for (int k = 0; k < digits; k++) {
+        d.append((char) ('0' + random.nextInt(10)));
+      }
+      int point = random.nextInt(digits); // at least one digit before the point and one after
+      String intPart = d.substring(0, point + 1).replaceFirst("^0+(?=\\d)", "");
+      String fraction = d.substring(point + 1);
+      numbers.add((random.nextBoolean() ? "-" : "") + intPart + "." + (fraction.isEmpty() ? "0" : fraction));
+    }
+    for (String number : numbers) {
+      byte[] bytes = ("{\"d\":" + number + "}").getBytes(StandardCharsets.UTF_8);
+      List<String> plain = tokens(bytes);
+      assertThat(plain).as(number).isEqualTo(reference(bytes));
+      assertThat(plain.get(2)).as(number)
+          .isEqualTo("VALUE_NUMBER_FLOAT FLOAT " + Double.doubleToRawLongBits(Double.parseDouble(number)));
+    }
+  }
+
   @Test
   void nestingPastTheLimitIsDeclined() {
     String deep = "[".repeat(PlainTokens.MAX_DEPTH) + "]".repeat(PlainTokens.MAX_DEPTH);
