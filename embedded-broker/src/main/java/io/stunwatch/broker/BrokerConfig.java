@@ -66,4 +66,8 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
   public BrokerConfig withDataDir(Path dir) {
     return new BrokerConfig(dir, host, port, controllerPort, partitions, createTopics);
   }
+
+  public BrokerConfig withPartitions(int n) {
+    return new BrokerConfig(dataDir, host, port, controllerPort, n, createTopics);
+  }
 }

@@ -52,6 +52,11 @@ final class BenchCommand implements Runnable {
         + "(default ${DEFAULT-VALUE}).")
     int seconds;
 
+    @Option(names = "--partitions", defaultValue = "3", description = "Partitions of every topic (the embedded "
+        + "broker's default, broker.partitions): each Streams phase has one task per partition of each "
+        + "sub-topology to share among its threads (default ${DEFAULT-VALUE}).")
+    int partitions;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
         + "one, deleted afterwards).")
     Path dataDir;
@@ -131,6 +136,11 @@ final class BenchCommand implements Runnable {
         + "passthrough and topology back to back; each figure is its phase's median pass (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--partitions", defaultValue = "3", description = "Partitions of every topic (the embedded "
+        + "broker's default, broker.partitions): each Streams phase has one task per partition of each "
+        + "sub-topology to share among its threads (default ${DEFAULT-VALUE}).")
+    int partitions;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
         + "one, deleted afterwards).")
     Path dataDir;
@@ -142,15 +152,15 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (records < 1000 || rate < 100 || latencySeconds < 5 || threads < 1 || threads > 64 || rounds < 1
-          || rounds > 99) {
+          || rounds > 99 || partitions < 1 || partitions > 64) {
         ctx.err().println("--records must be at least 1000, --rate at least 100, --latency-seconds at least 5, "
-            + "--threads in 1..64, --rounds in 1..99");
+            + "--threads in 1..64, --rounds in 1..99, --partitions in 1..64");
         return ExitCodes.USAGE;
       }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir, threads, rounds), ctx.out()).run();
+            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions), ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",

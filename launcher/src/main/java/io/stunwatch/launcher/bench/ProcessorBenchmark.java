@@ -77,11 +77,18 @@ public final class ProcessorBenchmark {
    * @param dir           working directory (broker data, state)
    * @param threads       stream threads of every Streams phase ({@code process.threads})
    * @param rounds        measured rounds: each measures one pass of every throughput phase, back to back
+   * @param partitions    partitions of every topic, the catalog's and the raw and passthrough outputs alike: the
+   *                      tasks a Streams phase has (one per partition of each sub-topology) to share among its
+   *                      threads
    */
-  public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads, int rounds) {
+  public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads, int rounds,
+      int partitions) {
     public Settings {
       if (rounds < 1) {
         throw new IllegalArgumentException("rounds must be at least 1, not " + rounds);
+      }
+      if (partitions < 1) {
+        throw new IllegalArgumentException("partitions must be at least 1, not " + partitions);
       }
     }
   }
@@ -184,7 +191,7 @@ public final class ProcessorBenchmark {
   public Result run() throws Exception {
     Files.createDirectories(settings.dir());
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(BrokerConfig.ephemeral(settings.dir().resolve(
-        "broker")))) {
+        "broker")).withPartitions(settings.partitions()))) {
       String bootstrap = broker.bootstrapServers();
       List<ProducerRecord<byte[], byte[]>> fleet = recordedFleet(settings.records());
       flushPrintf("recorded fleet: %,d records%n", fleet.size());
@@ -193,8 +200,8 @@ public final class ProcessorBenchmark {
         p.flush();
       }
       Set<String> inputs = fleet.stream().map(ProducerRecord::topic).collect(Collectors.toSet());
-      createTopic(bootstrap, "bench.raw");
-      createTopic(bootstrap, "bench.passthrough");
+      createTopic(bootstrap, "bench.raw", settings.partitions());
+      createTopic(bootstrap, "bench.passthrough", settings.partitions());
 
       ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(
           "bench-topology", settings.dir().resolve("state"));
@@ -203,7 +210,8 @@ public final class ProcessorBenchmark {
       Set<String> streamSources = new java.util.HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
       List<PhaseRuns> phases = List.of(
-          new PhaseRuns("raw produce+consume", "bench-raw", name -> raw(bootstrap, inputs, fleet.size(), name)),
+          new PhaseRuns("raw produce+consume", "bench-raw", name -> raw(bootstrap, inputs, fleet.size(), name,
+              settings.threads())),
           new PhaseRuns("Streams passthrough", "bench-passthrough", name -> streams(bootstrap,
               passthroughTopology(inputs), name, inputs)),
           new PhaseRuns("topology", "bench-topology", name -> streams(bootstrap, StunwatchTopology.build(config,
@@ -342,39 +350,85 @@ public final class ProcessorBenchmark {
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
-  private static void createTopic(String bootstrap, String name) throws Exception {
+  private static void createTopic(String bootstrap, String name, int partitions) throws Exception {
     try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      a.createTopics(List.of(new NewTopic(name, 3, (short) 1))).all().get();
+      a.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
     }
   }
 
-  /** A plain consume-produce loop over the input topics. */
-  private static Throughput raw(String bootstrap, Set<String> inputs, long n, String group) {
+  /**
+   * Plain consume-produce loops over the input topics, as many as the Streams phases have threads, each with its
+   * own consumer and producer and its share of the partitions (assigned, not subscribed: no rebalance as the loops
+   * join). Why: one loop against two stream threads would credit the topology with the second thread's gain alone.
+   */
+  private static Throughput raw(String bootstrap, Set<String> inputs, long n, String group, int threads)
+      throws Exception {
+    Set<TopicPartition> all;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      all = ends(admin, inputs).keySet();
+    }
+    java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+    List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+    List<Thread> loops = new ArrayList<>();
+    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     long t0 = System.nanoTime();
-    long seen = 0;
+    for (int i = 0; i < threads; i++) {
+      int loopIndex = i;
+      // Partition k of every topic to loop k mod threads, as Streams spreads its tasks over its threads.
+      List<TopicPartition> share = all.stream().filter(tp -> tp.partition() % threads == loopIndex).toList();
+      KafkaConsumer<byte[], byte[]> c = consumer(bootstrap, group);
+      c.assign(share);
+      consumers.add(c);
+      Thread loop = new Thread(() -> {
+        try (c; KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
+          try {
+            while (seen.get() < n) {
+              int count = 0;
+              for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+                p.send(new ProducerRecord<>("bench.raw", null, r.timestamp(), r.key(), r.value()));
+                count++;
+              }
+              seen.addAndGet(count);
+            }
+          } catch (org.apache.kafka.common.errors.WakeupException e) {
+            // every record is copied: the other loops are done
+          }
+          p.flush();
+          try {
+            c.commitSync();
+          } catch (org.apache.kafka.common.errors.WakeupException e) {
+            c.commitSync(); // the wake-up came after this loop's last poll, and was meant for it
+          }
+        } catch (RuntimeException e) {
+          failures.add(e);
+        }
+      }, group + "-loop-" + i);
+      loops.add(loop);
+      loop.start();
+    }
     long first = -1;
     long tenth = -1;
     long atTenth = 0;
-    try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap, group);
-        KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
-      c.subscribe(inputs);
-      while (seen < n) {
-        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
-          p.send(new ProducerRecord<>("bench.raw", null, r.timestamp(), r.key(), r.value()));
-          seen++;
-        }
-        if (first < 0 && seen > 0) {
-          first = System.nanoTime() - t0;
-        }
-        if (tenth < 0 && seen >= n / 10) {
-          tenth = System.nanoTime() - t0;
-          atTenth = seen;
-        }
+    for (long now = seen.get(); now < n && failures.isEmpty(); now = seen.get()) {
+      if (first < 0 && now > 0) {
+        first = System.nanoTime() - t0;
       }
-      p.flush();
-      c.commitSync();
+      if (tenth < 0 && now >= n / 10) {
+        tenth = System.nanoTime() - t0;
+        atTenth = now;
+      }
+      LockSupport.parkNanos(200_000);
     }
-    return Throughput.of(n, first, tenth, atTenth, System.nanoTime() - t0, Double.NaN);
+    consumers.forEach(KafkaConsumer::wakeup); // a loop whose share is done waits in poll
+    for (Thread loop : loops) {
+      loop.join();
+    }
+    if (!failures.isEmpty()) {
+      throw new IllegalStateException(group + " failed: " + failures.get(0), failures.get(0));
+    }
+    long end = System.nanoTime() - t0;
+    return Throughput.of(n, first < 0 ? end : first, tenth < 0 ? end : tenth, tenth < 0 ? n : atTenth, end,
+        Double.NaN);
   }
 
   private static org.apache.kafka.streams.Topology passthroughTopology(Set<String> inputs) {
