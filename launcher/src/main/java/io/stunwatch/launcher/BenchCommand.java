@@ -52,11 +52,6 @@ final class BenchCommand implements Runnable {
         + "(default ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--partitions", defaultValue = "3", description = "Partitions of every topic (the embedded "
-        + "broker's default, broker.partitions): each Streams phase has one task per partition of each "
-        + "sub-topology to share among its threads (default ${DEFAULT-VALUE}).")
-    int partitions;
-
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
         + "one, deleted afterwards).")
     Path dataDir;
