@@ -134,17 +134,23 @@ public final class ProcessorBenchmark {
    */
   public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds, double threadBusy) {
 
-    /** From the marks of a pass of {@code n} records, in nanoseconds from its start. */
+    /**
+     * From the marks of a pass of {@code n} records, in nanoseconds from its start. The steady rate is NaN, unknown,
+     * when the mark of the first tenth already counted every record (a Streams pass is seen at its commits): a pass
+     * too short to measure, not one that did nothing.
+     */
     static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos,
         double threadBusy) {
-      double steady = (n - doneAtTenth) / (Math.max(1, endNanos - tenthNanos) / 1e9);
+      double steady = doneAtTenth >= n ? Double.NaN : (n - doneAtTenth) / (Math.max(1, endNanos - tenthNanos) / 1e9);
       return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9, threadBusy);
     }
 
     @Override
     public String toString() {
-      return String.format("%,.0f records/s steady (%,.0f records/s over the whole pass, %.1f s of it start-up%s)",
-          steadyPerSec, wholePerSec, startupSeconds, Double.isNaN(threadBusy) ? ""
+      String steady = Double.isNaN(steadyPerSec) ? "steady rate unknown: the pass ended within its first commit "
+          + "(more --records)" : String.format("%,.0f records/s steady", steadyPerSec);
+      return String.format("%s (%,.0f records/s over the whole pass, %.1f s of it start-up%s)",
+          steady, wholePerSec, startupSeconds, Double.isNaN(threadBusy) ? ""
               : String.format("; stream threads busy %.2f of a core in steady state", threadBusy));
     }
   }
@@ -262,9 +268,8 @@ public final class ProcessorBenchmark {
    * @param rate          the median pass's throughput (by steady rate)
    * @param warmups       unmeasured passes before the first measured one
    * @param compilerShare the JIT compilers' time during the median pass, as a share of its wall time (of one core)
-   * @param steadyRates   every measured pass's steady rate, in the order they ran
    */
-  record Phase(Throughput rate, int warmups, double compilerShare, List<Double> steadyRates) {
+  record Phase(Throughput rate, int warmups, double compilerShare) {
   }
 
   /** The most unmeasured passes of a phase. */
@@ -303,11 +308,10 @@ public final class ProcessorBenchmark {
       List<Jit.Pass<Throughput>> byRate = new ArrayList<>(measured);
       byRate.sort(java.util.Comparator.comparingDouble(m -> m.result().steadyPerSec()));
       Jit.Pass<Throughput> m = byRate.get((byRate.size() - 1) / 2);
-      List<Double> rates = measured.stream().map(x -> x.result().steadyPerSec()).toList();
       flushPrintf("%s: median of %d: %s (after %d unmeasured pass%s; every pass, records/s: %s)%n", label,
-          measured.size(), m.result(), warmups, warmups == 1 ? "" : "es", rates.stream()
-              .map(r -> String.format("%,.0f", r)).collect(Collectors.joining(", ")));
-      return new Phase(m.result(), warmups, m.compilerShare(), rates);
+          measured.size(), m.result(), warmups, warmups == 1 ? "" : "es", measured.stream()
+              .map(x -> String.format("%,.0f", x.result().steadyPerSec())).collect(Collectors.joining(", ")));
+      return new Phase(m.result(), warmups, m.compilerShare());
     }
   }
 
