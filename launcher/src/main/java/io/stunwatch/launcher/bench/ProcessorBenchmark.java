@@ -175,15 +175,38 @@ public final class ProcessorBenchmark {
 
   /** The summed CPU time, in nanoseconds, of the live stream threads of application {@code appId}. */
   private static long streamThreadCpuNanos(String appId) {
+    return streamThreadCpuNanosByThread(appId).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Each stream thread's CPU time so far, by its full name. */
+  private static Map<String, Long> streamThreadCpuNanosByThread(String appId) {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    long sum = 0;
+    Map<String, Long> out = new java.util.TreeMap<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       // "<appId>-<uuid>-StreamThread-<n>"; the clients' own threads carry the name after a prefix of their own.
       if (t.getName().startsWith(appId + "-") && t.getName().matches(".*-StreamThread-\\d+")) {
-        sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
+        out.merge(t.getName(), Math.max(0, mx.getThreadCpuTime(t.getId())), Long::sum);
       }
     }
-    return sum;
+    return out;
+  }
+
+  /**
+   * Per stream thread: how busy it was since {@code before} (CPU over {@code wallNanos}) and the tasks it ran, as
+   * sub-topology_partition. Why: Streams balances the number of tasks per thread, not each sub-topology's, and a
+   * thread holding more tasks of the busiest one would set the pace of a pass while the other waited. This shows
+   * whether it did, and whether one thread stood idle more than the other.
+   */
+  private static String threadShares(KafkaStreams streams, String appId, Map<String, Long> before, long wallNanos) {
+    Map<String, Long> now = streamThreadCpuNanosByThread(appId);
+    List<String> out = new ArrayList<>();
+    for (var t : streams.metadataForLocalThreads()) {
+      String name = t.threadName();
+      double busy = (now.getOrDefault(name, 0L) - before.getOrDefault(name, 0L)) / (double) Math.max(1, wallNanos);
+      out.add(String.format("%s busy %.2f, tasks %s", name.substring(name.lastIndexOf("StreamThread")), busy,
+          t.activeTasks().stream().map(m -> m.taskId().toString()).sorted().collect(Collectors.joining(" "))));
+    }
+    return String.join("; ", out);
   }
 
   private final Settings settings;
@@ -458,6 +481,7 @@ public final class ProcessorBenchmark {
       long atTenth = 0;
       long cpuAtTenth = 0;
       WaitBreakdown waitsAtTenth = null;
+      Map<String, Long> cpuByThreadAtTenth = Map.of();
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -472,7 +496,8 @@ public final class ProcessorBenchmark {
           // Offsets are committed every commit interval (100 ms): the tenth is marked at the commit that passed it.
           tenth = now;
           atTenth = sum;
-          cpuAtTenth = streamThreadCpuNanos(appId);
+          cpuByThreadAtTenth = streamThreadCpuNanosByThread(appId);
+          cpuAtTenth = cpuByThreadAtTenth.values().stream().mapToLong(Long::longValue).sum();
           waitsAtTenth = WaitBreakdown.of(streams);
         }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
@@ -487,6 +512,8 @@ public final class ProcessorBenchmark {
       double busy = (streamThreadCpuNanos(appId) - cpuAtTenth) / (double) Math.max(1, end - tenth);
       Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
+      flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, appId, cpuByThreadAtTenth,
+          end - tenth));
       if (waitsAtTenth != null) {
         flushPrintf("%s%n", WaitBreakdown.of(streams).since(waitsAtTenth));
       }
