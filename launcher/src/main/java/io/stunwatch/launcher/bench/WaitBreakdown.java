@@ -32,6 +32,15 @@ final class WaitBreakdown {
   private static final List<String> STAGES = List.of("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs",
       "RemoteTimeMs", "ResponseQueueTimeMs", "ResponseSendTimeMs");
 
+  /**
+   * The clients' time waiting on their sockets, by kind of client. Streams' {@code blocked-time-ns-total} sums the
+   * main, restore and admin clients' waits with the producer's flushes and transaction calls: this says which client
+   * it was. Only the main consumer's wait is the stream thread's own (it waits in poll).
+   */
+  private static final String IO_WAIT = "io-wait-time-ns-total";
+  private static final List<String> CLIENT_KINDS = List.of("main consumer", "restore consumer", "global consumer",
+      "producer", "admin", "other");
+
   private final Map<String, Double> values;
   private final long atNanos;
 
@@ -43,6 +52,9 @@ final class WaitBreakdown {
   static WaitBreakdown of(KafkaStreams streams) {
     Map<String, Double> v = new LinkedHashMap<>();
     streams.metrics().forEach((name, metric) -> {
+      if (name.name().equals(IO_WAIT) && metric.metricValue() instanceof Double d) {
+        v.merge(IO_WAIT + "." + clientKind(name.tags().get("client-id")), d, Double::sum);
+      }
       if ((CLIENT_TOTALS.contains(name.name()) || CLIENT_COUNTS.contains(name.name())
           && name.group().equals("producer-metrics")) && metric.metricValue() instanceof Double d) {
         v.merge(name.name(), d, Double::sum);
@@ -85,6 +97,10 @@ final class WaitBreakdown {
         .collect(Collectors.joining(", ")));
     out.append(CLIENT_COUNTS.stream().filter(values::containsKey)
         .map(k -> String.format(", %s %.0f", k, delta(before, k))).collect(Collectors.joining()));
+    out.append(String.format("%n    io waits (share of wall time, by client): %s", CLIENT_KINDS.stream()
+        .filter(k -> values.containsKey(IO_WAIT + "." + k))
+        .map(k -> String.format("%s %.3f", k, delta(before, IO_WAIT + "." + k) / wallNs))
+        .collect(Collectors.joining(", "))));
     values.keySet().stream().filter(k -> k.contains(".error.") && delta(before, k) > 0)
         .forEach(k -> out.append(String.format("%n    broker %s: %.0f", k, delta(before, k))));
     for (String r : REQUESTS) {
@@ -98,6 +114,26 @@ final class WaitBreakdown {
       }
     }
     return out.toString();
+  }
+
+  /** Streams names its clients {@code <thread>-consumer}, {@code -restore-consumer}, {@code -producer} and so on. */
+  static String clientKind(String clientId) {
+    if (clientId == null) {
+      return "other";
+    }
+    if (clientId.endsWith("-restore-consumer")) {
+      return "restore consumer";
+    }
+    if (clientId.endsWith("-global-consumer")) {
+      return "global consumer";
+    }
+    if (clientId.endsWith("-consumer")) {
+      return "main consumer";
+    }
+    if (clientId.endsWith("-producer")) {
+      return "producer";
+    }
+    return clientId.endsWith("-admin") ? "admin" : "other";
   }
 
   private double delta(WaitBreakdown before, String key) {
