@@ -173,13 +173,8 @@ public final class ProcessorBenchmark {
         .collect(Collectors.joining(", "));
   }
 
-  /** The summed CPU time, in nanoseconds, of the live stream threads of application {@code appId}. */
-  private static long streamThreadCpuNanos(String appId) {
-    return streamThreadCpuNanosByThread(appId).values().stream().mapToLong(Long::longValue).sum();
-  }
-
-  /** Each stream thread's CPU time so far, by its full name. */
-  private static Map<String, Long> streamThreadCpuNanosByThread(String appId) {
+  /** The CPU time so far, in nanoseconds, of each live stream thread of application {@code appId}, by its name. */
+  private static Map<String, Long> streamThreadCpuNanos(String appId) {
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
     Map<String, Long> out = new java.util.TreeMap<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
@@ -191,18 +186,22 @@ public final class ProcessorBenchmark {
     return out;
   }
 
+  private static long total(Map<String, Long> cpuNanos) {
+    return cpuNanos.values().stream().mapToLong(Long::longValue).sum();
+  }
+
   /**
-   * Per stream thread: how busy it was since {@code before} (CPU over {@code wallNanos}) and the tasks it ran, as
+   * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}) and the tasks it ran, as
    * sub-topology_partition. Why: Streams balances the number of tasks per thread, not each sub-topology's, and a
    * thread holding more tasks of the busiest one would set the pace of a pass while the other waited. This shows
    * whether it did, and whether one thread stood idle more than the other.
    */
-  private static String threadShares(KafkaStreams streams, String appId, Map<String, Long> before, long wallNanos) {
-    Map<String, Long> now = streamThreadCpuNanosByThread(appId);
+  private static String threadShares(KafkaStreams streams, Map<String, Long> before, Map<String, Long> after,
+      long wallNanos) {
     List<String> out = new ArrayList<>();
     for (var t : streams.metadataForLocalThreads()) {
       String name = t.threadName();
-      double busy = (now.getOrDefault(name, 0L) - before.getOrDefault(name, 0L)) / (double) Math.max(1, wallNanos);
+      double busy = (after.getOrDefault(name, 0L) - before.getOrDefault(name, 0L)) / (double) Math.max(1, wallNanos);
       out.add(String.format("%s busy %.2f, tasks %s", name.substring(name.lastIndexOf("StreamThread")), busy,
           t.activeTasks().stream().map(m -> m.taskId().toString()).sorted().collect(Collectors.joining(" "))));
     }
@@ -479,9 +478,8 @@ public final class ProcessorBenchmark {
       long first = -1;
       long tenth = -1;
       long atTenth = 0;
-      long cpuAtTenth = 0;
       WaitBreakdown waitsAtTenth = null;
-      Map<String, Long> cpuByThreadAtTenth = Map.of();
+      Map<String, Long> cpuAtTenth = Map.of();
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -496,8 +494,7 @@ public final class ProcessorBenchmark {
           // Offsets are committed every commit interval (100 ms): the tenth is marked at the commit that passed it.
           tenth = now;
           atTenth = sum;
-          cpuByThreadAtTenth = streamThreadCpuNanosByThread(appId);
-          cpuAtTenth = cpuByThreadAtTenth.values().stream().mapToLong(Long::longValue).sum();
+          cpuAtTenth = streamThreadCpuNanos(appId);
           waitsAtTenth = WaitBreakdown.of(streams);
         }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
@@ -509,10 +506,11 @@ public final class ProcessorBenchmark {
         LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
       }
       long end = System.nanoTime() - t0;
-      double busy = (streamThreadCpuNanos(appId) - cpuAtTenth) / (double) Math.max(1, end - tenth);
+      Map<String, Long> cpuAtEnd = streamThreadCpuNanos(appId);
+      double busy = (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
       Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
-      flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, appId, cpuByThreadAtTenth,
+      flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, cpuAtTenth, cpuAtEnd,
           end - tenth));
       if (waitsAtTenth != null) {
         flushPrintf("%s%n", WaitBreakdown.of(streams).since(waitsAtTenth));
