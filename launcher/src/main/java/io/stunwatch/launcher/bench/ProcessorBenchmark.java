@@ -191,10 +191,10 @@ public final class ProcessorBenchmark {
   }
 
   /**
-   * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}) and the tasks it ran, as
-   * sub-topology_partition. Why: Streams balances the number of tasks per thread, not each sub-topology's, and a
-   * thread holding more tasks of the busiest one would set the pace of a pass while the other waited. This shows
-   * whether it did, and whether one thread stood idle more than the other.
+   * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}) and the
+   * tasks it ran, as sub-topology_partition. Why: Streams balances the number of tasks per thread, not each
+   * sub-topology's, and a thread holding more tasks of the busiest one would set the pace of a pass while the other
+   * waited. This shows whether it did, and whether one thread stood idle more than the other.
    */
   private static String threadShares(KafkaStreams streams, Map<String, Long> before, Map<String, Long> after,
       long wallNanos) {

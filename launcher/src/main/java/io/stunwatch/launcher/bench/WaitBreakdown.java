@@ -65,13 +65,10 @@ final class WaitBreakdown {
   static WaitBreakdown of(Map<MetricName, ? extends Metric> metrics, long atNanos) {
     Map<String, Double> v = new LinkedHashMap<>();
     metrics.forEach((name, metric) -> {
-      if (name.name().equals(IO_WAIT) && metric.metricValue() instanceof Double d) {
-        v.merge(IO_WAIT + "." + clientKind(name.tags().get("client-id")), d, Double::sum);
-      }
       // The consumer also keeps a fetch-total per topic; the client's own has no topic tag.
-      if (name.name().equals(FETCHES) && name.group().equals("consumer-fetch-manager-metrics")
-          && !name.tags().containsKey("topic") && metric.metricValue() instanceof Double d) {
-        v.merge(FETCHES + "." + clientKind(name.tags().get("client-id")), d, Double::sum);
+      if ((name.name().equals(IO_WAIT) || name.name().equals(FETCHES)) && !name.tags().containsKey("topic")
+          && metric.metricValue() instanceof Double d) {
+        v.merge(name.name() + "." + clientKind(name.tags().get("client-id")), d, Double::sum);
       }
       if ((CLIENT_TOTALS.contains(name.name()) || CLIENT_COUNTS.contains(name.name())
           && name.group().equals("producer-metrics")) && metric.metricValue() instanceof Double d) {
@@ -115,13 +112,9 @@ final class WaitBreakdown {
         .collect(Collectors.joining(", ")));
     out.append(CLIENT_COUNTS.stream().filter(values::containsKey)
         .map(k -> String.format(", %s %.0f", k, delta(before, k))).collect(Collectors.joining()));
-    out.append(String.format("%n    io waits (share of wall time, by client): %s", CLIENT_KINDS.stream()
-        .filter(k -> values.containsKey(IO_WAIT + "." + k))
-        .map(k -> String.format("%s %.3f", k, delta(before, IO_WAIT + "." + k) / wallNs))
-        .collect(Collectors.joining(", "))));
-    out.append(CLIENT_KINDS.stream().filter(k -> values.containsKey(FETCHES + "." + k))
-        .map(k -> String.format("%s %.0f", k, delta(before, FETCHES + "." + k)))
-        .collect(Collectors.joining(", ", String.format("%n    fetch requests (by client): "), "")));
+    out.append(String.format("%n    io waits (share of wall time, by client): %s", byClient(before, IO_WAIT, wallNs,
+        "%.3f")));
+    out.append(String.format("%n    fetch requests (by client): %s", byClient(before, FETCHES, 1, "%.0f")));
     values.keySet().stream().filter(k -> k.contains(".error.") && delta(before, k) > 0)
         .forEach(k -> out.append(String.format("%n    broker %s: %.0f", k, delta(before, k))));
     for (String r : REQUESTS) {
@@ -135,6 +128,13 @@ final class WaitBreakdown {
       }
     }
     return out.toString();
+  }
+
+  /** {@code metric}'s change since {@code before} over {@code per}, for each kind of client that has it. */
+  private String byClient(WaitBreakdown before, String metric, double per, String format) {
+    return CLIENT_KINDS.stream().filter(k -> values.containsKey(metric + "." + k))
+        .map(k -> k + " " + String.format(format, delta(before, metric + "." + k) / per))
+        .collect(Collectors.joining(", "));
   }
 
   /** Streams names its clients {@code <thread>-consumer}, {@code -restore-consumer}, {@code -producer} and so on. */
