@@ -1,9 +1,16 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.bench.ProcessorBenchmark;
+import io.stunwatch.launcher.bench.StreamsOverrides;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.StreamsProcessor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -140,6 +147,12 @@ final class BenchCommand implements Runnable {
         + "one, deleted afterwards).")
     Path dataDir;
 
+    @Option(names = "--streams-config", paramLabel = "KEY=VALUE", description = "A Kafka Streams setting over the "
+        + "processor's own, for the passthrough, the topology and the latency phase (repeatable; client settings "
+        + "with Streams' prefixes, e.g. main.consumer.max.poll.records=5000). For experiments: the processor itself "
+        + "runs with its own settings only.")
+    List<String> streamsConfig = new ArrayList<>();
+
     Processor(LaunchContext ctx) {
       this.ctx = ctx;
     }
@@ -152,10 +165,19 @@ final class BenchCommand implements Runnable {
             + "--threads in 1..64, --rounds in 1..99, --partitions in 1..64");
         return ExitCodes.USAGE;
       }
+      Map<String, String> overrides;
+      try {
+        overrides = StreamsOverrides.parse(streamsConfig);
+        StreamsOverrides.applied(StreamsProcessor.properties(ProcessorConfig.defaults(),
+            new KafkaClientConfig("localhost:9092")), overrides);
+      } catch (IllegalArgumentException e) {
+        ctx.err().println(e.getMessage());
+        return ExitCodes.USAGE;
+      }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions), ctx.out()).run();
+            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions, overrides), ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",

@@ -95,7 +95,15 @@ public final class StreamsProcessor implements AutoCloseable {
    */
   public static StreamsProcessor start(ProcessorConfig config, KafkaClientConfig kafka, Clock clock,
       String applicationServer) {
-    Properties props = properties(config, kafka);
+    return start(properties(config, kafka), config, clock, applicationServer);
+  }
+
+  /**
+   * Starts processing with {@code props} as the Streams settings: {@link #properties} with a benchmark's
+   * experimental settings over them. The processor itself never runs with anything but {@link #properties}.
+   */
+  public static StreamsProcessor start(Properties props, ProcessorConfig config, Clock clock,
+      String applicationServer) {
     if (applicationServer != null) {
       props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
     }

@@ -80,10 +80,13 @@ public final class ProcessorBenchmark {
    * @param partitions    partitions of every topic, the catalog's and the raw and passthrough outputs alike: the
    *                      tasks a Streams phase has (one per partition of each sub-topology) to share among its
    *                      threads
+   * @param streamsConfig Kafka Streams settings over the processor's own, for the passthrough, the topology and the
+   *                      latency phase alike (checked by {@link StreamsOverrides}); empty for the processor's own
    */
   public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads, int rounds,
-      int partitions) {
+      int partitions, Map<String, String> streamsConfig) {
     public Settings {
+      streamsConfig = Map.copyOf(streamsConfig);
       if (rounds < 1) {
         throw new IllegalArgumentException("rounds must be at least 1, not " + rounds);
       }
@@ -469,7 +472,9 @@ public final class ProcessorBenchmark {
       Set<String> inputs) throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
         settings.dir().resolve("state-" + appId));
-    Properties p = StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap));
+    Properties p = StreamsOverrides.applied(StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap)),
+        settings.streamsConfig());
+    ProcessCpu cpu = ProcessCpu.self();
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         KafkaStreams streams = new KafkaStreams(topology, p)) {
       Map<TopicPartition, Long> ends = ends(admin, inputs);
@@ -480,6 +485,7 @@ public final class ProcessorBenchmark {
       long atTenth = 0;
       WaitBreakdown waitsAtTenth = null;
       Map<String, Long> cpuAtTenth = Map.of();
+      Map<String, Long> processAtTenth = Map.of();
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -495,6 +501,7 @@ public final class ProcessorBenchmark {
           tenth = now;
           atTenth = sum;
           cpuAtTenth = streamThreadCpuNanos(appId);
+          processAtTenth = cpu.snapshot();
           waitsAtTenth = WaitBreakdown.of(streams);
         }
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
@@ -507,11 +514,14 @@ public final class ProcessorBenchmark {
       }
       long end = System.nanoTime() - t0;
       Map<String, Long> cpuAtEnd = streamThreadCpuNanos(appId);
+      Map<String, Long> processAtEnd = cpu.snapshot();
       double busy = (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
       Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
       flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, cpuAtTenth, cpuAtEnd,
           end - tenth));
+      flushPrintf("    %s%n", ProcessCpu.since(processAtTenth, processAtEnd,
+          total(cpuAtEnd) - total(cpuAtTenth), end - tenth));
       if (waitsAtTenth != null) {
         flushPrintf("%s%n", WaitBreakdown.of(streams).since(waitsAtTenth));
       }
@@ -540,8 +550,8 @@ public final class ProcessorBenchmark {
     VgpuProfile profile = VgpuProfile.parse("A100-40C").orElseThrow();
     Map<String, Long> sentAt = new ConcurrentHashMap<>();
     List<Double> latencies = new ArrayList<>();
-    try (StreamsProcessor processor = StreamsProcessor.start(config, new KafkaClientConfig(bootstrap),
-        Clock.systemUTC());
+    try (StreamsProcessor processor = StreamsProcessor.start(StreamsOverrides.applied(StreamsProcessor.properties(
+        config, new KafkaClientConfig(bootstrap)), settings.streamsConfig()), config, Clock.systemUTC(), null);
         KafkaProducer<byte[], byte[]> p = producer(bootstrap);
         KafkaConsumer<byte[], byte[]> alerts = consumer(bootstrap, "bench-alerts")) {
       if (!processor.awaitRunning(Duration.ofSeconds(120))) {
