@@ -467,13 +467,18 @@ public final class ProcessorBenchmark {
     return b.build();
   }
 
+  /** The processor's Streams settings with the run's {@code --streams-config} over them. */
+  private Properties streamsProperties(ProcessorConfig config, String bootstrap) {
+    return StreamsOverrides.applied(StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap)),
+        settings.streamsConfig());
+  }
+
   /** Runs {@code topology} with the processor's settings until its group has consumed every input record. */
   private Throughput streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
       Set<String> inputs) throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
         settings.dir().resolve("state-" + appId));
-    Properties p = StreamsOverrides.applied(StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap)),
-        settings.streamsConfig());
+    Properties p = streamsProperties(config, bootstrap);
     ProcessCpu cpu = ProcessCpu.self();
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         KafkaStreams streams = new KafkaStreams(topology, p)) {
@@ -550,8 +555,8 @@ public final class ProcessorBenchmark {
     VgpuProfile profile = VgpuProfile.parse("A100-40C").orElseThrow();
     Map<String, Long> sentAt = new ConcurrentHashMap<>();
     List<Double> latencies = new ArrayList<>();
-    try (StreamsProcessor processor = StreamsProcessor.start(StreamsOverrides.applied(StreamsProcessor.properties(
-        config, new KafkaClientConfig(bootstrap)), settings.streamsConfig()), config, Clock.systemUTC(), null);
+    try (StreamsProcessor processor = StreamsProcessor.start(streamsProperties(config, bootstrap), config,
+        Clock.systemUTC(), null);
         KafkaProducer<byte[], byte[]> p = producer(bootstrap);
         KafkaConsumer<byte[], byte[]> alerts = consumer(bootstrap, "bench-alerts")) {
       if (!processor.awaitRunning(Duration.ofSeconds(120))) {

@@ -36,10 +36,10 @@ public final class StreamsOverrides {
   }
 
   /**
-   * The settings of {@code KEY=VALUE} arguments, in order (a later one of the same key wins).
+   * The settings of {@code KEY=VALUE} arguments, in order (a later one of the same key wins). Values are checked by
+   * {@link #applied}, which knows the settings they go over.
    *
-   * @throws IllegalArgumentException naming the argument: no {@code =}, a key no client knows, or a value the
-   *                                  client refuses
+   * @throws IllegalArgumentException naming the argument: no {@code =}, or a key no client knows
    */
   public static Map<String, String> parse(List<String> args) {
     Map<String, String> out = new LinkedHashMap<>();
