@@ -77,10 +77,11 @@ public final class StunwatchTopology {
     // The stores written on every sample are deferred stores (DeferredKeyValueStore, DeferredWindowStore): a write
     // is a hash-map put, and each key's last value is serialized and written once per commit. Streams' record cache
     // serialized every write and filed it in an ordered map of bytes; the per-second history, which has the most
-    // keys, was uncached for that reason and cost a RocksDB read and write per sample. A migration's own state is
-    // deferred too, for the JSON: an impact carries a timeline of up to a point a second, an event set and a
-    // model group a list, and the record cache encoded each on every write and decoded it on every read. Only the
-    // tracked-migration store stays cached, as the processor iterates it, and an iterator sees the last commit.
+    // keys, was uncached for that reason and cost a RocksDB read and write per sample. A migration's own state (but
+    // its alert, below) is deferred too, for the JSON: an impact carries a timeline of up to a point a second, an
+    // event set and a model group a list, and the record cache encoded each on every write and decoded it on every
+    // read. Only the tracked-migration store stays cached, as the processor iterates it, and an iterator sees the
+    // last commit.
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore(
         StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace())
             .plusSeconds(VmSamples.Block.SECONDS), Duration.ofSeconds(VmSamples.Block.SECONDS), false),
@@ -91,8 +92,12 @@ public final class StunwatchTopology {
     // are kept as objects after their commit, rather than decoded again (an impact is about 100 KB of JSON).
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATIONS), Serdes.String(), JsonSerde.of(Migration.class)), KEPT_MIGRATIONS));
-    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.ALERTS), Serdes.String(), JsonSerde.of(MigrationAlert.class))));
+    // The alerts are listed by iterating their store, and an iterator over a deferred store sees the last commit
+    // only: a migration listed as under load (its index row is written at once) could be missing from the alerts
+    // list for a commit interval. An alert is written a few times per migration, so it goes straight to RocksDB,
+    // like the list indexes, and both lists change in the same step.
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
+        Serdes.String(), JsonSerde.of(MigrationAlert.class)).withCachingDisabled());
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.IMPACTS), Serdes.String(), JsonSerde.of(MigrationImpact.class)), KEPT_IMPACTS));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
