@@ -25,7 +25,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,8 +59,12 @@ class WorkerDeliveryIT {
     CollectorMetrics metrics = new CollectorMetrics(new SimpleMeterRegistry(), Clock.systemUTC());
     EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(brokerConfig);
     long read;
-    try (KafkaSampleSink sink = KafkaSampleSink.create(new DeliveryConfig(Duration.ofMinutes(5), 100_000),
-        Map.of("bootstrap.servers", broker.bootstrapServers()), metrics, Clock.systemUTC())) {
+    DeliveryConfig delivery = new DeliveryConfig(Duration.ofMinutes(5), 100_000);
+    // The sink's own producer settings, on a producer the test holds: if samples stay unacknowledged, the failure
+    // shows the producer's view of them (this IT once ended with two in flight two minutes after the restart).
+    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSampleSink.producerProperties(delivery,
+        Map.of("bootstrap.servers", broker.bootstrapServers())));
+    try (KafkaSampleSink sink = new KafkaSampleSink(delivery, producer, metrics, Clock.systemUTC())) {
       NvidiaSmiStreamingSource source = new NvidiaSmiStreamingSource(
           new NvidiaSmiConfig(true, fake.toString(), Duration.ofMillis(50), Duration.ZERO, Duration.ofSeconds(5)),
           ZoneOffset.UTC, new Inputs(ID, sink, metrics, Clock.systemUTC()));
@@ -79,7 +85,8 @@ class WorkerDeliveryIT {
       source.close();
       read = metrics.readCount(IN);
       Await.until(Duration.ofMinutes(2), () -> metrics.sentCount(IN) == read, "every sample acknowledged",
-          () -> metrics.sentCount(IN) + " of " + read + ", buffered " + sink.buffered());
+          () -> metrics.sentCount(IN) + " of " + read + ", buffered " + sink.buffered() + "; producer: "
+              + producerState(producer));
     }
     try {
       List<Long> seqs = new ArrayList<>();
@@ -109,6 +116,16 @@ class WorkerDeliveryIT {
     } finally {
       broker.close();
     }
+  }
+
+  /** The producer's metrics that say where an unacknowledged record is: queued, in flight, retried or failed. */
+  private static String producerState(KafkaProducer<byte[], byte[]> producer) {
+    Set<String> names = Set.of("record-queue-time-max", "requests-in-flight", "record-retry-total",
+        "record-error-total", "buffer-available-bytes", "metadata-age", "request-latency-max", "connection-count");
+    return producer.metrics().entrySet().stream()
+        .filter(e -> e.getKey().group().equals("producer-metrics") && names.contains(e.getKey().name()))
+        .map(e -> e.getKey().name() + "=" + e.getValue().metricValue()).sorted()
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   private static int freePort() throws IOException {
