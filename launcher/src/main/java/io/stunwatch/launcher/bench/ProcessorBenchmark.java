@@ -319,6 +319,9 @@ public final class ProcessorBenchmark {
       do {
         String warmupName = name + "-warmup-" + ++warmups;
         warmup = Jit.during(() -> pass.run(warmupName));
+        // Printed too: whether the warm-ups settle (rate up, compilers down) is what says a measured pass is steady.
+        flushPrintf("%s, warm-up %d: %s (compilers used %.2f of a core during it)%n", label, warmups,
+            warmup.result(), warmup.compilerShare());
       } while (!warmup.settled() && warmups < MAX_WARMUPS);
     }
 
