@@ -138,6 +138,11 @@ final class BenchCommand implements Runnable {
         + "passthrough and topology back to back; each figure is its phase's median pass (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--max-warmups", description = "The most unmeasured passes of each phase: a phase warms up until "
+        + "a pass leaves the JIT compilers under a tenth of a core, or it has run this many (default "
+        + "${DEFAULT-VALUE}).")
+    int maxWarmups = ProcessorBenchmark.DEFAULT_MAX_WARMUPS;
+
     @Option(names = "--partitions", defaultValue = "3", description = "Partitions of every topic (the embedded "
         + "broker's default, broker.partitions): each Streams phase has one task per partition of each "
         + "sub-topology to share among its threads (default ${DEFAULT-VALUE}).")
@@ -160,9 +165,9 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (records < 1000 || rate < 100 || latencySeconds < 5 || threads < 1 || threads > 64 || rounds < 1
-          || rounds > 99 || partitions < 1 || partitions > 64) {
+          || rounds > 99 || partitions < 1 || partitions > 64 || maxWarmups < 1 || maxWarmups > 99) {
         ctx.err().println("--records must be at least 1000, --rate at least 100, --latency-seconds at least 5, "
-            + "--threads in 1..64, --rounds in 1..99, --partitions in 1..64");
+            + "--threads in 1..64, --rounds in 1..99, --partitions in 1..64, --max-warmups in 1..99");
         return ExitCodes.USAGE;
       }
       Map<String, String> overrides;
@@ -177,7 +182,8 @@ final class BenchCommand implements Runnable {
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions, overrides), ctx.out()).run();
+            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions, overrides, maxWarmups),
+            ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");
         ctx.out().printf("| %,d | %,.0f | %,.0f (%.2f) | %,.0f (**%.2f**) | %d | %.0f ms | %.0f ms | %,.0f |%n",

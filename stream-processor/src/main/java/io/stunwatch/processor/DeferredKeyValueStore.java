@@ -60,7 +60,15 @@ final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueStore<K, V
 
   /** Keeps the values of the last {@code keep} keys written as objects after their commit, too. */
   DeferredKeyValueStore(KeyValueStore<K, V> inner, int keep) {
-    super(inner);
+    this(inner, keep, null);
+  }
+
+  /**
+   * Keeps the values of the last {@code keep} keys written as objects after their commit, and is flushed in
+   * {@code order} (null: alone).
+   */
+  DeferredKeyValueStore(KeyValueStore<K, V> inner, int keep, FlushOrder order) {
+    super(inner, order);
     this.keep = keep;
     this.committed = keep == 0 ? null : java.util.Collections.synchronizedMap(
         new java.util.LinkedHashMap<K, V>(16, 0.75f, true) {

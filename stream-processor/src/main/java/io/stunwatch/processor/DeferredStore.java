@@ -15,16 +15,26 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  *
  * @param <S> the store beneath
  */
-abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateStore<S, K, V> {
+abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateStore<S, K, V>
+    implements FlushOrder.Member {
 
   /** A pending value (null: a delete) and the context of the record it was written for. */
   record Pending<V>(V value, ProcessorRecordContext context) {
   }
 
   private InternalProcessorContext<?, ?> context;
+  /** The order this store is flushed in with others of its task, or null when it is flushed alone. */
+  private final FlushOrder order;
+  /** The task's state directory, by which {@link #order} knows the task; null until initialized. */
+  private java.io.File task;
 
   DeferredStore(S inner) {
+    this(inner, null);
+  }
+
+  DeferredStore(S inner, FlushOrder order) {
     super(inner);
+    this.order = order;
   }
 
   @Override
@@ -32,6 +42,15 @@ abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateSto
     context = stateStoreContext instanceof InternalProcessorContext<?, ?> c ? c : null;
     dropPending();
     wrapped().init(stateStoreContext, root);
+    if (order != null && context != null) {
+      task = stateStoreContext.stateDir();
+      order.join(task, this);
+    }
+  }
+
+  /** The order this store is flushed in with others of its task, or null when it is flushed alone. */
+  final FlushOrder flushOrder() {
+    return order;
   }
 
   /** {@code value} as a pending write of the record being processed, or null where writes go straight through. */
@@ -53,6 +72,15 @@ abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateSto
 
   @Override
   public final void flushCache() {
+    if (order != null && task != null) {
+      order.flush(task); // this store's turn comes within it
+    } else {
+      writeOwnPending();
+    }
+  }
+
+  @Override
+  public final void writeOwnPending() {
     if (context == null || !hasPending()) {
       return;
     }
@@ -77,6 +105,10 @@ abstract class DeferredStore<S extends StateStore, K, V> extends WrappedStateSto
   @Override
   public final void close() {
     dropPending();
+    if (order != null && task != null) {
+      order.leave(task, this);
+      task = null;
+    }
     super.close();
   }
 }

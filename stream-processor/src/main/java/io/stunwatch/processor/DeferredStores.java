@@ -30,6 +30,15 @@ final class DeferredStores {
     return new Builder<>(inner.withCachingDisabled(), s -> new DeferredKeyValueStore<>(s, keep));
   }
 
+  /** A deferred key-value store flushed with others of its task in {@code order}, which names it. */
+  static <K, V> StoreBuilder<KeyValueStore<K, V>> keyValue(StoreBuilder<KeyValueStore<K, V>> inner,
+      FlushOrder order) {
+    if (!order.includes(inner.name())) {
+      throw new IllegalArgumentException(inner.name() + " is not one of " + order.names());
+    }
+    return new Builder<>(inner.withCachingDisabled(), s -> new DeferredKeyValueStore<>(s, 0, order));
+  }
+
   static <K, V> StoreBuilder<WindowStore<K, V>> window(StoreBuilder<WindowStore<K, V>> inner) {
     return new Builder<>(inner.withCachingDisabled(), DeferredWindowStore::new);
   }

@@ -90,7 +90,8 @@ final class MigrationIndex {
 
   /**
    * Drops the start-time entries of migrations that started before {@code cutoff}, and the annotation blocks of the
-   * hours that ended by then (the cutoff's own hour waits for the next prune); returns how many entries.
+   * hours that ended by then (the cutoff's own hour waits for the next prune); returns how many entries. It ranges
+   * over deferred stores, which show the last commit: an entry written since then goes at the next prune.
    */
   int prune(java.time.Instant cutoff) {
     List<String> old = new ArrayList<>();

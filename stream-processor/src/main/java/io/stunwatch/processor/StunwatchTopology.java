@@ -62,6 +62,15 @@ public final class StunwatchTopology {
   private StunwatchTopology() {
   }
 
+  /**
+   * The order in which the stores the API lists by iterating reach RocksDB at each commit: the alerts before the
+   * rows that say a migration is under load. One instance per built topology.
+   */
+  static FlushOrder listed() {
+    return new FlushOrder(StoreNames.ALERTS, StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+        StoreNames.ANNOTATIONS_BY_HOUR);
+  }
+
   public static Topology build(ProcessorConfig config, Clock clock) {
     StreamsBuilder b = new StreamsBuilder();
     b.globalTable(Topics.VM_INVENTORY.name(),
@@ -92,12 +101,13 @@ public final class StunwatchTopology {
     // are kept as objects after their commit, rather than decoded again (an impact is about 100 KB of JSON).
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATIONS), Serdes.String(), JsonSerde.of(Migration.class)), KEPT_MIGRATIONS));
-    // The alerts are listed by iterating their store, and an iterator over a deferred store sees the last commit
-    // only: a migration listed as under load (its index row is written at once) could be missing from the alerts
-    // list for a commit interval. An alert is written a few times per migration, so it goes straight to RocksDB,
-    // like the list indexes, and both lists change in the same step.
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ALERTS),
-        Serdes.String(), JsonSerde.of(MigrationAlert.class)).withCachingDisabled());
+    // The alerts and the list indexes are listed by iterating their stores, and an iterator over a deferred store
+    // sees the last commit: all four are flushed together at each commit, the alerts first (listed()), so that a
+    // migration listed as under load is in the alerts list too. Deferred, the hour's annotation block (every
+    // migration of the hour in the task) is encoded and written once a commit, not at each of its migrations' events.
+    FlushOrder listed = listed();
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.ALERTS), Serdes.String(), JsonSerde.of(MigrationAlert.class)), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.IMPACTS), Serdes.String(), JsonSerde.of(MigrationImpact.class)), KEPT_IMPACTS));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.TRACKED),
@@ -106,15 +116,15 @@ public final class StunwatchTopology {
         StoreNames.VM_STUNS), Serdes.String(), JsonSerde.of(Tracked.Stuns.class))));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.VM_MIGRATIONS), Serdes.String(), JsonSerde.of(Tracked.Recent.class))));
-    // The list indexes are written a few times per migration and read by every list request. Uncached, a read is
-    // RocksDB's iterator alone: through the record cache, each range also looked up every cached key of the store
-    // and merged the two iterators, a fifth of a day's annotations request.
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_VM),
-        Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.MIGRATIONS_BY_START),
-        Serdes.String(), MigrationRow.SERDE).withCachingDisabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR),
-        Serdes.String(), AnnotationBlock.SERDE).withCachingDisabled());
+    // A list request reads RocksDB's iterator alone: an iterator over a deferred store does not merge pending
+    // writes (through Streams' record cache, each range also looked up every cached key of the store and merged the
+    // two iterators, a fifth of a day's annotations request).
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.MIGRATIONS_BY_VM), Serdes.String(), MigrationRow.SERDE), listed));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.MIGRATIONS_BY_START), Serdes.String(), MigrationRow.SERDE), listed));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.ANNOTATIONS_BY_HOUR), Serdes.String(), AnnotationBlock.SERDE), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.RDMA_LAST), Serdes.String(), StoreCodec.RDMA_LAST)));
 

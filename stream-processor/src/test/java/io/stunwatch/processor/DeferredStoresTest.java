@@ -58,8 +58,13 @@ class DeferredStoresTest {
         Duration.ofDays(1), Duration.ofSeconds(1), false), Serdes.String(), Serdes.String())));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("kept"),
         Serdes.String(), Serdes.String()), 2));
+    FlushOrder order = new FlushOrder("first", "second");
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("second"),
+        Serdes.String(), Serdes.String()), order));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("first"),
+        Serdes.String(), Serdes.String()), order));
     b.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
-        .process(Script::new, "kv", "win", "kept")
+        .process(Script::new, "kv", "win", "kept", "first", "second")
         .to("reads", Produced.with(Serdes.String(), Serdes.String()));
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "deferred");
@@ -81,13 +86,17 @@ class DeferredStoresTest {
    * behind the deferred window store, as Streams does around a standby: {@code wraw k start v} writes to the store
    * beneath it, as a restoration would, and {@code wclear} clears its cache hooks. The store "kept" keeps its last
    * two committed values as objects: {@code kput k v}, {@code kdel k}, {@code kget k}, {@code kraw k v} (a write
-   * beneath it) and {@code kclear}.
+   * beneath it) and {@code kclear}. The stores "first" and "second" are flushed in that order: {@code fput k v} and
+   * {@code sput k v} write to them, {@code sflush} flushes "second" as Streams would at a commit, and {@code fbeneath
+   * k} and {@code sbeneath k} read what the stores beneath them hold.
    */
   static final class Script implements Processor<String, String, String, String> {
     private ProcessorContext<String, String> context;
     private KeyValueStore<String, String> kv;
     private WindowStore<String, String> win;
     private KeyValueStore<String, String> kept;
+    private KeyValueStore<String, String> first;
+    private KeyValueStore<String, String> second;
 
     @Override
     public void init(ProcessorContext<String, String> context) {
@@ -95,6 +104,8 @@ class DeferredStoresTest {
       kv = context.getStateStore("kv");
       win = context.getStateStore("win");
       kept = context.getStateStore("kept");
+      first = context.getStateStore("first");
+      second = context.getStateStore("second");
     }
 
     @Override
@@ -114,6 +125,13 @@ class DeferredStoresTest {
           case "kget" -> context.forward(record.withKey(op.trim()).withValue(String.valueOf(kept.get(a[1]))));
           case "kraw" -> keptBeneath().wrapped().put(a[1], a[2]);
           case "kclear" -> keptBeneath().clearCache();
+          case "fput" -> first.put(a[1], a[2]);
+          case "sput" -> second.put(a[1], a[2]);
+          case "sflush" -> beneath(second).flushCache();
+          case "fbeneath" -> context.forward(record.withKey(op.trim())
+              .withValue(String.valueOf(beneath(first).wrapped().get(a[1]))));
+          case "sbeneath" -> context.forward(record.withKey(op.trim())
+              .withValue(String.valueOf(beneath(second).wrapped().get(a[1]))));
           case "wget" -> context.forward(record.withKey(op.trim())
               .withValue(String.valueOf(win.fetch(a[1], Long.parseLong(a[2])))));
           case "wrange" -> {
@@ -130,7 +148,13 @@ class DeferredStoresTest {
 
     @SuppressWarnings("unchecked")
     private DeferredKeyValueStore<String, String> keptBeneath() {
-      return (DeferredKeyValueStore<String, String>) ((WrappedStateStore<?, ?, ?>) kept).wrapped();
+      return beneath(kept);
+    }
+
+    /** The deferred store behind the processor's read-write decorator of {@code store}. */
+    @SuppressWarnings("unchecked")
+    private static DeferredKeyValueStore<String, String> beneath(KeyValueStore<String, String> store) {
+      return (DeferredKeyValueStore<String, String>) ((WrappedStateStore<?, ?, ?>) store).wrapped();
     }
 
     /** The deferred store behind the processor's read-write decorator. */
@@ -158,6 +182,14 @@ class DeferredStoresTest {
     assertThat(log).extracting(TestRecord::key, TestRecord::value)
         .containsExactlyInAnyOrder(tuple("a", "3"), tuple("b", "9"));
     assertThat(log).allSatisfy(r -> assertThat(r.getRecordTime()).isEqualTo(T0));
+  }
+
+  @Test
+  void flushingOneStoreOfAFlushOrderWritesThePendingValuesOfTheStoresBeforeItToo() {
+    assertThat(run("fput a 1; sput b 2; fbeneath a; sbeneath b; sflush; fbeneath a; sbeneath b", T0)).containsExactly(
+        "fbeneath a -> null", "sbeneath b -> null", "fbeneath a -> 1", "sbeneath b -> 2");
+    assertThat(changelog("first")).extracting(TestRecord::key, TestRecord::value).containsExactly(tuple("a", "1"));
+    assertThat(changelog("second")).extracting(TestRecord::key, TestRecord::value).containsExactly(tuple("b", "2"));
   }
 
   @Test
