@@ -33,9 +33,7 @@ final class DeferredStores {
   /** A deferred key-value store flushed with others of its task in {@code order}, which names it. */
   static <K, V> StoreBuilder<KeyValueStore<K, V>> keyValue(StoreBuilder<KeyValueStore<K, V>> inner,
       FlushOrder order) {
-    if (!order.includes(inner.name())) {
-      throw new IllegalArgumentException(inner.name() + " is not one of " + order.names());
-    }
+    order.requireNamed(inner.name()); // when the topology is built, not when a task starts
     return new Builder<>(inner.withCachingDisabled(), s -> new DeferredKeyValueStore<>(s, 0, order));
   }
 

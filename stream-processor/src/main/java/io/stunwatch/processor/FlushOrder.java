@@ -41,14 +41,15 @@ final class FlushOrder {
     return names;
   }
 
-  boolean includes(String name) {
-    return names.contains(name);
+  /** Refuses a store this order does not name: it would never be flushed in turn. */
+  void requireNamed(String name) {
+    if (!names.contains(name)) {
+      throw new IllegalArgumentException(name + " is not one of " + names);
+    }
   }
 
   void join(File task, Member member) {
-    if (!includes(member.name())) {
-      throw new IllegalArgumentException(member.name() + " is not one of " + names);
-    }
+    requireNamed(member.name());
     byTask.computeIfAbsent(task, t -> new ConcurrentHashMap<>()).put(member.name(), member);
   }
 
