@@ -29,8 +29,15 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * Groups vCenter events (keyed by VM id) into migrations, and raises "migration under load" at a migration's first
  * event when the VM was busy just before it; resolves the alert when the migration ends. Output records are
  * catalog values ({@link Migration}, {@link MigrationAlert}, {@link DeadLetter}) routed by {@link CatalogRouting}.
+ *
+ * <p>It also takes every sample of its task, after the processors that record it: a value that is not a
+ * {@link VcenterEvent} only moves the look at due migrations on, once per second of stream time ({@link #tick}).
+ * Why not a stream-time punctuation: Kafka Streams halves the records a stream thread processes between two looks at
+ * its tasks after every loop in which a punctuator ran, and in a catch-up a task's stream time passes a second every
+ * couple of dozen records, so its loops shrank to a few records each and the per-loop work (the state updater's
+ * checks, the punctuation and commit scans over every task) took about a tenth of the stream threads.
  */
-final class MigrationProcessor implements Processor<String, VcenterEvent, String, Object> {
+final class MigrationProcessor implements Processor<String, Object, String, Object> {
 
   /** VMware's published vGPU stun figure on vSphere 7: about 2 s per GiB of framebuffer used. */
   static final double REFERENCE_SECONDS_PER_GIB = 2.0;
@@ -77,6 +84,10 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   private java.util.Map<String, Tracked.Migration> waiting;
   /** No tracked migration is due before this (a lower bound: removals do not raise it). */
   private long nextDue = Long.MIN_VALUE;
+  /** How often, in stream time, the due migrations are looked at. */
+  static final long LOOK_EVERY_MILLIS = 1000;
+  /** The stream time from which the next record looks at the due migrations ({@link #tick}). */
+  private long nextLook = Long.MIN_VALUE;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -94,11 +105,11 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
     this.index = new MigrationIndex(context);
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     waiting = null;
+    nextLook = Long.MIN_VALUE;
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on. It also looks again at stream time as it stands: a migration found due
     // but its VM's samples still behind waits for them, and when they arrive behind stream time (the last records
     // of a replay or a catch-up) no record may come to move stream time on and fire the punctuation again.
-    context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::closeDue);
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
         now -> closeDue(Math.max(context.currentStreamTimeMs(), clock.millis() - config.settleWindow().toMillis())));
     // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.
@@ -107,8 +118,26 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
   }
 
   @Override
-  public void process(Record<String, VcenterEvent> record) {
-    VcenterEvent e = record.value();
+  public void process(Record<String, Object> record) {
+    if (record.value() instanceof VcenterEvent e) {
+      event(record, e);
+    }
+    tick();
+  }
+
+  /**
+   * Looks at the due migrations once per second of stream time, at the first record of each second, as a one-second
+   * stream-time punctuation would.
+   */
+  private void tick() {
+    long streamTime = context.currentStreamTimeMs();
+    if (streamTime >= nextLook) {
+      nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
+      closeDue(streamTime);
+    }
+  }
+
+  private void event(Record<String, Object> record, VcenterEvent e) {
     try {
       String id = Keys.migration(e.vcenterUuid(), e.chainId() != null ? e.chainId() : e.eventKey());
       EventSet before = events.get(id);
@@ -152,8 +181,7 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
         index.refresh(record.key(), id); // unchanged: what the stores hold may be a revised migration
       }
       // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
-      // time may already be past this migration's due time, and stream-time punctuation only fires when stream time
-      // moves on. Close what is due now rather than wait for a record that may never come.
+      // time may already be past this migration's due time, and the next look only comes when stream time moves on. Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
       Tracked.Migration t = waiting().get(id);
       if (t != null && t.dueAtMillis() <= streamTime) {
@@ -234,12 +262,12 @@ final class MigrationProcessor implements Processor<String, VcenterEvent, String
       Instant rangeEnd = end.plus(config.settleWindow()).plusSeconds(1);
       Instant rangeStart = m.startTime().minus(config.beforeWindow());
       if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t, rangeStart, rangeEnd)) {
-        nextDue = Long.MIN_VALUE; // still due: look again at the next punctuation
+        nextDue = Long.MIN_VALUE; // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
       }
       untrack(t.migrationId());
       VmSamples history = samples.range(t.vmKey(), rangeStart, rangeEnd);
-      // Closed at its due time, not at the punctuation's: the outputs must not depend on when punctuation ran
+      // Closed at its due time, not at the look's: the outputs must not depend on when the look ran
       // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
       long at = t.dueAtMillis();
       if (!t.ended()) {

@@ -45,6 +45,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  *                       │    utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
  * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
+ *                 ─ (with every sample, which only moves stream time on)
  *                 ─ assemble migrations (migration-events, migrations) ─ alert (alerts, reads vm-samples)
  *                 ─ migrations, migration-alerts, migration-impacts, dead-letters
  * impacts and their revisions ─ model inputs ─ repartition "impacts-by-model-group" ─ stun-model ─ stun-model
@@ -130,11 +131,11 @@ public final class StunwatchTopology {
 
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
     loadAndUtilization(b, gpu, config, clock);
-    decoded(b, Topics.RDMA_SAMPLES, clock)
-        .process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
-    decoded(b, Topics.THROUGHPUT_SAMPLES, clock)
-        .process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
-            (p, t) -> VmSamples.withThroughput(p, t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+    KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
+    rdma.process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
+    KStream<String, ThroughputSample> throughput = decoded(b, Topics.THROUGHPUT_SAMPLES, clock);
+    throughput.process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
+        (p, t) -> VmSamples.withThroughput(p, t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
@@ -145,10 +146,17 @@ public final class StunwatchTopology {
             StoreNames.ANNOTATIONS_BY_HOUR);
     revisions.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
-    KStream<String, Object> outputs = decoded(b, Topics.VCENTER_EVENTS, clock)
+    KStream<String, VcenterEvent> events = decoded(b, Topics.VCENTER_EVENTS, clock)
         .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey), Named.as("key-by-vm"))
         .repartition(Repartitioned.<String, VcenterEvent>as("events-by-vm")
-            .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()));
+    // The samples pass by the migration processor too, after the processors that record them, and move its look at
+    // due migrations on (see MigrationProcessor: a stream-time punctuation made the stream threads' loops tiny). The
+    // most frequent kind joins last, so that it crosses one merge node.
+    KStream<String, Object> outputs = objects(events)
+        .merge(objects(throughput), Named.as("migrations-and-throughput"))
+        .merge(objects(rdma), Named.as("migrations-and-rdma"))
+        .merge(objects(gpu), Named.as("migrations-and-gpu"))
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
             StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS,
@@ -219,6 +227,12 @@ public final class StunwatchTopology {
         context.forward(record.withValue(next).withTimestamp(next.updatedAt().toEpochMilli()));
       }
     }
+  }
+
+  /** The same stream, seen as carrying objects: a processor taking several kinds tells them apart by type. */
+  @SuppressWarnings("unchecked")
+  private static KStream<String, Object> objects(KStream<String, ?> stream) {
+    return (KStream<String, Object>) stream;
   }
 
   /**

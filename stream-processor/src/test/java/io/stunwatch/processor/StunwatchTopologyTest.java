@@ -494,6 +494,45 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void throughputSamplesAloneMoveStreamTimeOnAndCloseTheImpact() {
+    inventory(1);
+    throughput(1, T0.minusSeconds(300), 300, 240.0);              // a VM that sends nothing but its training rate
+    pipe(userMigration(1, 100, T0, 60));                          // ended at T0+60: due at T0+180
+    throughput(1, T0, 182, 200.0);                                // stream time T0+181: the range's last second
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("its VM's samples have not passed the range yet").isEmpty();
+    throughput(1, T0.plusSeconds(182), 1, 230.0);                 // T0+182: past it
+
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i).as("closed by a throughput sample, with no punctuation or other kind of record").isNotNull();
+    assertThat(i.before().throughput()).isEqualTo(240.0);
+    assertThat(i.after().throughput()).isEqualTo(200.0);
+  }
+
+  @Test
+  void rdmaSamplesAloneMoveStreamTimeOnAndCloseTheImpact() {
+    inventory(1);
+    TestInputTopic<String, io.stunwatch.model.RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
+    long words = 0;
+    for (int s = -300; s <= 182; s++) {                           // 1 Gbit/s: 31.25 M words a second, sent only
+      Instant t = T0.plusSeconds(s);
+      rdma.pipeInput(vmUuid(1), new io.stunwatch.model.RdmaCounterSample(vmUuid(1), "g", t, "mlx5_0", 1, "Ethernet",
+          RdmaRatesTest.words(words, 0), null, null), t);
+      words += 31_250_000L;
+      if (s == 0) {
+        pipe(userMigration(1, 100, T0, 60));                      // due at T0+180
+      }
+      if (s == 181) {
+        assertThat(latest(Topics.MIGRATION_IMPACTS)).as("its VM's samples have not passed the range yet").isEmpty();
+      }
+    }
+
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i).as("closed by an RDMA sample, with no punctuation or other kind of record").isNotNull();
+    assertThat(i.before().rdmaBytesPerSec()).isEqualTo(125.0e6);
+    assertThat(i.before().gpuUtilizationPct()).as("no GPU samples: unknown, not 0").isNull();
+  }
+
+  @Test
   void theWallClockClosesImpactsWhenNoRecordsMoveEventTimeOn() {
     inventory(4);
     Instant recent = CLOCK.instant().minusSeconds(400);
