@@ -201,21 +201,37 @@ public final class ProcessorBenchmark {
   }
 
   /**
-   * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}) and the
-   * tasks it ran, as sub-topology_partition. Why: Streams balances the number of tasks per thread, not each
-   * sub-topology's, and a thread holding more tasks of the busiest one would set the pace of a pass while the other
-   * waited. This shows whether it did, and whether one thread stood idle more than the other.
+   * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}), how many
+   * records it processed in that time ({@code processedBefore} to {@code processedAfter}, from
+   * {@link #processedByThread}) and the tasks it ran, as sub-topology_partition. Why: Streams balances the number of
+   * tasks per thread, not each sub-topology's, and a thread holding more tasks of the busiest one would set the pace of
+   * a pass while the other waited. This shows whether it did, whether one thread stood idle more than the other, and
+   * whether an idle one had records to do (a thread that started its share earlier ends it earlier too).
    */
   private static String threadShares(KafkaStreams streams, Map<String, Long> before, Map<String, Long> after,
-      long wallNanos) {
+      Map<String, Double> processedBefore, Map<String, Double> processedAfter, long wallNanos) {
     List<String> out = new ArrayList<>();
     for (var t : streams.metadataForLocalThreads()) {
       String name = t.threadName();
       double busy = (after.getOrDefault(name, 0L) - before.getOrDefault(name, 0L)) / (double) Math.max(1, wallNanos);
-      out.add(String.format("%s busy %.2f, tasks %s", name.substring(name.lastIndexOf("StreamThread")), busy,
-          t.activeTasks().stream().map(m -> m.taskId().toString()).sorted().collect(Collectors.joining(" "))));
+      double processed = processedAfter.getOrDefault(name, Double.NaN) - processedBefore.getOrDefault(name, 0.0);
+      out.add(String.format("%s busy %.2f, %,.0f records, tasks %s", name.substring(name.lastIndexOf("StreamThread")),
+          busy, processed, t.activeTasks().stream().map(m -> m.taskId().toString()).sorted()
+              .collect(Collectors.joining(" "))));
     }
     return String.join("; ", out);
+  }
+
+  /** The records each stream thread has processed so far, by thread name: Streams' {@code process-total}. */
+  private static Map<String, Double> processedByThread(KafkaStreams streams) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    streams.metrics().forEach((name, metric) -> {
+      if (name.group().equals("stream-thread-metrics") && name.name().equals("process-total")
+          && metric.metricValue() instanceof Double d) {
+        out.put(name.tags().get("thread-id"), d);
+      }
+    });
+    return out;
   }
 
   private final Settings settings;
@@ -506,6 +522,7 @@ public final class ProcessorBenchmark {
       WaitBreakdown waitsAtTenth = null;
       Map<String, Long> cpuAtTenth = Map.of();
       Map<String, Long> processAtTenth = Map.of();
+      Map<String, Double> processedAtTenth = Map.of();
       // The window starts at the first tenth and after the group's last rebalance: a pass's second stream thread
       // may join after the first has started, and a rebalance inside the window is start-up, not steady state. In
       // one run of session 23 the two slow topology passes (main consumers waiting 0.57-0.75 of wall time, against
@@ -539,6 +556,7 @@ public final class ProcessorBenchmark {
           rebalancesAtTenth = rebalances.get();
           atTenth = sum;
           cpuAtTenth = streamThreadCpuNanos(appId);
+          processedAtTenth = processedByThread(streams);
           processAtTenth = cpu.snapshot();
           waitsAtTenth = WaitBreakdown.of(streams);
         }
@@ -563,7 +581,7 @@ public final class ProcessorBenchmark {
       flushPrintf("    rebalances: %d in the pass, %d of them after the first tenth (each restarted the steady window)"
           + "%n", rebalances.get(), restarts);
       flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, cpuAtTenth, cpuAtEnd,
-          end - tenth));
+          processedAtTenth, processedByThread(streams), end - tenth));
       flushPrintf("    %s%n", ProcessCpu.since(processAtTenth, processAtEnd,
           total(cpuAtEnd) - total(cpuAtTenth), end - tenth));
       if (waitsAtTenth != null) {
