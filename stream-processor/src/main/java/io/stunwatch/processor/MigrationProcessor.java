@@ -181,7 +181,8 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
         index.refresh(record.key(), id); // unchanged: what the stores hold may be a revised migration
       }
       // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
-      // time may already be past this migration's due time, and the next look only comes when stream time moves on. Close what is due now rather than wait for a record that may never come.
+      // time may already be past this migration's due time, and the next look only comes when stream time moves on.
+      // Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
       Tracked.Migration t = waiting().get(id);
       if (t != null && t.dueAtMillis() <= streamTime) {
