@@ -141,8 +141,16 @@ public final class ProcessorBenchmark {
    * @param startupSeconds from the start of the pass to its first record done
    * @param threadBusy     the CPU time of the stream threads after the first tenth, as a share of that time's wall
    *                       time (of one core): near 1 means the thread, not the broker, set the pace; NaN for raw
+   * @param allThreadsPerSec records per second while every stream thread had input left ({@link #allThreadsAtWork});
+   *                       NaN for raw, and for a pass without half a second of it
    */
-  public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds, double threadBusy) {
+  public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds, double threadBusy,
+      double allThreadsPerSec) {
+
+    /** The same, with the rate while every stream thread had input left ({@link #allThreadsAtWork}). */
+    Throughput withAllThreads(double perSec) {
+      return new Throughput(steadyPerSec, wholePerSec, startupSeconds, threadBusy, perSec);
+    }
 
     /**
      * From the marks of a pass of {@code n} records, in nanoseconds from its start. The steady rate is NaN, unknown,
@@ -152,16 +160,19 @@ public final class ProcessorBenchmark {
     static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos,
         double threadBusy) {
       double steady = doneAtTenth >= n ? Double.NaN : (n - doneAtTenth) / (Math.max(1, endNanos - tenthNanos) / 1e9);
-      return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9, threadBusy);
+      return new Throughput(steady, n / (Math.max(1, endNanos) / 1e9), firstDoneNanos / 1e9, threadBusy, Double.NaN);
     }
 
     @Override
     public String toString() {
       String steady = Double.isNaN(steadyPerSec) ? "steady rate unknown: the pass ended within its first commit "
           + "(more --records)" : String.format("%,.0f records/s steady", steadyPerSec);
-      return String.format("%s (%,.0f records/s over the whole pass, %.1f s of it start-up%s)",
+      return String.format("%s (%,.0f records/s over the whole pass, %.1f s of it start-up%s%s)",
           steady, wholePerSec, startupSeconds, Double.isNaN(threadBusy) ? ""
-              : String.format("; stream threads busy %.2f of a core in steady state", threadBusy));
+              : String.format("; stream threads busy %.2f of a core in steady state", threadBusy),
+          Double.isNaN(threadBusy) ? "" : Double.isNaN(allThreadsPerSec)
+              ? "; no half second with every stream thread at work" : String.format(
+                  "; %,.0f records/s with every stream thread at work", allThreadsPerSec));
     }
   }
 
@@ -291,6 +302,9 @@ public final class ProcessorBenchmark {
       flushPrintf("topology: %.2f of raw in steady state (%.2f over whole passes)%n",
           topology.rate().steadyPerSec() / raw.rate().steadyPerSec(),
           topology.rate().wholePerSec() / raw.rate().wholePerSec());
+      double allThreads = phases.get(2).medianAllThreads();
+      flushPrintf("topology with every stream thread at work: %,.0f records/s, median of the measured passes that had "
+          + "half a second of it = %.2f of raw%n", allThreads, allThreads / raw.rate().steadyPerSec());
 
       // Its own application: the measured pass's member, closed without leaving the group (Streams' default),
       // would otherwise hold the first rebalance for a session timeout.
@@ -358,6 +372,13 @@ public final class ProcessorBenchmark {
       measured.add(m);
       flushPrintf("%s, round %d: %s (compilers used %.2f of a core during it)%n", label, round, m.result(),
           m.compilerShare());
+    }
+
+    /** The median rate with every stream thread at work over the measured passes that had one; NaN if none had. */
+    double medianAllThreads() {
+      double[] rates = measured.stream().mapToDouble(m -> m.result().allThreadsPerSec())
+          .filter(r -> !Double.isNaN(r)).sorted().toArray();
+      return rates.length == 0 ? Double.NaN : rates[(rates.length - 1) / 2];
     }
 
     Phase median() {
@@ -536,6 +557,7 @@ public final class ProcessorBenchmark {
       });
       int rebalancesAtTenth = 0;
       int restarts = 0;
+      List<Mark> marks = new ArrayList<>();
       streams.start();
       while (true) {
         Map<TopicPartition, Long> done = new HashMap<>();
@@ -543,6 +565,7 @@ public final class ProcessorBenchmark {
             .forEach((tp, o) -> done.put(tp, o.offset()));
         long sum = ends.keySet().stream().mapToLong(tp -> Math.min(done.getOrDefault(tp, 0L), ends.get(tp))).sum();
         long now = System.nanoTime() - t0;
+        marks.add(new Mark(now, done));
         if (first < 0 && sum > 0) {
           first = now;
         }
@@ -576,7 +599,8 @@ public final class ProcessorBenchmark {
       Map<String, Long> cpuAtEnd = streamThreadCpuNanos(appId);
       Map<String, Long> processAtEnd = cpu.snapshot();
       double busy = (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
-      Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy);
+      Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy).withAllThreads(
+          allThreadsAtWork(marks, tenth, inputPartitionsByThread(streams, ends.keySet()), ends));
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
       flushPrintf("    rebalances: %d in the pass, %d of them after the first tenth (each restarted the steady window)"
           + "%n", rebalances.get(), restarts);
@@ -591,6 +615,65 @@ public final class ProcessorBenchmark {
       deleteInternalTopics(admin, appId);
       return t;
     }
+  }
+
+  /** The group's committed offsets at a moment of a pass, in nanoseconds from its start. */
+  record Mark(long nanos, Map<TopicPartition, Long> done) {
+  }
+
+  /** Each stream thread's input partitions, by thread name, as its active tasks hold them now. */
+  private static Map<String, Set<TopicPartition>> inputPartitionsByThread(KafkaStreams streams,
+      Set<TopicPartition> inputs) {
+    Map<String, Set<TopicPartition>> out = new java.util.TreeMap<>();
+    for (var t : streams.metadataForLocalThreads()) {
+      Set<TopicPartition> mine = new java.util.HashSet<>();
+      t.activeTasks().forEach(task -> task.topicPartitions().stream().filter(inputs::contains).forEach(mine::add));
+      out.put(t.threadName(), mine);
+    }
+    return out;
+  }
+
+  /**
+   * Records per second while every stream thread had input left to do: from the first mark at or after
+   * {@code tenthNanos} at which each thread has committed some of its input, to the first at which one has committed
+   * all of it. NaN when there is no such time of at least half a second. Why: a thread whose tasks start seconds
+   * before the other's does most of its share before the first tenth, and the steady window then times the late
+   * thread alone (session 24); raw's loops start together and need no such window.
+   */
+  static double allThreadsAtWork(List<Mark> marks, long tenthNanos, Map<String, Set<TopicPartition>> byThread,
+      Map<TopicPartition, Long> ends) {
+    if (byThread.isEmpty() || byThread.values().stream().anyMatch(Set::isEmpty)) {
+      return Double.NaN;
+    }
+    int from = -1;
+    int to = -1;
+    for (int k = 0; k < marks.size() && to < 0; k++) {
+      boolean allStarted = true;
+      boolean oneDone = false;
+      for (Set<TopicPartition> mine : byThread.values()) {
+        long count = committed(marks.get(k), mine, ends);
+        long share = mine.stream().mapToLong(ends::get).sum();
+        allStarted &= count > 0;
+        oneDone |= count >= share;
+      }
+      if (from < 0 && allStarted && marks.get(k).nanos() >= tenthNanos) {
+        from = k;
+      }
+      if (from >= 0 && oneDone) {
+        to = k;
+      }
+    }
+    if (from < 0 || to <= from || marks.get(to).nanos() - marks.get(from).nanos() < 500_000_000L) {
+      return Double.NaN;
+    }
+    Set<TopicPartition> all = new java.util.HashSet<>();
+    byThread.values().forEach(all::addAll);
+    return (committed(marks.get(to), all, ends) - committed(marks.get(from), all, ends))
+        / ((marks.get(to).nanos() - marks.get(from).nanos()) / 1e9);
+  }
+
+  private static long committed(Mark m, Set<TopicPartition> partitions, Map<TopicPartition, Long> ends) {
+    return partitions.stream().mapToLong(tp -> Math.min(m.done().getOrDefault(tp, 0L), ends.get(tp))).sum();
   }
 
   /**
