@@ -109,7 +109,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
     // records arrive to move event time on. It also looks again at stream time as it stands: a migration found due
     // but its VM's samples still behind waits for them, and when they arrive behind stream time (the last records
-    // of a replay or a catch-up) no record may come to move stream time on and fire the punctuation again.
+    // of a replay or a catch-up) no record may come to move stream time on and bring the next look.
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
         now -> closeDue(Math.max(context.currentStreamTimeMs(), clock.millis() - config.settleWindow().toMillis())));
     // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.

@@ -563,9 +563,10 @@ public final class ProcessorBenchmark {
         Map<TopicPartition, Long> done = new HashMap<>();
         admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
             .forEach((tp, o) -> done.put(tp, o.offset()));
-        long sum = ends.keySet().stream().mapToLong(tp -> Math.min(done.getOrDefault(tp, 0L), ends.get(tp))).sum();
         long now = System.nanoTime() - t0;
-        marks.add(new Mark(now, done));
+        Mark mark = new Mark(now, done);
+        marks.add(mark);
+        long sum = committed(mark, ends.keySet(), ends);
         if (first < 0 && sum > 0) {
           first = now;
         }
@@ -645,16 +646,17 @@ public final class ProcessorBenchmark {
     if (byThread.isEmpty() || byThread.values().stream().anyMatch(Set::isEmpty)) {
       return Double.NaN;
     }
+    Map<Set<TopicPartition>, Long> shares = new HashMap<>();
+    byThread.values().forEach(mine -> shares.put(mine, mine.stream().mapToLong(ends::get).sum()));
     int from = -1;
     int to = -1;
     for (int k = 0; k < marks.size() && to < 0; k++) {
       boolean allStarted = true;
       boolean oneDone = false;
-      for (Set<TopicPartition> mine : byThread.values()) {
-        long count = committed(marks.get(k), mine, ends);
-        long share = mine.stream().mapToLong(ends::get).sum();
+      for (Map.Entry<Set<TopicPartition>, Long> share : shares.entrySet()) {
+        long count = committed(marks.get(k), share.getKey(), ends);
         allStarted &= count > 0;
-        oneDone |= count >= share;
+        oneDone |= count >= share.getValue();
       }
       if (from < 0 && allStarted && marks.get(k).nanos() >= tenthNanos) {
         from = k;
@@ -672,6 +674,7 @@ public final class ProcessorBenchmark {
         / ((marks.get(to).nanos() - marks.get(from).nanos()) / 1e9);
   }
 
+  /** The records of {@code partitions} the group had committed at {@code m}, none counted past its pass's end. */
   private static long committed(Mark m, Set<TopicPartition> partitions, Map<TopicPartition, Long> ends) {
     return partitions.stream().mapToLong(tp -> Math.min(m.done().getOrDefault(tp, 0L), ends.get(tp))).sum();
   }
