@@ -51,6 +51,7 @@ class ProcessorIT {
 
   static final String BUSY = "421c9f3a-5b6c-7d8e-9fa0-b1c2d3e4f506";
   static final String IDLE = "4c4c4544-0042-3510-8052-b4c04f4e3232";
+  static final String LIVE = "42aa0b1c-2d3e-4f50-8172-93a4b5c6d7e8";
   static final String VC = "vc-it";
 
   @TempDir
@@ -125,6 +126,50 @@ class ProcessorIT {
     assertThat(indexInterval("processor-it-" + StoreNames.VM_SAMPLES + "-changelog")).isEqualTo("1048576");
     assertThat(indexInterval("processor-it-events-by-vm-repartition")).isEqualTo("1048576");
     assertThat(indexInterval(Topics.MIGRATIONS.name())).isEqualTo("4096");
+  }
+
+  /**
+   * A migration happening now: its vCenter event crosses a repartition hop and its alert is written, each of which a
+   * read_committed reader sees only after a commit. With a one-minute commit interval, the alert still arrives in
+   * seconds, because both ask for a commit at once (LiveCommits); without that it would wait for the interval.
+   */
+  @Test
+  void aLiveMigrationsAlertIsCommittedAtOnceNotAtTheCommitInterval() throws Exception {
+    Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
+    Duration interval = Duration.ofMinutes(1);
+    ProcessorConfig config = ProcessorConfig.defaults().withIdentity("processor-live-it", dir.resolve("state"))
+        .withCommitInterval(interval);
+    try (StreamsProcessor processor = StreamsProcessor.start(config, kafka, Clock.systemUTC())) {
+      assertThat(processor.awaitRunning(Duration.ofSeconds(60))).isTrue();
+      replayCsv(LIVE, t0, 88, 15360);
+      Path inventory = dir.resolve("inventory.jsonl");
+      Files.write(inventory, List.of(vmLine("vm-7", "train-07", LIVE)));
+      Path events = dir.resolve("events.jsonl");
+      Files.write(events, List.of(
+          taskLine(700, "vm-7", "train-07", "VirtualMachine.relocate", "TaskReasonUser", t0),
+          line("VmBeingHotMigratedEvent", 701, 700, "vm-7", "train-07", t0.plusMillis(200), "\"host\":" + host(1)
+              + ",\"destHost\":" + host(2))));
+      VcenterReplay replay = new VcenterReplay(VC, e -> {
+        throw new AssertionError(e.getMessage());
+      });
+      try (TypedProducer p = TypedProducer.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+        VcenterReplay.publish(p, replay.inventory(inventory, t0), List.of());
+      }
+      Await.until(Duration.ofSeconds(30), () -> latest(Topics.VM_INVENTORY).containsKey(VC + "/vm-7"),
+          "inventory published", () -> latest(Topics.VM_INVENTORY).keySet().toString());
+      long sent = System.nanoTime();
+      try (TypedProducer p = TypedProducer.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+        VcenterReplay.publish(p, VcenterReplay.Inventory.EMPTY, replay.events(events, null));
+      }
+      Await.until(Duration.ofSeconds(30), () -> latest(Topics.MIGRATION_ALERTS).containsKey(VC + "/700"),
+          "the live migration's alert, read_committed", () -> latest(Topics.MIGRATION_ALERTS).toString());
+      Duration took = Duration.ofNanos(System.nanoTime() - sent);
+      assertThat(took).isLessThan(interval.dividedBy(4));
+      MigrationAlert alert = latest(Topics.MIGRATION_ALERTS).get(VC + "/700");
+      assertThat(alert.state()).isEqualTo(MigrationAlert.AlertState.FIRING);
+      assertThat(alert.load().gpuUtilizationAvgPct()).isEqualTo(88.0);
+    }
   }
 
   private static String indexInterval(String topic) throws Exception {

@@ -44,6 +44,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
 
   private final ProcessorConfig config;
   private final Clock clock;
+  private final LiveCommits live;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, EventSet> events;
   private KeyValueStore<String, Migration> migrations;
@@ -60,6 +61,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
     this.clock = clock;
+    this.live = new LiveCommits(clock);
   }
 
   /**
@@ -363,6 +365,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
         reasons, forecast(load, m), start, m.updatedAt(), null);
     alerts.put(m.id(), a);
     context.forward(new Record<>(m.id(), a, timestamp));
+    live.requestIfLive(context, start.toEpochMilli());
   }
 
   private void resolveIfEnded(Migration m, long timestamp) {

@@ -31,12 +31,13 @@ import java.util.List;
  * @param historyRetention  how long the by-start index of migrations (lists, annotations) is kept
  * @param cacheMib          Kafka Streams' record cache, MiB
  * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
+ * @param commitInterval    how often the stream threads commit when nothing asks for a commit sooner
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
-    Duration historyRetention, int cacheMib, boolean jmxMetrics) {
+    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval) {
 
   public static final ConfigKey<String> APPLICATION_ID = ConfigKeys.string("process.application-id",
       "stunwatch-processor", "Kafka Streams application id; instances with the same id share the work.");
@@ -105,13 +106,21 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "the same meters, and JMX registers and unregisters an MBean each time an interactive query opens the "
           + "first iterator on a store, a fifth of the API's cost per list request (README, performance).");
 
+  public static final ConfigKey<Duration> COMMIT_INTERVAL = ConfigKeys.duration("process.commit-interval",
+      Duration.ofSeconds(1), Duration.ofMillis(10), Duration.ofMinutes(1),
+      "How often the processor commits its transaction (commit.interval.ms): its outputs reach read_committed "
+          + "readers, and the API's lists see its state, at commits. A live migration's vCenter events and its alert "
+          + "are committed at once whatever this says (LiveCommits). Kafka's exactly-once default is 100ms; each "
+          + "commit costs the broker a marker on every partition written, and the stores a write of every key "
+          + "changed (README, performance).");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB, JMX_METRICS);
+      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -120,7 +129,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
-        r.get(JMX_METRICS));
+        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -132,7 +141,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
         80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
         Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "", 1, Duration.ofDays(400),
-        10, false);
+        10, false, COMMIT_INTERVAL.defaultValue());
   }
 
   /** This configuration under another application id and state directory (a second instance, a test). */
@@ -140,7 +149,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics);
+        jmxMetrics, commitInterval);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -148,7 +157,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics);
+        jmxMetrics, commitInterval);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -156,7 +165,15 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics);
+        jmxMetrics, commitInterval);
+  }
+
+  /** This configuration with another commit interval ({@code process.commit-interval}). */
+  public ProcessorConfig withCommitInterval(Duration interval) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics, interval);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -164,6 +181,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics);
+        jmxMetrics, commitInterval);
   }
 }

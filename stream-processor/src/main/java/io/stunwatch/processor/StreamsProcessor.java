@@ -46,6 +46,9 @@ public final class StreamsProcessor implements AutoCloseable {
    */
   static final int MAIN_PARTITION_FETCH_BYTES = 64 * 1024;
 
+  /** Kafka Streams' own {@code transaction.timeout.ms} under exactly-once. */
+  static final int STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
+
   /** The main consumer's {@code max.poll.records}: more than a whole fetch holds (see above). */
   static final int MAIN_MAX_POLL_RECORDS = 20_000;
 
@@ -86,6 +89,12 @@ public final class StreamsProcessor implements AutoCloseable {
         .MAX_PARTITION_FETCH_BYTES_CONFIG), MAIN_PARTITION_FETCH_BYTES);
     p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
         MAIN_MAX_POLL_RECORDS);
+    // Fewer, larger transactions in a catch-up; what a live alert waits on is committed at once (LiveCommits).
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
+    // Streams refuses a commit interval longer than the transaction timeout (its own default, 10 s, under
+    // exactly-once): a transaction opened just after a commit must not be aborted before the next one.
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+        (int) Math.max(STREAMS_TRANSACTION_TIMEOUT_MS, 2 * config.commitInterval().toMillis()));
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     if (!config.jmxMetrics()) {
       // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.

@@ -137,7 +137,7 @@ public final class StunwatchTopology {
     throughput.process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
         (p, t) -> VmSamples.withThroughput(p, t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
-        .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key), Named.as("stun-key-by-vm"))
+        .process(() -> new VmKeyProcessor<StunObservation>(StunObservation::key, null), Named.as("stun-key-by-vm"))
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
         .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
@@ -147,7 +147,8 @@ public final class StunwatchTopology {
     revisions.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
     KStream<String, VcenterEvent> events = decoded(b, Topics.VCENTER_EVENTS, clock)
-        .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey), Named.as("key-by-vm"))
+        .process(() -> new VmKeyProcessor<VcenterEvent>(VcenterEvent::vmKey, new LiveCommits(clock)),
+            Named.as("key-by-vm"))
         .repartition(Repartitioned.<String, VcenterEvent>as("events-by-vm")
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()));
     // The samples pass by the migration processor too, after the processors that record them, and move its look at
@@ -385,11 +386,14 @@ public final class StunwatchTopology {
    */
   static final class VmKeyProcessor<V> implements Processor<String, V, String, V> {
     private final java.util.function.Function<V, String> vmKeyOf;
+    /** Commits a live record's hop at once (vCenter events, which alerts wait on), or null. */
+    private final LiveCommits live;
     private ProcessorContext<String, V> context;
     private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
 
-    VmKeyProcessor(java.util.function.Function<V, String> vmKeyOf) {
+    VmKeyProcessor(java.util.function.Function<V, String> vmKeyOf, LiveCommits live) {
       this.vmKeyOf = vmKeyOf;
+      this.live = live;
     }
 
     @Override
@@ -405,6 +409,9 @@ public final class StunwatchTopology {
       String key = vm != null && vm.value() != null && vm.value().biosUuid() != null ? vm.value().biosUuid()
           : "vc:" + vmKey;
       context.forward(record.withKey(key));
+      if (live != null) {
+        live.requestIfLive(context, record.timestamp());
+      }
     }
   }
 }

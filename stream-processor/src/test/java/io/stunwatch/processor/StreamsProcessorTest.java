@@ -52,4 +52,17 @@ class StreamsProcessorTest {
     assertThat(restore.get("max.partition.fetch.bytes")).as("a restore reads a changelog in bulk").isNull();
     assertThat(c.getGlobalConsumerConfigs("c").get("max.partition.fetch.bytes")).isNull();
   }
+
+  @Test
+  void theCommitIntervalIsTheConfiguredOneAndALongOneStillFitsInATransaction() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(1000L);
+    // Streams refuses a commit interval longer than the producer's transaction timeout (10 s under exactly-once).
+    Properties longer = properties(Map.of("process.commit-interval", "45s"));
+    StreamsConfig l = new StreamsConfig(longer);
+    assertThat(l.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(45_000L);
+    assertThat(l.getProducerConfigs("c").get("transaction.timeout.ms")).isEqualTo(90_000);
+    assertThat(new StreamsConfig(properties(Map.of("process.commit-interval", "2s"))).getProducerConfigs("c")
+        .get("transaction.timeout.ms")).as("Streams' own default while it covers two intervals").isEqualTo(10_000);
+  }
 }

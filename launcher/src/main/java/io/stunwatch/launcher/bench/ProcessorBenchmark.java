@@ -14,6 +14,7 @@ import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.LiveCommits;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.processor.StunwatchTopology;
@@ -153,9 +154,9 @@ public final class ProcessorBenchmark {
     }
 
     /**
-     * From the marks of a pass of {@code n} records, in nanoseconds from its start. The steady rate is NaN, unknown,
-     * when the mark of the first tenth already counted every record (a Streams pass is seen at its commits): a pass
-     * too short to measure, not one that did nothing.
+     * From the marks of a raw pass of {@code n} records, in nanoseconds from its start. The steady rate is NaN,
+     * unknown, when the mark of the first tenth already counted every record: a pass too short to measure, not one
+     * that did nothing.
      */
     static Throughput of(long n, long firstDoneNanos, long tenthNanos, long doneAtTenth, long endNanos,
         double threadBusy) {
@@ -165,7 +166,7 @@ public final class ProcessorBenchmark {
 
     @Override
     public String toString() {
-      String steady = Double.isNaN(steadyPerSec) ? "steady rate unknown: the pass ended within its first commit "
+      String steady = Double.isNaN(steadyPerSec) ? "steady rate unknown: the pass ended within its first tenth "
           + "(more --records)" : String.format("%,.0f records/s steady", steadyPerSec);
       return String.format("%s (%,.0f records/s over the whole pass, %.1f s of it start-up%s%s)",
           steady, wholePerSec, startupSeconds, Double.isNaN(threadBusy) ? ""
@@ -214,7 +215,7 @@ public final class ProcessorBenchmark {
   /**
    * Per stream thread: how busy it was from {@code before} to {@code after} (CPU over {@code wallNanos}), how many
    * records it processed in that time ({@code processedBefore} to {@code processedAfter}, from
-   * {@link #processedByThread}) and the tasks it ran, as sub-topology_partition. Why: Streams balances the number of
+   * Streams' {@code process-total}) and the tasks it ran, as sub-topology_partition. Why: Streams balances the number of
    * tasks per thread, not each sub-topology's, and a thread holding more tasks of the busiest one would set the pace of
    * a pass while the other waited. This shows whether it did, whether one thread stood idle more than the other, and
    * whether an idle one had records to do (a thread that started its share earlier ends it earlier too).
@@ -231,18 +232,6 @@ public final class ProcessorBenchmark {
               .collect(Collectors.joining(" "))));
     }
     return String.join("; ", out);
-  }
-
-  /** The records each stream thread has processed so far, by thread name: Streams' {@code process-total}. */
-  private static Map<String, Double> processedByThread(KafkaStreams streams) {
-    Map<String, Double> out = new java.util.TreeMap<>();
-    streams.metrics().forEach((name, metric) -> {
-      if (name.group().equals("stream-thread-metrics") && name.name().equals("process-total")
-          && metric.metricValue() instanceof Double d) {
-        out.put(name.tags().get("thread-id"), d);
-      }
-    });
-    return out;
   }
 
   private final Settings settings;
@@ -396,7 +385,10 @@ public final class ProcessorBenchmark {
   static List<ProducerRecord<byte[], byte[]>> recordedFleet(int records) {
     int vms = 64;
     long seconds = Math.max(120, records / (vms * 9 / 4));
-    Instant start = Instant.now().minusSeconds(seconds + 60).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    // Recorded: it ends before what the processor takes for live (LiveCommits), as a catch-up's records would, so
+    // that no pass commits early for the alerts of its last minutes.
+    Instant start = Instant.now().minus(LiveCommits.LIVE_WITHIN).minusSeconds(seconds + 60)
+        .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     FleetScenario s = new FleetScenario(new FleetScenario.Settings(1, vms, 8, start, Duration.ofSeconds(seconds),
         Duration.ofSeconds(10)));
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(records + 1000);
@@ -525,7 +517,16 @@ public final class ProcessorBenchmark {
         settings.streamsConfig());
   }
 
-  /** Runs {@code topology} with the processor's settings until its group has consumed every input record. */
+  /**
+   * Runs {@code topology} with the processor's settings until its group has committed every input record.
+   *
+   * <p>Progress is read from Streams' own {@code process-total} of each stream thread, every 10 ms, not from the
+   * group's committed offsets: those move only at commits, and at the processor's commit interval (1 s) a pass of a
+   * few seconds would be timed to the nearest second. The count includes the records of the topology's own
+   * repartition topics (about half a percent here), so a pass is taken as processed once the count reaches the
+   * input's size; what the group commits after that (up to an interval) is outside the steady window, as raw's last
+   * flush and commit are outside its own.
+   */
   private Throughput streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
       Set<String> inputs) throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
@@ -536,19 +537,24 @@ public final class ProcessorBenchmark {
         KafkaStreams streams = new KafkaStreams(topology, p)) {
       Map<TopicPartition, Long> ends = ends(admin, inputs);
       long total = ends.values().stream().mapToLong(Long::longValue).sum();
+      // Each stream thread registers its metrics when it is built, so the handles hold for the whole pass.
+      Map<String, org.apache.kafka.common.Metric> processTotals = processTotals(streams);
       long t0 = System.nanoTime();
       long first = -1;
       long tenth = -1;
-      long atTenth = 0;
+      double atTenth = 0;
+      long end = -1;
+      double atEnd = 0;
       WaitBreakdown waitsAtTenth = null;
       Map<String, Long> cpuAtTenth = Map.of();
+      Map<String, Long> cpuAtEnd = Map.of();
       Map<String, Long> processAtTenth = Map.of();
+      Map<String, Long> processAtEnd = Map.of();
       Map<String, Double> processedAtTenth = Map.of();
       // The window starts at the first tenth and after the group's last rebalance: a pass's second stream thread
       // may join after the first has started, and a rebalance inside the window is start-up, not steady state. In
       // one run of session 23 the two slow topology passes (main consumers waiting 0.57-0.75 of wall time, against
-      // about 0.1) were the two whose consumers' rebalance count rose after the first tenth. Other slow passes had
-      // no rebalance in their window, one stream thread busy 0.17 of a core and the other 0.70: not explained yet.
+      // about 0.1) were the two whose consumers' rebalance count rose after the first tenth.
       java.util.concurrent.atomic.AtomicInteger rebalances = new java.util.concurrent.atomic.AtomicInteger();
       streams.setStateListener((to, from) -> {
         if (to == KafkaStreams.State.REBALANCING) {
@@ -560,30 +566,35 @@ public final class ProcessorBenchmark {
       List<Mark> marks = new ArrayList<>();
       streams.start();
       while (true) {
-        Map<TopicPartition, Long> done = new HashMap<>();
-        admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
-            .forEach((tp, o) -> done.put(tp, o.offset()));
         long now = System.nanoTime() - t0;
-        Mark mark = new Mark(now, done);
+        Mark mark = new Mark(now, processed(processTotals));
         marks.add(mark);
-        long sum = committed(mark, ends.keySet(), ends);
+        double sum = mark.total();
         if (first < 0 && sum > 0) {
           first = now;
         }
-        if (tenth >= 0 && rebalances.get() != rebalancesAtTenth) {
+        if (tenth >= 0 && end < 0 && rebalances.get() != rebalancesAtTenth) {
           tenth = -1;
           restarts++;
         }
-        if (tenth < 0 && sum >= total / 10 && streams.state() == KafkaStreams.State.RUNNING) {
-          // Offsets are committed every commit interval (100 ms): the tenth is marked at the commit that passed it.
+        if (tenth < 0 && sum >= total / 10.0 && streams.state() == KafkaStreams.State.RUNNING) {
           tenth = now;
           rebalancesAtTenth = rebalances.get();
           atTenth = sum;
           cpuAtTenth = streamThreadCpuNanos(appId);
-          processedAtTenth = processedByThread(streams);
+          processedAtTenth = mark.processed();
           processAtTenth = cpu.snapshot();
           waitsAtTenth = WaitBreakdown.of(streams);
         }
+        if (end < 0 && tenth >= 0 && sum >= total) {
+          end = now;
+          atEnd = sum;
+          cpuAtEnd = streamThreadCpuNanos(appId);
+          processAtEnd = cpu.snapshot();
+        }
+        Map<TopicPartition, Long> done = new HashMap<>();
+        admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
+            .forEach((tp, o) -> done.put(tp, o.offset()));
         if (ends.entrySet().stream().allMatch(e -> done.getOrDefault(e.getKey(), 0L) >= e.getValue())) {
           break;
         }
@@ -592,21 +603,28 @@ public final class ProcessorBenchmark {
         }
         LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
       }
-      long end = System.nanoTime() - t0;
-      if (tenth < 0) { // a rebalance to the last: no steady window
+      long committedAll = System.nanoTime() - t0;
+      if (end < 0) { // a rebalance to the last, or the count never reached the input's size: no steady window
+        end = committedAll;
         tenth = end;
         atTenth = total;
+        atEnd = total;
+        cpuAtEnd = streamThreadCpuNanos(appId);
+        processAtEnd = cpu.snapshot();
+        cpuAtTenth = cpuAtEnd;
+        processAtTenth = processAtEnd;
       }
-      Map<String, Long> cpuAtEnd = streamThreadCpuNanos(appId);
-      Map<String, Long> processAtEnd = cpu.snapshot();
-      double busy = (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
-      Throughput t = Throughput.of(total, first, tenth, atTenth, end, busy).withAllThreads(
-          allThreadsAtWork(marks, tenth, inputPartitionsByThread(streams, ends.keySet()), ends));
+      double busy = end == tenth ? Double.NaN
+          : (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
+      double steady = atEnd <= atTenth ? Double.NaN : (atEnd - atTenth) / (Math.max(1, end - tenth) / 1e9);
+      Throughput t = new Throughput(steady, total / (Math.max(1, committedAll) / 1e9), first / 1e9, busy,
+          allThreadsAtWork(marks, tenth));
       flushPrintf("  %s stream thread: %s%n", appId, threadMetrics(streams));
       flushPrintf("    rebalances: %d in the pass, %d of them after the first tenth (each restarted the steady window)"
-          + "%n", rebalances.get(), restarts);
+          + "; all processed %.2f s before all committed; first record of each thread at %s%n", rebalances.get(),
+          restarts, (committedAll - end) / 1e9, firstRecords(marks));
       flushPrintf("    stream threads in steady state: %s%n", threadShares(streams, cpuAtTenth, cpuAtEnd,
-          processedAtTenth, processedByThread(streams), end - tenth));
+          processedAtTenth, marks.get(marks.size() - 1).processed(), end - tenth));
       flushPrintf("    %s%n", ProcessCpu.since(processAtTenth, processAtEnd,
           total(cpuAtEnd) - total(cpuAtTenth), end - tenth));
       if (waitsAtTenth != null) {
@@ -618,45 +636,70 @@ public final class ProcessorBenchmark {
     }
   }
 
-  /** The group's committed offsets at a moment of a pass, in nanoseconds from its start. */
-  record Mark(long nanos, Map<TopicPartition, Long> done) {
+  /** When each stream thread processed its first record, in seconds from the start of the pass. */
+  private static String firstRecords(List<Mark> marks) {
+    Map<String, Double> at = new java.util.TreeMap<>();
+    for (Mark m : marks) {
+      m.processed().forEach((thread, n) -> {
+        if (n > 0) {
+          at.putIfAbsent(thread.substring(thread.lastIndexOf("StreamThread")), m.nanos() / 1e9);
+        }
+      });
+    }
+    return at.entrySet().stream().map(e -> String.format("%s %.2f s", e.getKey(), e.getValue()))
+        .collect(Collectors.joining(", "));
   }
 
-  /** Each stream thread's input partitions, by thread name, as its active tasks hold them now. */
-  private static Map<String, Set<TopicPartition>> inputPartitionsByThread(KafkaStreams streams,
-      Set<TopicPartition> inputs) {
-    Map<String, Set<TopicPartition>> out = new java.util.TreeMap<>();
-    for (var t : streams.metadataForLocalThreads()) {
-      Set<TopicPartition> mine = new java.util.HashSet<>();
-      t.activeTasks().forEach(task -> task.topicPartitions().stream().filter(inputs::contains).forEach(mine::add));
-      out.put(t.threadName(), mine);
-    }
+  /** Streams' {@code process-total} of each stream thread, by thread name. */
+  private static Map<String, org.apache.kafka.common.Metric> processTotals(KafkaStreams streams) {
+    Map<String, org.apache.kafka.common.Metric> out = new java.util.TreeMap<>();
+    streams.metrics().forEach((name, metric) -> {
+      if (name.group().equals("stream-thread-metrics") && name.name().equals("process-total")) {
+        out.put(name.tags().get("thread-id"), metric);
+      }
+    });
     return out;
   }
 
+  private static Map<String, Double> processed(Map<String, org.apache.kafka.common.Metric> processTotals) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    processTotals.forEach((thread, metric) -> out.put(thread,
+        metric.metricValue() instanceof Double d ? d : 0.0));
+    return out;
+  }
+
+  /** The records each stream thread had processed ({@code process-total}) at a moment of a pass, in ns from its start. */
+  record Mark(long nanos, Map<String, Double> processed) {
+    double total() {
+      return processed.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+  }
+
+  /** A thread is done with its share once it is this close to its count at the end of the pass. */
+  static final double DONE_SHARE = 0.99;
+
   /**
    * Records per second while every stream thread had input left to do: from the first mark at or after
-   * {@code tenthNanos} at which each thread has committed some of its input, to the first at which one has committed
-   * all of it. NaN when there is no such time of at least half a second. Why: a thread whose tasks start seconds
+   * {@code tenthNanos} at which each thread has processed some records, to the first at which one has done
+   * {@link #DONE_SHARE} of what it did in the whole pass (its last records may be a repartition hop's, which arrive a
+   * commit later). NaN when there is no such time of at least half a second. Why: a thread whose tasks start seconds
    * before the other's does most of its share before the first tenth, and the steady window then times the late
    * thread alone (session 24); raw's loops start together and need no such window.
    */
-  static double allThreadsAtWork(List<Mark> marks, long tenthNanos, Map<String, Set<TopicPartition>> byThread,
-      Map<TopicPartition, Long> ends) {
-    if (byThread.isEmpty() || byThread.values().stream().anyMatch(Set::isEmpty)) {
+  static double allThreadsAtWork(List<Mark> marks, long tenthNanos) {
+    if (marks.isEmpty() || marks.get(marks.size() - 1).processed().size() < 2) {
       return Double.NaN;
     }
-    Map<Set<TopicPartition>, Long> shares = new HashMap<>();
-    byThread.values().forEach(mine -> shares.put(mine, mine.stream().mapToLong(ends::get).sum()));
+    Map<String, Double> finals = marks.get(marks.size() - 1).processed();
     int from = -1;
     int to = -1;
     for (int k = 0; k < marks.size() && to < 0; k++) {
       boolean allStarted = true;
       boolean oneDone = false;
-      for (Map.Entry<Set<TopicPartition>, Long> share : shares.entrySet()) {
-        long count = committed(marks.get(k), share.getKey(), ends);
+      for (Map.Entry<String, Double> share : finals.entrySet()) {
+        double count = marks.get(k).processed().getOrDefault(share.getKey(), 0.0);
         allStarted &= count > 0;
-        oneDone |= count >= share.getValue();
+        oneDone |= count >= DONE_SHARE * share.getValue();
       }
       if (from < 0 && allStarted && marks.get(k).nanos() >= tenthNanos) {
         from = k;
@@ -668,15 +711,8 @@ public final class ProcessorBenchmark {
     if (from < 0 || to <= from || marks.get(to).nanos() - marks.get(from).nanos() < 500_000_000L) {
       return Double.NaN;
     }
-    Set<TopicPartition> all = new java.util.HashSet<>();
-    byThread.values().forEach(all::addAll);
-    return (committed(marks.get(to), all, ends) - committed(marks.get(from), all, ends))
+    return (marks.get(to).total() - marks.get(from).total())
         / ((marks.get(to).nanos() - marks.get(from).nanos()) / 1e9);
-  }
-
-  /** The records of {@code partitions} the group had committed at {@code m}, none counted past its pass's end. */
-  private static long committed(Mark m, Set<TopicPartition> partitions, Map<TopicPartition, Long> ends) {
-    return partitions.stream().mapToLong(tp -> Math.min(m.done().getOrDefault(tp, 0L), ends.get(tp))).sum();
   }
 
   /**
