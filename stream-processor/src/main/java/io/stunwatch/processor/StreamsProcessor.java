@@ -46,6 +46,12 @@ public final class StreamsProcessor implements AutoCloseable {
    */
   static final int MAIN_PARTITION_FETCH_BYTES = 64 * 1024;
 
+  /**
+   * The main consumer's {@code heartbeat.interval.ms}: a member learns that its group is rebalancing at its next
+   * heartbeat, and the members that rejoined first wait for it, their tasks stopped.
+   */
+  static final int MAIN_HEARTBEAT_INTERVAL_MS = 500;
+
   /** Kafka Streams' own {@code transaction.timeout.ms} under exactly-once. */
   static final int STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
 
@@ -95,6 +101,13 @@ public final class StreamsProcessor implements AutoCloseable {
     // exactly-once): a transaction opened just after a commit must not be aborted before the next one.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
         (int) Math.max(STREAMS_TRANSACTION_TIMEOUT_MS, 2 * config.commitInterval().toMillis()));
+    // A member learns of a rebalance at its next heartbeat (Kafka's default: every 3 s), and the members that rejoined
+    // first wait for it with their tasks stopped. On a first start the group leader rejoins at once, as creating the
+    // internal topics changed the metadata it assigned from, and its stream thread stood still for 2.3-2.8 s while
+    // the other one worked: every second pass of the benchmark, a fresh application each, timed one thread alone.
+    // Scaling out (a new instance or thread) waits the same way. Two small requests a second a thread cost nothing.
+    p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig
+        .HEARTBEAT_INTERVAL_MS_CONFIG), MAIN_HEARTBEAT_INTERVAL_MS);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     if (!config.jmxMetrics()) {
       // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.
