@@ -137,8 +137,9 @@ class ProcessorIT {
     Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
     Duration interval = Duration.ofMinutes(1);
-    ProcessorConfig config = ProcessorConfig.defaults().withIdentity("processor-live-it", dir.resolve("state"))
-        .withCommitInterval(interval);
+    // Through the configuration key, as a site sets it.
+    ProcessorConfig config = ProcessorConfig.from(ConfigSource.of(Map.of(ProcessorConfig.COMMIT_INTERVAL.name(),
+        interval.toSeconds() + "s"))).withIdentity("processor-live-it", dir.resolve("state"));
     try (StreamsProcessor processor = StreamsProcessor.start(config, kafka, Clock.systemUTC())) {
       assertThat(processor.awaitRunning(Duration.ofSeconds(60))).isTrue();
       replayCsv(LIVE, t0, 88, 15360);

@@ -32,7 +32,7 @@ public final class LiveCommits {
   }
 
   /** Whether a record of event time {@code eventMillis} is live now (a future time is: clocks differ). */
-  boolean isLive(long eventMillis) {
+  private boolean isLive(long eventMillis) {
     return clock.millis() - eventMillis <= LIVE_WITHIN.toMillis();
   }
 

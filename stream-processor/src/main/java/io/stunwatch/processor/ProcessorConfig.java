@@ -168,14 +168,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         jmxMetrics, commitInterval);
   }
 
-  /** This configuration with another commit interval ({@code process.commit-interval}). */
-  public ProcessorConfig withCommitInterval(Duration interval) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, interval);
-  }
-
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
   public ProcessorConfig withInventoryRefresh(Duration refresh) {
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,

@@ -227,9 +227,8 @@ public final class ProcessorBenchmark {
       String name = t.threadName();
       double busy = (after.getOrDefault(name, 0L) - before.getOrDefault(name, 0L)) / (double) Math.max(1, wallNanos);
       double processed = processedAfter.getOrDefault(name, Double.NaN) - processedBefore.getOrDefault(name, 0.0);
-      out.add(String.format("%s busy %.2f, %,.0f records, tasks %s", name.substring(name.lastIndexOf("StreamThread")),
-          busy, processed, t.activeTasks().stream().map(m -> m.taskId().toString()).sorted()
-              .collect(Collectors.joining(" "))));
+      out.add(String.format("%s busy %.2f, %,.0f records, tasks %s", shortName(name), busy, processed,
+          t.activeTasks().stream().map(m -> m.taskId().toString()).sorted().collect(Collectors.joining(" "))));
     }
     return String.join("; ", out);
   }
@@ -636,13 +635,18 @@ public final class ProcessorBenchmark {
     }
   }
 
+  /** "StreamThread-N" of a stream thread's full name ("<appId>-<uuid>-StreamThread-N"). */
+  private static String shortName(String thread) {
+    return thread.substring(thread.lastIndexOf("StreamThread"));
+  }
+
   /** When each stream thread processed its first record, in seconds from the start of the pass. */
   private static String firstRecords(List<Mark> marks) {
     Map<String, Double> at = new java.util.TreeMap<>();
     for (Mark m : marks) {
       m.processed().forEach((thread, n) -> {
         if (n > 0) {
-          at.putIfAbsent(thread.substring(thread.lastIndexOf("StreamThread")), m.nanos() / 1e9);
+          at.putIfAbsent(shortName(thread), m.nanos() / 1e9);
         }
       });
     }
@@ -682,9 +686,10 @@ public final class ProcessorBenchmark {
    * Records per second while every stream thread had input left to do: from the first mark at or after
    * {@code tenthNanos} at which each thread has processed some records, to the first at which one has done
    * {@link #DONE_SHARE} of what it did in the whole pass (its last records may be a repartition hop's, which arrive a
-   * commit later). NaN when there is no such time of at least half a second. Why: a thread whose tasks start seconds
-   * before the other's does most of its share before the first tenth, and the steady window then times the late
-   * thread alone (session 24); raw's loops start together and need no such window.
+   * commit later). NaN when there is no such time of at least half a second. Why: a thread whose tasks start later than
+   * the other's (sessions 18-24: the group leader's rejoin on a first start, waited out for a 3 s heartbeat) leaves
+   * part of the steady window to the other thread alone, and so does a thread whose share is smaller; this rate shows
+   * what both together do.
    */
   static double allThreadsAtWork(List<Mark> marks, long tenthNanos) {
     if (marks.isEmpty() || marks.get(marks.size() - 1).processed().size() < 2) {
