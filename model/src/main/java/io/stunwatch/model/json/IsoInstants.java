@@ -111,16 +111,29 @@ final class IsoInstants {
    */
   static Instant parse(String s) {
     int n = s.length();
-    if (n < 20 || n > 30 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T' || s.charAt(13) != ':'
-        || s.charAt(16) != ':' || s.charAt(n - 1) != 'Z') {
+    if (n < 20 || n > 30) {
       return null;
     }
-    int year = digits(s, 0, 4);
-    int month = digits(s, 5, 2);
-    int dayOfMonth = digits(s, 8, 2);
-    int hour = digits(s, 11, 2);
-    int minute = digits(s, 14, 2);
-    int second = digits(s, 17, 2);
+    for (int i = 0; i < n; i++) {
+      if (s.charAt(i) > 0x7F) {
+        return null; // the form is ASCII (and a non-ASCII char would not be one byte)
+      }
+    }
+    return parse(s.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, n);
+  }
+
+  /** {@link #parse(String)} of the {@code n} ASCII bytes from {@code at}, with no string made of them. */
+  static Instant parse(byte[] b, int at, int n) {
+    if (n < 20 || n > 30 || b[at + 4] != '-' || b[at + 7] != '-' || b[at + 10] != 'T' || b[at + 13] != ':'
+        || b[at + 16] != ':' || b[at + n - 1] != 'Z') {
+      return null;
+    }
+    int year = digits(b, at, 4);
+    int month = digits(b, at + 5, 2);
+    int dayOfMonth = digits(b, at + 8, 2);
+    int hour = digits(b, at + 11, 2);
+    int minute = digits(b, at + 14, 2);
+    int second = digits(b, at + 17, 2);
     if (year < 0 || month < 1 || month > 12 || dayOfMonth < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59
         || second < 0 || second > 59) {
       return null;
@@ -128,10 +141,10 @@ final class IsoInstants {
     int nano = 0;
     if (n > 20) {
       int fraction = n - 21;
-      if (s.charAt(19) != '.' || fraction < 1 || fraction > 9) {
+      if (b[at + 19] != '.' || fraction < 1 || fraction > 9) {
         return null;
       }
-      int f = digits(s, 20, fraction);
+      int f = digits(b, at + 20, fraction);
       if (f < 0) {
         return null;
       }
@@ -161,10 +174,10 @@ final class IsoInstants {
   }
 
   /** The decimal value of {@code count} digits at {@code from}, or -1 when one is not a digit. */
-  private static int digits(String s, int from, int count) {
+  private static int digits(byte[] b, int from, int count) {
     int v = 0;
     for (int i = from; i < from + count; i++) {
-      char ch = s.charAt(i);
+      int ch = b[i];
       if (ch < '0' || ch > '9') {
         return -1;
       }

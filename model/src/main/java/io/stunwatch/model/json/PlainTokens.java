@@ -150,6 +150,14 @@ final class PlainTokens {
     return text(valueStart, valueLength, valueCoded);
   }
 
+  /**
+   * The current string as an instant of {@link IsoInstants#parse}'s one form, or null when it is not one. Read from
+   * the bytes, with no string made of them: a timestamp never repeats, so sharing it would only evict.
+   */
+  java.time.Instant getInstant() {
+    return valueCoded ? IsoInstants.parse(getText()) : IsoInstants.parse(b, valueStart, valueLength);
+  }
+
   /** Of the current integer: {@code INT}, {@code LONG} or {@code BIG_INTEGER}, as Jackson classes it. */
   NumberType getNumberType() {
     return token == JsonToken.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : numberType;
@@ -504,10 +512,13 @@ final class PlainTokens {
     return i + n + 1;
   }
 
-  /** The text of a scanned string's bytes (already checked: every escape and sequence is well formed). */
+  /**
+   * The text of a scanned string's bytes (already checked: every escape and sequence is well formed). Plain ASCII is
+   * shared through {@link AsciiStrings}: names, ids and enum constants repeat from payload to payload.
+   */
   private String text(int start, int length, boolean coded) {
     if (!coded) {
-      return new String(b, start, length, StandardCharsets.ISO_8859_1);
+      return AsciiStrings.of(b, start, length);
     }
     StringBuilder s = new StringBuilder(length);
     int runStart = start;

@@ -100,7 +100,7 @@ final class RecordReader<T> {
 
   private static Object instant(PlainTokens p, JsonToken t) {
     if (t == JsonToken.VALUE_STRING) {
-      Instant i = IsoInstants.parse(p.getText());
+      Instant i = p.getInstant();
       if (i != null) {
         return i;
       }

@@ -75,6 +75,23 @@ class IsoInstantsTest {
   }
 
   @Test
+  void aTimestampsBytesInsideAPayloadParseAsItsString() {
+    for (String s : List.of("2026-11-20T10:00:05Z", "2026-11-20T10:00:05.125Z", "2026-11-20T10:00:05.123456789Z",
+        "2026-02-30T00:00:00Z", "2026-11-20T10:00:0\u00e9Z", "2026-11-20T10:00:0\u0665Z",
+        "2026-11-20T10:00:\ud83d\ude00Z", "2026-11-20T10:00:00.Z", "now")) {
+      byte[] payload = ("{\"at\":\"" + s + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int length = payload.length - 9; // the bytes between the quotes
+      Instant fromBytes = IsoInstants.parse(payload, 7, length);
+      assertThat(fromBytes).as(s).isEqualTo(IsoInstants.parse(s));
+      if (s.startsWith("2026-11-20T10:00:05")) {
+        assertThat(fromBytes).as(s).isEqualTo(Instant.parse(s));
+      } else {
+        assertThat(fromBytes).as(s).isNull();
+      }
+    }
+  }
+
+  @Test
   void everyOtherFormIsLeftToTheModuleWithItsAnswerOrItsError() throws Exception {
     for (String json : List.of("\"2026-11-20T10:00:00+02:00\"", "\"2026-11-20T24:00:00Z\"",
         "\"2026-02-30T00:00:00Z\"", "\"2025-02-29T00:00:00Z\"", "\"2016-12-31T23:59:60Z\"", "\"2026-11-20t10:00:00z\"",
