@@ -195,8 +195,9 @@ final class BenchCommand implements Runnable {
             r.topology().wholePerSec(), r.topology().wholePerSec() / r.raw().wholePerSec(),
             r.raw().startupSeconds(), r.passthrough().startupSeconds(), r.topology().startupSeconds());
         ctx.out().printf("Each rate is its phase's median of %d measured rounds. The topology was measured after %d "
-            + "unmeasured pass(es); the JIT compilers used %.2f of a core during its median pass.%n", rounds,
-            r.topologyWarmups(), r.topologyCompilerShare());
+            + "unmeasured pass(es); the JIT compilers used %.2f of a core during its median pass. Its stream threads "
+            + "used %.2f times the passthrough's CPU per record (median over the rounds, each against its own "
+            + "round's passthrough).%n", rounds, r.topologyWarmups(), r.topologyCompilerShare(), r.cpuToPassthrough());
         ctx.out().flush();
         return ExitCodes.OK;
       } finally {

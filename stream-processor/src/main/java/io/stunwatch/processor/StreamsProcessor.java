@@ -41,14 +41,10 @@ public final class StreamsProcessor implements AutoCloseable {
   static final int INTERNAL_TOPIC_INDEX_INTERVAL_BYTES = 1024 * 1024;
 
   /**
-   * The main consumer's {@code max.partition.fetch.bytes}: about 4,800 lz4-compressed GPU samples. A task processes
-   * only while each of its partitions has records buffered, and in a catch-up a thread drains a partition's fetch in
-   * a few milliseconds: at 64 KiB (about 1,200 samples) its stream threads stood in {@code poll} for the next fetch
-   * 0.5-0.7 of the time and sent three times the fetches. Kafka's 1 MiB default, with Streams' 1,000 records a poll,
-   * held the next fetch back while a fetched partition's records waited to be handed over (session 24); with
-   * {@link #MAIN_MAX_POLL_RECORDS} a fetch is handed over in a poll or two.
+   * The main consumer's {@code max.partition.fetch.bytes}: a fetch of every partition of a stream thread's tasks
+   * then holds fewer records than {@link #MAIN_MAX_POLL_RECORDS}, so one poll hands it all to the thread.
    */
-  static final int MAIN_PARTITION_FETCH_BYTES = 256 * 1024;
+  static final int MAIN_PARTITION_FETCH_BYTES = 64 * 1024;
 
   /**
    * The main consumer's {@code heartbeat.interval.ms}: a member learns that its group is rebalancing at its next

@@ -47,7 +47,7 @@ class StreamsProcessorTest {
   void theMainConsumerFetchesLessThanOnePollHandsOverAndTheOtherConsumersKeepKafkasDefaults() {
     StreamsConfig c = new StreamsConfig(properties(Map.of()));
     Map<String, Object> main = c.getMainConsumerConfigs("g", "c", 0);
-    assertThat(main).containsEntry("max.partition.fetch.bytes", 256 * 1024).containsEntry("max.poll.records", 20_000)
+    assertThat(main).containsEntry("max.partition.fetch.bytes", 64 * 1024).containsEntry("max.poll.records", 20_000)
         .containsEntry("heartbeat.interval.ms", 500);
     Map<String, Object> restore = c.getRestoreConsumerConfigs("c");
     assertThat(restore.get("max.partition.fetch.bytes")).as("a restore reads a changelog in bulk").isNull();

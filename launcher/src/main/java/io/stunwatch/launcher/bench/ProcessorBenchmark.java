@@ -110,7 +110,7 @@ public final class ProcessorBenchmark {
    */
   public record Result(long records, Throughput raw, Throughput passthrough, Throughput topology,
       int alerts, double alertP50Ms, double alertP99Ms, double achievedRate, int topologyWarmups,
-      double topologyCompilerShare) {
+      double topologyCompilerShare, double cpuToPassthrough) {
 
     public double rawPerSec() {
       return raw.steadyPerSec();
@@ -147,6 +147,14 @@ public final class ProcessorBenchmark {
    */
   public record Throughput(double steadyPerSec, double wholePerSec, double startupSeconds, double threadBusy,
       double allThreadsPerSec) {
+
+    /**
+     * The stream threads' CPU per record in steady state, in microseconds (their busy share over the steady rate);
+     * NaN for raw, or when the steady rate is unknown.
+     */
+    double cpuMicrosPerRecord() {
+      return threadBusy / steadyPerSec * 1e6;
+    }
 
     /** The same, with the rate while every stream thread had input left ({@link #allThreadsAtWork}). */
     Throughput withAllThreads(double perSec) {
@@ -290,6 +298,10 @@ public final class ProcessorBenchmark {
       flushPrintf("topology: %.2f of raw in steady state (%.2f over whole passes)%n",
           topology.rate().steadyPerSec() / raw.rate().steadyPerSec(),
           topology.rate().wholePerSec() / raw.rate().wholePerSec());
+      double[] cpu = cpuAgainstPassthrough(phases.get(2).results(), phases.get(1).results());
+      flushPrintf("topology's stream threads' CPU per record against the passthrough's of the same round: median "
+          + "%.2f (every round: %s)%n", median(cpu), java.util.Arrays.stream(cpu).mapToObj(x -> String.format(
+              "%.2f", x)).collect(Collectors.joining(", ")));
       double allThreads = phases.get(2).medianAllThreads();
       flushPrintf("topology with every stream thread at work: %,.0f records/s, median of the measured passes that had "
           + "half a second of it = %.2f of raw%n", allThreads, allThreads / raw.rate().steadyPerSec());
@@ -299,7 +311,7 @@ public final class ProcessorBenchmark {
       double[] latency = alertLatency(bootstrap, config.withIdentity("bench-latency",
           settings.dir().resolve("state-latency")));
       Result r = new Result(fleet.size(), raw.rate(), passthrough.rate(), topology.rate(), (int) latency[0],
-          latency[1], latency[2], latency[3], topology.warmups(), topology.compilerShare());
+          latency[1], latency[2], latency[3], topology.warmups(), topology.compilerShare(), median(cpu));
       flushPrintf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
           r.alertP50Ms(), r.alertP99Ms(), r.alerts());
       return r;
@@ -362,6 +374,11 @@ public final class ProcessorBenchmark {
           m.compilerShare());
     }
 
+    /** Every measured pass's throughput, in round order. */
+    List<Throughput> results() {
+      return measured.stream().map(Jit.Pass::result).toList();
+    }
+
     /** The median rate with every stream thread at work over the measured passes that had one; NaN if none had. */
     double medianAllThreads() {
       double[] rates = measured.stream().mapToDouble(m -> m.result().allThreadsPerSec())
@@ -378,6 +395,28 @@ public final class ProcessorBenchmark {
               .map(x -> String.format("%,.0f", x.result().steadyPerSec())).collect(Collectors.joining(", ")));
       return new Phase(m.result(), warmups, m.compilerShare());
     }
+  }
+
+  /**
+   * Per round, the topology's stream-thread CPU per record over the passthrough's: the topology's own cost, with the
+   * machine's speed at that moment divided out. On these shared 2-core machines both moved by a third from run to
+   * run (the passthrough's 1.6-2.3 µs a record, the topology's 4.1-7.3 µs, session 26), which moved every rate and
+   * left a change of a tenth unreadable in them; the two passes of a round run a minute apart. NaN for a round
+   * either pass of which has no CPU figure.
+   */
+  static double[] cpuAgainstPassthrough(List<Throughput> topology, List<Throughput> passthrough) {
+    double[] out = new double[Math.min(topology.size(), passthrough.size())];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = topology.get(i).cpuMicrosPerRecord() / passthrough.get(i).cpuMicrosPerRecord();
+    }
+    return out;
+  }
+
+  /** The median of the known values (NaN left out); NaN when none is known. */
+  static double median(double[] values) {
+    double[] known = java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+    return known.length == 0 ? Double.NaN : known.length % 2 == 1 ? known[known.length / 2]
+        : (known[known.length / 2 - 1] + known[known.length / 2]) / 2;
   }
 
   /** The simulated fleet, encoded once, so that encoding costs no phase anything. */

@@ -42,4 +42,29 @@ class ProcessorBenchmarkTest {
         mark(4, 100, 100));
     assertThat(ProcessorBenchmark.allThreadsAtWork(marks, 0)).isNaN();
   }
+
+  private static ProcessorBenchmark.Throughput pass(double perSec, double busy) {
+    return new ProcessorBenchmark.Throughput(perSec, perSec / 2, 1, busy, Double.NaN);
+  }
+
+  @Test
+  void eachRoundsTopologyCpuIsDividedByItsOwnRoundsPassthrough() {
+    // Round 1: 1.2 cores at 200,000/s = 6 us a record against 1.0 at 500,000/s = 2 us: 3.0. Round 2, a slower
+    // machine: 8 us against 2.5 us, 3.2. Round 3 has no CPU figure for the passthrough.
+    double[] r = ProcessorBenchmark.cpuAgainstPassthrough(
+        List.of(pass(200_000, 1.2), pass(150_000, 1.2), pass(250_000, 1.0)),
+        List.of(pass(500_000, 1.0), pass(400_000, 1.0), pass(500_000, Double.NaN)));
+    assertThat(r).hasSize(3);
+    assertThat(r[0]).isCloseTo(3.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(r[1]).isCloseTo(3.2, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(r[2]).isNaN();
+    assertThat(ProcessorBenchmark.median(r)).isCloseTo(3.1, org.assertj.core.data.Offset.offset(1e-9));
+  }
+
+  @Test
+  void theMedianLeavesUnknownValuesOutAndIsUnknownWithoutAny() {
+    assertThat(ProcessorBenchmark.median(new double[] {5, Double.NaN, 1, 3})).isEqualTo(3.0);
+    assertThat(ProcessorBenchmark.median(new double[] {Double.NaN})).isNaN();
+    assertThat(ProcessorBenchmark.median(new double[0])).isNaN();
+  }
 }
