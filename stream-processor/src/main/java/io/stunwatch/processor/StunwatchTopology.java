@@ -11,7 +11,6 @@ import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
-import io.stunwatch.model.json.AsciiStrings;
 import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
@@ -60,15 +59,6 @@ public final class StunwatchTopology {
   static final int KEPT_MIGRATIONS = 1024;
   /** Impacts kept as objects after their commit, per task: up to a few hundred KB each. */
   static final int KEPT_IMPACTS = 32;
-
-  /**
-   * The sources' keys: a VM's key (its id, or vCenter and moref) comes with each of its records, and is the key of a
-   * dozen map lookups a record; decoded through {@link AsciiStrings}, each VM's key is one string, its hash computed
-   * once and its lookups compared by identity.
-   */
-  static final org.apache.kafka.common.serialization.Serde<String> SHARED_KEYS = Serdes.serdeFrom(
-      new org.apache.kafka.common.serialization.StringSerializer(),
-      (topic, data) -> data == null ? null : AsciiStrings.of(data));
 
   private StunwatchTopology() {
   }
@@ -255,7 +245,7 @@ public final class StunwatchTopology {
     String name = topic.name().substring(Topics.PREFIX.length());
     String deadLetters = name + "-undecodable";
     KStream<String, Object> d = b.stream(topic.name(),
-            Consumed.with(SHARED_KEYS, Serdes.ByteArray()).withName(name + "-source"))
+            Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(name + "-source"))
         .process(() -> new Decoder<>(topic, clock, deadLetters), Named.as(name + "-decode"));
     // Every value passes by here too (see Decoder): only dead letters go on.
     d.filter((k, v) -> v instanceof DeadLetter, Named.as(deadLetters))

@@ -512,13 +512,10 @@ final class PlainTokens {
     return i + n + 1;
   }
 
-  /**
-   * The text of a scanned string's bytes (already checked: every escape and sequence is well formed). Plain ASCII is
-   * shared through {@link AsciiStrings}: names, ids and enum constants repeat from payload to payload.
-   */
+  /** The text of a scanned string's bytes (already checked: every escape and sequence is well formed). */
   private String text(int start, int length, boolean coded) {
     if (!coded) {
-      return AsciiStrings.of(b, start, length);
+      return new String(b, start, length, StandardCharsets.ISO_8859_1);
     }
     StringBuilder s = new StringBuilder(length);
     int runStart = start;
