@@ -399,10 +399,10 @@ public final class ProcessorBenchmark {
 
   /**
    * Per round, the topology's stream-thread CPU per record over the passthrough's: the topology's own cost, with the
-   * machine's speed at that moment divided out. On these shared 2-core machines both moved by a third from run to
-   * run (the passthrough's 1.6-2.3 µs a record, the topology's 4.1-7.3 µs, session 26), which moved every rate and
-   * left a change of a tenth unreadable in them; the two passes of a round run a minute apart. NaN for a round
-   * either pass of which has no CPU figure.
+   * machine's speed at that moment divided out. On these shared 2-core machines both moved from run to run (the
+   * passthrough's 1.6-2.3 µs a record, the topology's 4.1-7.3 µs, session 26), which moved every rate and left a
+   * change of a tenth unreadable in them; the two passes of a round run back to back. NaN for a round either pass of
+   * which has no CPU figure.
    */
   static double[] cpuAgainstPassthrough(List<Throughput> topology, List<Throughput> passthrough) {
     double[] out = new double[Math.min(topology.size(), passthrough.size())];

@@ -152,7 +152,7 @@ final class PlainTokens {
 
   /**
    * The current string as an instant of {@link IsoInstants#parse}'s one form, or null when it is not one. Read from
-   * the bytes, with no string made of them: a timestamp never repeats, so sharing it would only evict.
+   * the bytes, with no string made of them (every record carries a timestamp).
    */
   java.time.Instant getInstant() {
     return valueCoded ? IsoInstants.parse(getText()) : IsoInstants.parse(b, valueStart, valueLength);
