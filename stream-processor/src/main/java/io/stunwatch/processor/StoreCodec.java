@@ -11,7 +11,6 @@ import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.VgpuProfile;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +51,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   }
 
   /** Writes the fields of {@code value}, which is never null. */
-  abstract void write(DataOutputStream out, T value) throws IOException;
+  abstract void write(Out out, T value);
 
   /** Reads what {@link #write} wrote. */
   abstract T read(DataInputStream in) throws IOException;
@@ -61,14 +60,10 @@ abstract class StoreCodec<T> implements Serde<T> {
     if (value == null) {
       return null;
     }
-    UnsyncOutput bytes = new UnsyncOutput();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(version);
-      write(out, value);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    Out out = new Out();
+    out.writeByte(version);
+    write(out, value);
+    return out.toByteArray();
   }
 
   final T decode(byte[] data) {
@@ -106,7 +101,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     return (topic, data) -> decode(data);
   }
 
-  static void writeNullable(DataOutputStream out, Double v) throws IOException {
+  static void writeNullable(Out out, Double v) {
     out.writeBoolean(v != null);
     if (v != null) {
       out.writeDouble(v);
@@ -117,7 +112,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     return in.readBoolean() ? in.readDouble() : null;
   }
 
-  static void writeNullable(DataOutputStream out, Long v) throws IOException {
+  static void writeNullable(Out out, Long v) {
     out.writeBoolean(v != null);
     if (v != null) {
       out.writeLong(v);
@@ -128,7 +123,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     return in.readBoolean() ? in.readLong() : null;
   }
 
-  static void writeNullable(DataOutputStream out, Integer v) throws IOException {
+  static void writeNullable(Out out, Integer v) {
     out.writeBoolean(v != null);
     if (v != null) {
       out.writeInt(v);
@@ -139,8 +134,8 @@ abstract class StoreCodec<T> implements Serde<T> {
     return in.readBoolean() ? in.readInt() : null;
   }
 
-  /** A string that may be null, of any length (unlike {@link DataOutputStream#writeUTF}, limited to 64 KiB). */
-  static void writeNullable(DataOutputStream out, String v) throws IOException {
+  /** A string that may be null, of any length (unlike {@link Out#writeUTF}, limited to 64 KiB). */
+  static void writeNullable(Out out, String v) {
     if (v == null) {
       out.writeInt(-1);
       return;
@@ -163,7 +158,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     return new String(b, StandardCharsets.UTF_8);
   }
 
-  static void writeNullable(DataOutputStream out, Instant v) throws IOException {
+  static void writeNullable(Out out, Instant v) {
     out.writeBoolean(v != null);
     if (v != null) {
       out.writeLong(v.getEpochSecond());
@@ -176,7 +171,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   }
 
   /** An enum by name, not ordinal: reordering constants must not change what stored state means. */
-  static void writeNullable(DataOutputStream out, Enum<?> v) throws IOException {
+  static void writeNullable(Out out, Enum<?> v) {
     writeNullable(out, v == null ? null : v.name());
   }
 
@@ -192,7 +187,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     }
   }
 
-  static void writeNullable(DataOutputStream out, EntityRef e) throws IOException {
+  static void writeNullable(Out out, EntityRef e) {
     out.writeBoolean(e != null);
     if (e != null) {
       writeNullable(out, e.type());
@@ -207,7 +202,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   }
 
   /** Writes a map's size and entries; {@code value} writes one value. */
-  static <V> void writeMap(DataOutputStream out, Map<String, V> map, Writer<V> value) throws IOException {
+  static <V> void writeMap(Out out, Map<String, V> map, Writer<V> value) {
     out.writeInt(map.size());
     for (Map.Entry<String, V> e : map.entrySet()) {
       out.writeUTF(e.getKey());
@@ -265,40 +260,103 @@ abstract class StoreCodec<T> implements Serde<T> {
   }
 
   /**
-   * A growing byte array as a stream, without {@link java.io.ByteArrayOutputStream}'s per-write locking: {@link
-   * DataOutputStream} writes a byte, a flag or an int a byte at a time, and the deferred window stores encode every
-   * window they write at each commit (3 % of the stream thread in a catch-up, most of it in those locks).
+   * The bytes of one value, written as {@link java.io.DataOutputStream} writes them (big-endian numbers, one byte a
+   * flag, {@code writeUTF}'s modified UTF-8), so that state written by earlier builds reads the same, straight into
+   * a growing array. Why not that stream: it writes a flag or a byte through a virtual call to the stream beneath and
+   * a number through a buffer of its own, and the deferred window stores encode every window they write at each
+   * commit (4 % of the stream threads in a catch-up, session 27).
    */
-  private static final class UnsyncOutput extends java.io.OutputStream {
-    private byte[] buf = new byte[64];
+  static final class Out {
+    private byte[] buf = new byte[128];
     private int count;
 
-    @Override
-    public void write(int b) {
-      if (count == buf.length) {
-        buf = Arrays.copyOf(buf, buf.length * 2);
+    private void ensure(int more) {
+      if (count + more > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + more));
       }
-      buf[count++] = (byte) b;
     }
 
-    @Override
-    public void write(byte[] b, int off, int len) {
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      if (count + len > buf.length) {
-        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + len));
+    void writeByte(int v) {
+      ensure(1);
+      buf[count++] = (byte) v;
+    }
+
+    void writeBoolean(boolean v) {
+      writeByte(v ? 1 : 0);
+    }
+
+    void writeInt(int v) {
+      ensure(4);
+      INT.set(buf, count, v);
+      count += 4;
+    }
+
+    void writeLong(long v) {
+      ensure(8);
+      LONG.set(buf, count, v);
+      count += 8;
+    }
+
+    /** As {@link java.io.DataOutputStream#writeDouble}: the bits of {@link Double#doubleToLongBits}. */
+    void writeDouble(double v) {
+      writeLong(Double.doubleToLongBits(v));
+    }
+
+    void write(byte[] b) {
+      ensure(b.length);
+      System.arraycopy(b, 0, buf, count, b.length);
+      count += b.length;
+    }
+
+    /**
+     * As {@link java.io.DataOutputStream#writeUTF}: a two-byte length, then modified UTF-8 (NUL as two bytes, a
+     * supplementary character as its two surrogates of three bytes each).
+     *
+     * @throws IllegalStateException when the encoding is longer than 65,535 bytes
+     */
+    void writeUTF(String s) {
+      int n = s.length();
+      int bytes = n;
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80 || c == 0) {
+          bytes += c >= 0x800 ? 2 : 1;
+        }
       }
-      System.arraycopy(b, off, buf, count, len);
-      count += len;
+      if (bytes > 0xffff) {
+        throw new IllegalStateException("string of " + bytes + " encoded bytes is too long for writeUTF");
+      }
+      ensure(2 + bytes);
+      buf[count++] = (byte) (bytes >>> 8);
+      buf[count++] = (byte) bytes;
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c != 0 && c < 0x80) {
+          buf[count++] = (byte) c;
+        } else if (c < 0x800) {
+          buf[count++] = (byte) (0xc0 | c >> 6);
+          buf[count++] = (byte) (0x80 | c & 0x3f);
+        } else {
+          buf[count++] = (byte) (0xe0 | c >> 12);
+          buf[count++] = (byte) (0x80 | c >> 6 & 0x3f);
+          buf[count++] = (byte) (0x80 | c & 0x3f);
+        }
+      }
     }
 
     byte[] toByteArray() {
       return Arrays.copyOf(buf, count);
     }
+
+    private static final java.lang.invoke.VarHandle INT = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+        int[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    private static final java.lang.invoke.VarHandle LONG = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+        long[].class, java.nio.ByteOrder.BIG_ENDIAN);
   }
 
   @FunctionalInterface
   interface Writer<V> {
-    void write(DataOutputStream out, V value) throws IOException;
+    void write(Out out, V value);
   }
 
   @FunctionalInterface
@@ -312,7 +370,7 @@ abstract class StoreCodec<T> implements Serde<T> {
    */
   static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 1) {
     @Override
-    void write(DataOutputStream out, VmSamples.Block b) throws IOException {
+    void write(Out out, VmSamples.Block b) {
       out.writeLong(b.startSecond());
       out.writeByte(b.points().size());
       for (VmSamples.Point p : b.points()) {
@@ -345,7 +403,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   /** {@link LoadAggregate}, the value of {@link StoreNames#VM_LOAD_10S} and {@link StoreNames#VM_LOAD_1M}. */
   static final StoreCodec<LoadAggregate> LOAD_WINDOW = new StoreCodec<>("store.vm-load-window", 1) {
     @Override
-    void write(DataOutputStream out, LoadAggregate a) throws IOException {
+    void write(Out out, LoadAggregate a) {
       out.writeLong(a.samples());
       out.writeDouble(a.gpuUtilSum());
       out.writeInt(a.gpuUtilCount());
@@ -375,7 +433,7 @@ abstract class StoreCodec<T> implements Serde<T> {
    */
   static final StoreCodec<CurrentLoad> CURRENT_LOAD = new StoreCodec<>("store.vm-load-current", 1) {
     @Override
-    void write(DataOutputStream out, CurrentLoad c) throws IOException {
+    void write(Out out, CurrentLoad c) {
       writeNullable(out, c.vmId());
       writeNullable(out, c.host());
       writeNullable(out, c.vmName());
@@ -428,7 +486,7 @@ abstract class StoreCodec<T> implements Serde<T> {
   /** {@link RdmaRates.Last}, the value of {@link StoreNames#RDMA_LAST}: written on every RDMA sample. */
   static final StoreCodec<RdmaRates.Last> RDMA_LAST = new StoreCodec<>("store.rdma-last", 1) {
     @Override
-    void write(DataOutputStream out, RdmaRates.Last last) throws IOException {
+    void write(Out out, RdmaRates.Last last) {
       writeMap(out, last.ports(), (o, s) -> {
         writeNullable(o, s.vmId());
         writeNullable(o, s.hostname());
@@ -450,7 +508,7 @@ abstract class StoreCodec<T> implements Serde<T> {
     }
   };
 
-  private static void writeCounter(DataOutputStream out, CounterReading c) throws IOException {
+  private static void writeCounter(Out out, CounterReading c) {
     writeNullable(out, c.value());
     writeNullable(out, c.state());
     writeNullable(out, c.reason());
@@ -464,13 +522,13 @@ abstract class StoreCodec<T> implements Serde<T> {
   /** {@link UtilizationDay}, the value of {@link StoreNames#UTILIZATION_DAILY}. */
   static final StoreCodec<UtilizationDay> UTILIZATION_DAY = new StoreCodec<>("store.utilization-day", 1) {
     @Override
-    void write(DataOutputStream out, UtilizationDay d) throws IOException {
+    void write(Out out, UtilizationDay d) {
       writeMap(out, d.byHost(), (o, s) -> {
         o.writeDouble(s.busy());
         o.writeDouble(s.idle());
         o.writeDouble(s.unknown());
       });
-      writeMap(out, d.lastByGpu(), DataOutputStream::writeLong);
+      writeMap(out, d.lastByGpu(), Out::writeLong);
     }
 
     @Override

@@ -57,14 +57,49 @@ public record VmSamples(List<Point> points) {
       if (Math.floorMod(startSecond, SECONDS) != 0) {
         throw new IllegalArgumentException("a block starts at a multiple of " + SECONDS + " s, not " + startSecond);
       }
-      points = List.copyOf(points);
-      long last = startSecond - 1;
-      for (Point p : points) {
-        if (p.epochSecond() <= last || p.epochSecond() >= startSecond + SECONDS) {
-          throw new IllegalArgumentException("second " + p.epochSecond() + " out of order or outside the block of "
-              + startSecond);
+      // Points that with() built for this very start were checked as they were placed: not copied or checked again,
+      // since a block is rebuilt on every sample of its VM.
+      if (!(points instanceof Points built && built.startSecond == startSecond)) {
+        Point[] checked = points.toArray(new Point[0]);
+        long last = startSecond - 1;
+        for (Point p : checked) {
+          if (p == null) {
+            throw new IllegalArgumentException("a null point in the block of " + startSecond);
+          }
+          if (p.epochSecond() <= last || p.epochSecond() >= startSecond + SECONDS) {
+            throw new IllegalArgumentException("second " + p.epochSecond() + " out of order or outside the block of "
+                + startSecond);
+          }
+          last = p.epochSecond();
         }
-        last = p.epochSecond();
+        points = new Points(startSecond, checked, checked.length);
+      }
+    }
+
+    /**
+     * The points of one block, in order and within it: an unmodifiable list over an array that nothing writes after
+     * it is built.
+     */
+    private static final class Points extends java.util.AbstractList<Point> implements java.util.RandomAccess {
+      private final long startSecond;
+      private final Point[] points;
+      private final int size;
+
+      Points(long startSecond, Point[] points, int size) {
+        this.startSecond = startSecond;
+        this.points = points;
+        this.size = size;
+      }
+
+      @Override
+      public Point get(int index) {
+        java.util.Objects.checkIndex(index, size);
+        return points[index];
+      }
+
+      @Override
+      public int size() {
+        return size;
       }
     }
 
@@ -80,9 +115,10 @@ public record VmSamples(List<Point> points) {
 
     /** The point of {@code epochSecond}, or null when the block has none. */
     Point point(long epochSecond) {
-      for (Point p : points) {
-        if (p.epochSecond() == epochSecond) {
-          return p;
+      Points all = (Points) points;
+      for (int i = 0; i < all.size; i++) {
+        if (all.points[i].epochSecond() == epochSecond) {
+          return all.points[i];
         }
       }
       return null;
@@ -90,10 +126,15 @@ public record VmSamples(List<Point> points) {
 
     /** This block with {@code p} in place of its second's point, or added in order. */
     Block with(Point p) {
-      Point[] next = new Point[points.size() + 1];
+      if (p.epochSecond() < startSecond || p.epochSecond() >= startSecond + SECONDS) {
+        throw new IllegalArgumentException("second " + p.epochSecond() + " outside the block of " + startSecond);
+      }
+      Points all = (Points) points;
+      Point[] next = new Point[all.size + 1];
       int n = 0;
       boolean placed = false;
-      for (Point q : points) {
+      for (int i = 0; i < all.size; i++) {
+        Point q = all.points[i];
         if (!placed && q.epochSecond() >= p.epochSecond()) {
           next[n++] = p;
           placed = true;
@@ -106,7 +147,7 @@ public record VmSamples(List<Point> points) {
       if (!placed) {
         next[n++] = p;
       }
-      return new Block(startSecond, java.util.Arrays.asList(next).subList(0, n));
+      return new Block(startSecond, new Points(startSecond, next, n));
     }
   }
 

@@ -12,6 +12,52 @@ import org.junit.jupiter.api.Test;
 class StoreCodecTest {
 
   @Test
+  void outWritesTheBytesDataOutputStreamWrites() throws Exception {
+    // State written by builds that encoded through DataOutputStream must read the same: every kind of write, with
+    // the edges of each (signs, NaN, NUL, two- and three-byte characters, a supplementary one as two surrogates).
+    var expected = new java.io.ByteArrayOutputStream();
+    var out = new StoreCodec.Out();
+    try (var data = new java.io.DataOutputStream(expected)) {
+      for (int v : new int[] {0, 1, -1, 0x7f, 0x80, 0xff, 0x1234abcd}) {
+        data.writeByte(v);
+        out.writeByte(v);
+        data.writeInt(v);
+        out.writeInt(v);
+      }
+      for (long v : new long[] {0, -1, Long.MIN_VALUE, Long.MAX_VALUE, 1_700_000_000_123L}) {
+        data.writeLong(v);
+        out.writeLong(v);
+      }
+      for (double v : new double[] {0.0, -0.0, 88.5, -1e300, Double.NaN, Double.POSITIVE_INFINITY}) {
+        data.writeDouble(v);
+        out.writeDouble(v);
+      }
+      for (boolean v : new boolean[] {true, false}) {
+        data.writeBoolean(v);
+        out.writeBoolean(v);
+      }
+      for (String v : new String[] {"", "GPU-a", "nul\u0000here", "é ü", "\u20ac 日本", "\ud83d\ude80 rocket",
+          "h".repeat(300)}) {
+        data.writeUTF(v);
+        out.writeUTF(v);
+      }
+      byte[] raw = "raw bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      data.write(raw);
+      out.write(raw);
+    }
+    assertThat(out.toByteArray()).isEqualTo(expected.toByteArray());
+  }
+
+  @Test
+  void outRefusesAStringTooLongForWriteUtfAsDataOutputStreamDoes() {
+    String tooLong = "\u20ac".repeat(0xffff / 3 + 1);
+    assertThatThrownBy(() -> new StoreCodec.Out().writeUTF(tooLong)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("too long");
+    assertThatThrownBy(() -> new java.io.DataOutputStream(new java.io.ByteArrayOutputStream()).writeUTF(tooLong))
+        .isInstanceOf(java.io.UTFDataFormatException.class);
+  }
+
+  @Test
   void blockRoundTripKeepsEachSecondAndItsUnknownFiguresUnknown() {
     var known = new VmSamples.Point(1_700_000_000L, 3, 241.5, 3, 15_360L, 16_384L, 812.25, 2, 1.25e9);
     var unknown = new VmSamples.Point(1_700_000_009L, 1, 0, 0, null, null, null, null, null);
