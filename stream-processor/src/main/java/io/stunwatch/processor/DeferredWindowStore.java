@@ -60,7 +60,12 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
 
     Pending<V> get(long start) {
       Slot<V> n = newest;
-      return n.start() == start ? n.pending() : older.get(start);
+      if (start >= n.start()) {
+        // Nothing pending starts after the newest window: the first read of a new second or load window, a sixth
+        // of the processor's reads in a catch-up, is a miss without a search of the older ones.
+        return start == n.start() ? n.pending() : null;
+      }
+      return older.get(start);
     }
 
     void put(long start, Pending<V> p) {
