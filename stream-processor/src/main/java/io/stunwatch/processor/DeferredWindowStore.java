@@ -61,8 +61,8 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
     Pending<V> get(long start) {
       Slot<V> n = newest;
       if (start >= n.start()) {
-        // Nothing pending starts after the newest window: the first read of a new second or load window, a sixth
-        // of the processor's reads in a catch-up, is a miss without a search of the older ones.
+        // Nothing pending starts after the newest window: the first read of each new block or load window is a miss
+        // without a search of the older ones (in a catch-up, a commit holds hundreds of them per key).
         return start == n.start() ? n.pending() : null;
       }
       return older.get(start);

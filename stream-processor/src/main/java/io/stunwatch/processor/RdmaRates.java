@@ -44,12 +44,8 @@ final class RdmaRates {
           kept.put(name, reading);
         }
       }
-      // A sample that holds only rate counters (what the collector sends for a port with extended counters) is
-      // kept as it is, rather than rebuilt with the same counters on every RDMA sample.
-      RdmaCounterSample reference = kept.size() == s.counters().size() && s.hwCounters().isEmpty() ? s
-          : new RdmaCounterSample(s.vmId(), s.hostname(), s.timestamp(), s.device(), s.port(), s.linkLayer(), kept,
-              Map.of(), s.unavailableReason());
-      return new Last(Maps.with(ports, portKey(s), reference));
+      return new Last(Maps.with(ports, portKey(s), new RdmaCounterSample(s.vmId(), s.hostname(), s.timestamp(),
+          s.device(), s.port(), s.linkLayer(), kept, Map.of(), s.unavailableReason())));
     }
   }
 
