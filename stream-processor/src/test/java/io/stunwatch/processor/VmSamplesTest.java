@@ -36,5 +36,10 @@ class VmSamplesTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1700000010");
     assertThatThrownBy(() -> new VmSamples.Block(1_700_000_000L, List.of(point(1_700_000_002L, 1),
         point(1_700_000_002L, 1)))).as("a second twice").isInstanceOf(IllegalArgumentException.class);
+    // A block's own points, which a block of the same start takes unchecked, are checked for any other start.
+    VmSamples.Block first = VmSamples.Block.empty(1_700_000_000L).with(point(1_700_000_003L, 1));
+    assertThatThrownBy(() -> new VmSamples.Block(1_700_000_010L, first.points())).as("another block's points")
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1700000003");
+    assertThat(new VmSamples.Block(1_700_000_000L, first.points())).isEqualTo(first);
   }
 }
