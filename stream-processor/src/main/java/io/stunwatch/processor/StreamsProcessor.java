@@ -109,6 +109,8 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig
         .HEARTBEAT_INTERVAL_MS_CONFIG), MAIN_HEARTBEAT_INTERVAL_MS);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
+    // Each new window segment is a RocksDB open on the stream thread; see RocksDbSettings for what that cost.
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksDbSettings.class);
     if (!config.jmxMetrics()) {
       // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.
       p.put(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG, "");

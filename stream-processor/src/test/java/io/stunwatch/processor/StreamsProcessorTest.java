@@ -27,6 +27,12 @@ class StreamsProcessorTest {
   }
 
   @Test
+  void everyStoreGetsTheApplicationsRocksDbSettings() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getClass(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)).isEqualTo(RocksDbSettings.class);
+  }
+
+  @Test
   void jmxMetricsOnKeepsKafkasDefaultReporter() {
     Properties p = properties(Map.of("process.jmx-metrics", "true"));
     assertThat(p).doesNotContainKey(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG);
