@@ -65,22 +65,10 @@ class DeferredWindowsTest {
     AtomicLong reads = new AtomicLong();
     Thread query = new Thread(() -> {
       Random random = new Random(5);
-      while (!done.get() && wrong.get() == null) {
-        long upTo = writtenUpTo.get();
-        long start = random.nextLong(upTo / 10 + 1) * 10;
-        var p = windows.get(start);
-        if (p == null || !p.value().startsWith(start + ":")) {
-          wrong.set("window " + start + " (written up to " + upTo + ") read as " + (p == null ? null : p.value()));
-        }
-        long previous = -1;
-        for (var e : windows.range(start, start + 300).entrySet()) {
-          if (e.getKey() <= previous || e.getKey() < start || e.getKey() > start + 300
-              || !e.getValue().value().startsWith(e.getKey() + ":")) {
-            wrong.set("range from " + start + " gave " + e.getKey() + "=" + e.getValue().value());
-          }
-          previous = e.getKey();
-        }
-        reads.incrementAndGet();
+      try {
+        read(random, windows, writtenUpTo, done, wrong, reads);
+      } catch (RuntimeException | Error e) { // a broken view can throw as well as mislead: either fails the test
+        wrong.set(e.toString());
       }
     });
     query.start();
@@ -102,5 +90,27 @@ class DeferredWindowsTest {
     }
     assertThat(wrong.get()).isNull();
     assertThat(reads.get()).isPositive();
+  }
+
+  /** What the query thread does until the writer is done or a read is wrong. */
+  private static void read(Random random, DeferredWindowStore.Windows<String> windows, AtomicLong writtenUpTo,
+      AtomicBoolean done, AtomicReference<String> wrong, AtomicLong reads) {
+    while (!done.get() && wrong.get() == null) {
+      long upTo = writtenUpTo.get();
+      long start = random.nextLong(upTo / 10 + 1) * 10;
+      var p = windows.get(start);
+      if (p == null || !p.value().startsWith(start + ":")) {
+        wrong.set("window " + start + " (written up to " + upTo + ") read as " + (p == null ? null : p.value()));
+      }
+      long previous = -1;
+      for (var e : windows.range(start, start + 300).entrySet()) {
+        if (e.getKey() <= previous || e.getKey() < start || e.getKey() > start + 300
+            || !e.getValue().value().startsWith(e.getKey() + ":")) {
+          wrong.set("range from " + start + " gave " + e.getKey() + "=" + e.getValue().value());
+        }
+        previous = e.getKey();
+      }
+      reads.incrementAndGet();
+    }
   }
 }

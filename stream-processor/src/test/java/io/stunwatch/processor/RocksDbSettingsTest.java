@@ -29,9 +29,10 @@ class RocksDbSettingsTest {
     RocksDB.loadLibrary();
     try (Options o = new Options().setCreateIfMissing(true)) {
       new RocksDbSettings().setConfig("store", o, Map.of());
-      try (RocksDB db = RocksDB.open(o, dir.toString())) {
+      try (RocksDB db = RocksDB.open(o, dir.toString());
+          org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
         db.put(new byte[] {1}, new byte[] {2});
-        db.flush(new org.rocksdb.FlushOptions().setWaitForFlush(true));
+        db.flush(flush);
       }
       // Reopened, the table file just flushed is loaded on the one thread.
       try (RocksDB db = RocksDB.open(o, dir.toString())) {
