@@ -71,6 +71,31 @@ final class ProcessCpu {
     return out;
   }
 
+  /**
+   * The process's minor page faults so far (threads that ended included), from {@code stat} beside the task
+   * directory ({@code /proc/self/stat}), or -1 where unknown. Why: a fault costs about 20 us of CPU on this project's
+   * virtual machines (a 1 KB RocksDB put into fresh memtable memory took 7 us against 2 us into reused memory), so a
+   * pass that maps new memory pays for it in CPU that no profile frame names.
+   */
+  long minorFaults() {
+    try {
+      String stat = Files.readString(taskDir.resolveSibling("stat"), StandardCharsets.US_ASCII);
+      // minflt is field 10 of the line, 8 after the name's closing parenthesis.
+      return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** The faults from {@code before} to {@code after} a thousand records, or "unknown" where either is unknown. */
+  static String faultsSince(long before, long after, double records) {
+    if (before < 0 || after < 0 || records <= 0) {
+      return "minor page faults: unknown";
+    }
+    return String.format("minor page faults: %,d (%.1f per 1,000 records)", after - before,
+        (after - before) * 1000.0 / records);
+  }
+
   static String kind(String kernelName) {
     for (Map.Entry<String, String> k : KINDS) {
       if (kernelName.startsWith(k.getKey())) {

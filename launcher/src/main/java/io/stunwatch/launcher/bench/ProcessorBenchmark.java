@@ -588,6 +588,8 @@ public final class ProcessorBenchmark {
       Map<String, Long> cpuAtEnd = Map.of();
       Map<String, Long> processAtTenth = Map.of();
       Map<String, Long> processAtEnd = Map.of();
+      long faultsAtTenth = -1;
+      long faultsAtEnd = -1;
       Map<String, Double> processedAtTenth = Map.of();
       // The window starts at the first tenth and after the group's last rebalance: a pass's second stream thread
       // may join after the first has started, and a rebalance inside the window is start-up, not steady state. In
@@ -622,6 +624,7 @@ public final class ProcessorBenchmark {
           cpuAtTenth = streamThreadCpuNanos(appId);
           processedAtTenth = mark.processed();
           processAtTenth = cpu.snapshot();
+          faultsAtTenth = cpu.minorFaults();
           waitsAtTenth = WaitBreakdown.of(streams);
         }
         if (end < 0 && tenth >= 0 && sum >= total) {
@@ -629,6 +632,7 @@ public final class ProcessorBenchmark {
           atEnd = sum;
           cpuAtEnd = streamThreadCpuNanos(appId);
           processAtEnd = cpu.snapshot();
+          faultsAtEnd = cpu.minorFaults();
         }
         Map<TopicPartition, Long> done = new HashMap<>();
         admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get()
@@ -651,6 +655,8 @@ public final class ProcessorBenchmark {
         processAtEnd = cpu.snapshot();
         cpuAtTenth = cpuAtEnd;
         processAtTenth = processAtEnd;
+        faultsAtEnd = cpu.minorFaults();
+        faultsAtTenth = faultsAtEnd;
       }
       double busy = end == tenth ? Double.NaN
           : (total(cpuAtEnd) - total(cpuAtTenth)) / (double) Math.max(1, end - tenth);
@@ -665,6 +671,7 @@ public final class ProcessorBenchmark {
           processedAtTenth, marks.get(marks.size() - 1).processed(), end - tenth));
       flushPrintf("    %s%n", ProcessCpu.since(processAtTenth, processAtEnd,
           total(cpuAtEnd) - total(cpuAtTenth), end - tenth));
+      flushPrintf("    %s%n", ProcessCpu.faultsSince(faultsAtTenth, faultsAtEnd, atEnd - atTenth));
       if (waitsAtTenth != null) {
         flushPrintf("%s%n", WaitBreakdown.of(streams).since(waitsAtTenth));
       }

@@ -50,4 +50,23 @@ class ProcessCpuTest {
     assertThat(ProcessCpu.since(Map.of(), none.snapshot(), 0, 1_000_000_000L))
         .isEqualTo("process CPU: unknown (no /proc/self/task)");
   }
+
+  @Test
+  void minorFaultsAreTheTenthFieldOfTheProcesssStatLine() throws IOException {
+    Path proc = Files.createDirectories(dir.resolve("proc"));
+    Files.createDirectories(proc.resolve("task"));
+    // minflt (field 10) 73,104; cminflt 11 and majflt 5 follow it. The name holds a ") " to be skipped.
+    Files.writeString(proc.resolve("stat"), "4242 (java) x) S 1 4242 4242 0 -1 4194560 73104 11 5 0 900 80 0 0 "
+        + "20 0 57 0 1234 9000000 30000 18446744073709551615\n");
+    assertThat(new ProcessCpu(proc.resolve("task")).minorFaults()).isEqualTo(73_104L);
+    assertThat(ProcessCpu.faultsSince(73_104L, 80_604L, 250_000))
+        .isEqualTo("minor page faults: 7,500 (30.0 per 1,000 records)");
+  }
+
+  @Test
+  void withoutTheStatLineTheFaultsAreUnknownNotZero() {
+    assertThat(new ProcessCpu(dir.resolve("absent").resolve("task")).minorFaults()).isEqualTo(-1L);
+    assertThat(ProcessCpu.faultsSince(-1, 500, 1_000)).isEqualTo("minor page faults: unknown");
+    assertThat(ProcessCpu.faultsSince(100, 500, 0)).isEqualTo("minor page faults: unknown");
+  }
 }

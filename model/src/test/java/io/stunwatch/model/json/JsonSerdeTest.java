@@ -50,6 +50,8 @@ class JsonSerdeTest {
     assertThat(first.length).isGreaterThan(JsonSerde.EncodeMemo.MIN_BYTES);
     // Identity compared as booleans: a failure prints a sentence, not two 60 KB arrays.
     assertThat(storeSerde.encode(big) == first).as("the same value, by another serde of its type").isTrue();
+    byte[] third = storeSerde.encode(big);
+    assertThat(third != first && Arrays.equals(third, first)).as("a third time: dropped at its second use").isTrue();
 
     // An equal value is another object: encoded on its own, to the same bytes.
     MigrationImpact equal = impact(600);
@@ -57,18 +59,80 @@ class JsonSerdeTest {
     assertThat(again != first && Arrays.equals(again, first)).as("an equal value's own encoding").isTrue();
     assertThat(storeSerde.decode(again)).isEqualTo(big);
 
-    // Small values, other threads and values pushed out by later large ones are encoded afresh.
+    // Small values and other threads are encoded afresh.
     GpuSample small = Samples.gpu();
     assertThat(serde.encode(small) != serde.encode(small)).as("a small value, encoded twice").isTrue();
-    java.util.concurrent.CompletableFuture<byte[]> elsewhere =
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> topicSerde.encode(big));
-    byte[] there = elsewhere.get();
-    assertThat(there != first && Arrays.equals(there, first)).as("on another thread").isTrue();
-    for (int i = 0; i < JsonSerde.EncodeMemo.SLOTS; i++) {
-      topicSerde.encode(impact(100 + i));
+    // The third encoding is kept in turn, on this thread only.
+    byte[] there = java.util.concurrent.CompletableFuture.supplyAsync(() -> topicSerde.encode(big)).get();
+    assertThat(there != third && Arrays.equals(there, third)).as("on another thread").isTrue();
+    assertThat(topicSerde.encode(big) == third).as("still kept on this thread").isTrue();
+  }
+
+  /**
+   * Runs {@code body} on a thread of its own, whose memo is empty (the memo is per thread, and the tests of this class
+   * share one), and fails with what failed there.
+   */
+  private static void onNewThread(Runnable body) throws InterruptedException {
+    java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread t = new Thread(() -> {
+      try {
+        body.run();
+      } catch (Throwable e) {
+        failed.set(e);
+      }
+    });
+    t.start();
+    t.join();
+    if (failed.get() instanceof Error e) {
+      throw e;
     }
-    byte[] later = topicSerde.encode(big);
-    assertThat(later != first && Arrays.equals(later, first)).as("after the memo's slots were all reused").isTrue();
+    assertThat(failed.get()).as("the body's thread threw").isNull();
+  }
+
+  @Test
+  void everyImpactOfACatchUpsCommitIntervalIsEncodedOnceForItsTopicAndItsStore() throws Exception {
+    onNewThread(JsonSerdeTest::catchUpCommitInterval);
+  }
+
+  private static void catchUpCommitInterval() {
+    JsonSerde<MigrationImpact> topicSerde = JsonSerde.of(MigrationImpact.class);
+    JsonSerde<MigrationImpact> storeSerde = JsonSerde.of(MigrationImpact.class);
+    List<MigrationImpact> emitted = java.util.stream.IntStream.range(0, 100).mapToObj(i -> impact(400 + i)).toList();
+    List<byte[]> sent = emitted.stream().map(topicSerde::encode).toList();
+    assertThat(JsonSerde.EncodeMemo.ofThread().size()).isEqualTo(100);
+    for (int i = emitted.size() - 1; i >= 0; i--) { // the commit writes them in an order of its own
+      assertThat(storeSerde.encode(emitted.get(i)) == sent.get(i)).as("impact %d at the commit", i).isTrue();
+    }
+    assertThat(JsonSerde.EncodeMemo.ofThread().size()).as("nothing left once each was used again").isZero();
+  }
+
+  @Test
+  void theOldestEncodingsGoFirstBeyondTheSlotsOrTheBytesKept() throws Exception {
+    onNewThread(JsonSerdeTest::evictions);
+  }
+
+  private static void evictions() {
+    JsonSerde<MigrationImpact> s = JsonSerde.of(MigrationImpact.class);
+    MigrationImpact big = impact(600);
+    byte[] first = s.encode(big);
+    for (int i = 0; i < JsonSerde.EncodeMemo.SLOTS; i++) {
+      s.encode(impact(100 + i));
+    }
+    assertThat(JsonSerde.EncodeMemo.ofThread().size()).isEqualTo(JsonSerde.EncodeMemo.SLOTS);
+    byte[] later = s.encode(big);
+    assertThat(later != first && Arrays.equals(later, first)).as("after the slots were all reused").isTrue();
+
+    // About 600 KB each: the bytes run out before the slots do.
+    MigrationImpact huge = impact(6_000);
+    byte[] hugeFirst = s.encode(huge);
+    int each = hugeFirst.length;
+    for (int i = 0; i < JsonSerde.EncodeMemo.MAX_BYTES / each + 1; i++) {
+      s.encode(impact(6_001 + i));
+    }
+    assertThat(JsonSerde.EncodeMemo.ofThread().size()).isLessThanOrEqualTo((int) (JsonSerde.EncodeMemo.MAX_BYTES
+        / each));
+    byte[] hugeLater = s.encode(huge);
+    assertThat(hugeLater != hugeFirst && Arrays.equals(hugeLater, hugeFirst)).as("after the bytes ran out").isTrue();
   }
 
   private static <K, V> void assertRoundTrip(Topic<K, V> topic, Object value) {
