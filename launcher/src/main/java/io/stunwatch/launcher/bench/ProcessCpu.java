@@ -74,7 +74,7 @@ final class ProcessCpu {
   /**
    * The process's minor page faults so far (threads that ended included), from {@code stat} beside the task
    * directory ({@code /proc/self/stat}), or -1 where unknown. Why: a fault costs about 20 us of CPU on this project's
-   * virtual machines (a 1 KB RocksDB put into fresh memtable memory took 7 us against 2 us into reused memory), so a
+   * virtual machines (a 1 KB RocksDB put into fresh memtable memory took 7 us against 2-3 us into reused memory), so a
    * pass that maps new memory pays for it in CPU that no profile frame names.
    */
   long minorFaults() {
