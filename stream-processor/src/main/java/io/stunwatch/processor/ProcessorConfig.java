@@ -32,12 +32,21 @@ import java.util.List;
  * @param cacheMib          Kafka Streams' record cache, MiB
  * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
  * @param commitInterval    how often the stream threads commit when nothing asks for a commit sooner
+ * @param sampleStore       where the per-second load history is kept: the heap or RocksDB
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
-    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval) {
+    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore) {
+
+  /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
+  public enum SampleStore {
+    /** On the heap, restored from its changelog at each start: no RocksDB write or segment per block. */
+    MEMORY,
+    /** In RocksDB on disk, as every other store: for histories too large for the heap. */
+    ROCKSDB
+  }
 
   public static final ConfigKey<String> APPLICATION_ID = ConfigKeys.string("process.application-id",
       "stunwatch-processor", "Kafka Streams application id; instances with the same id share the work.");
@@ -114,13 +123,21 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "commit costs the broker a marker on every partition written, and the stores a write of every key "
           + "changed (README, performance).");
 
+  public static final ConfigKey<SampleStore> SAMPLE_STORE = ConfigKeys.enumeration("process.sample-store",
+      SampleStore.class, SampleStore.MEMORY,
+      "Where each VM's per-second load history (the store vm-sample-blocks) is kept. memory: on the heap, about "
+          + "0.26 MB per VM for each hour of process.sample-retention (260 MB for 1,000 VMs at 1h, shared among the "
+          + "instances), restored from its changelog at each start; its RocksDB writes and new segments were about a tenth of "
+          + "the stream threads' CPU in a catch-up (README, performance). rocksdb: on disk, for fleets or retentions whose "
+          + "history does not fit the heap. Both use the same changelog, so a change keeps the history.");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL);
+      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -129,7 +146,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
-        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL));
+        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -141,7 +158,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
         80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
         Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "", 1, Duration.ofDays(400),
-        10, false, COMMIT_INTERVAL.defaultValue());
+        10, false, COMMIT_INTERVAL.defaultValue(), SAMPLE_STORE.defaultValue());
   }
 
   /** This configuration under another application id and state directory (a second instance, a test). */
@@ -149,7 +166,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval);
+        jmxMetrics, commitInterval, sampleStore);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -157,7 +174,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval);
+        jmxMetrics, commitInterval, sampleStore);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -165,7 +182,15 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval);
+        jmxMetrics, commitInterval, sampleStore);
+  }
+
+  /** This configuration with the per-second history kept in {@code store} ({@code process.sample-store}). */
+  public ProcessorConfig withSampleStore(SampleStore store) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics, commitInterval, store);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -173,6 +198,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval);
+        jmxMetrics, commitInterval, sampleStore);
   }
 }

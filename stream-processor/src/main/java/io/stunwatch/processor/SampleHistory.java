@@ -16,8 +16,8 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * <p>One small block is read and written per sample, and a range is read only when a migration needs it. (A
  * single value holding the whole history cost a 15-minute list's encoding per sample; a record per second cost a
  * RocksDB write and a changelog record per VM-second at the commit.) The store's retention,
- * {@code process.sample-retention} plus a block, expires old blocks by segment, and a reading older than that is
- * dropped by the store.
+ * {@code process.sample-retention} plus a block, expires old blocks (by block on the heap, by segment in RocksDB:
+ * {@link StunwatchTopology#sampleStore}), and a reading older than that is dropped by the store.
  */
 final class SampleHistory {
 

@@ -10,8 +10,9 @@ public final class StoreNames {
   public static final String VM_INVENTORY = "vm-inventory";
   /**
    * Window store by VM id: the VM's recent load, one point a second, in blocks of ten seconds
-   * ({@link VmSamples.Block}). Named apart from {@code vm-samples}, where earlier builds kept one point per window,
-   * so that this store never restores from that store's changelog.
+   * ({@link VmSamples.Block}). On the heap unless {@code process.sample-store} says RocksDB; changelogged either way.
+   * Named apart from {@code vm-samples}, where earlier builds kept one point per window, so that this store never
+   * restores from that store's changelog.
    */
   public static final String VM_SAMPLES = "vm-sample-blocks";
   /** By VM id: the latest sample of each of the VM's GPUs and its host ({@link CurrentLoad}). */

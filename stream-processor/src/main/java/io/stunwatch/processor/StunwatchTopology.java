@@ -34,6 +34,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * The whole Stunwatch topology, built in one place. Every topic comes from the model's catalog; the state stores are
@@ -92,10 +93,8 @@ public final class StunwatchTopology {
     // event set and a model group a list, and the record cache encoded each on every write and decoded it on every
     // read. Only the tracked-migration store stays cached, as the processor iterates it, and an iterator sees the
     // last commit.
-    b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore(
-        StoreNames.VM_SAMPLES, config.sampleRetention().plus(config.lateGrace())
-            .plusSeconds(VmSamples.Block.SECONDS), Duration.ofSeconds(VmSamples.Block.SECONDS), false),
-        Serdes.String(), StoreCodec.BLOCK)));
+    b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(sampleStore(config), Serdes.String(),
+        StoreCodec.BLOCK)));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATION_EVENTS), Serdes.String(), JsonSerde.of(EventSet.class))));
     // A stun observation reads every recent migration of its VM, and revises a settled impact: the last ones written
@@ -198,6 +197,20 @@ public final class StunwatchTopology {
     InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
     gpu.process(() -> new VmLoadProcessor(config, index, clock), Named.as("vm-load-windows"),
         VmLoadProcessor.stores());
+  }
+
+  /**
+   * The per-second history's store, as {@code process.sample-store} says. On the heap by default: it is the store
+   * written most, its blocks expire within the hour, and in RocksDB each block cost a write into fresh memtable memory
+   * and every half retention a new segment (a RocksDB instance opened, with its files synced), in every task.
+   */
+  static WindowBytesStoreSupplier sampleStore(ProcessorConfig config) {
+    Duration retention = config.sampleRetention().plus(config.lateGrace()).plusSeconds(VmSamples.Block.SECONDS);
+    Duration size = Duration.ofSeconds(VmSamples.Block.SECONDS);
+    return switch (config.sampleStore()) {
+      case MEMORY -> Stores.inMemoryWindowStore(StoreNames.VM_SAMPLES, retention, size, false);
+      case ROCKSDB -> Stores.persistentWindowStore(StoreNames.VM_SAMPLES, retention, size, false);
+    };
   }
 
   private static <V> void windowStore(StreamsBuilder b, String name, Duration size, Duration retention,

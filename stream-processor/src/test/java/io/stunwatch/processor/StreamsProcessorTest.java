@@ -1,6 +1,7 @@
 package io.stunwatch.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
@@ -71,5 +72,15 @@ class StreamsProcessorTest {
     assertThat(l.getProducerConfigs("c").get("transaction.timeout.ms")).isEqualTo(90_000);
     assertThat(new StreamsConfig(properties(Map.of("process.commit-interval", "2s"))).getProducerConfigs("c")
         .get("transaction.timeout.ms")).as("Streams' own default while it covers two intervals").isEqualTo(10_000);
+  }
+
+  @Test
+  void thePerSecondHistoryIsOnTheHeapByDefaultInRocksDbWhenSetAndAnyOtherPlaceIsRefusedByName() {
+    assertThat(ProcessorConfig.from(ConfigSource.of(Map.of())).sampleStore())
+        .isEqualTo(ProcessorConfig.SampleStore.MEMORY);
+    assertThat(ProcessorConfig.from(ConfigSource.of(Map.of("process.sample-store", "rocksdb"))).sampleStore())
+        .isEqualTo(ProcessorConfig.SampleStore.ROCKSDB);
+    assertThatThrownBy(() -> ProcessorConfig.from(ConfigSource.of(Map.of("process.sample-store", "disk"))))
+        .hasMessageContaining("process.sample-store").hasMessageContaining("one of memory, rocksdb");
   }
 }

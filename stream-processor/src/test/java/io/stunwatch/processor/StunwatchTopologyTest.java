@@ -60,12 +60,15 @@ class StunwatchTopologyTest {
 
   @BeforeEach
   void setUp() {
+    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), stateDir);
+  }
+
+  private static TopologyTestDriver driver(ProcessorConfig config, Path stateDir) {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    driver = new TopologyTestDriver(
-        StunwatchTopology.build(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), CLOCK), p);
+    return new TopologyTestDriver(StunwatchTopology.build(config, CLOCK), p);
   }
 
   @AfterEach
@@ -316,21 +319,7 @@ class StunwatchTopologyTest {
 
   @Test
   void afterTheSettleWindowTheImpactHasVmwareLogStunPhasesDipAndTimeline() {
-    inventory(1);
-    load(1, T0.minusSeconds(300), 300, 90.0, 15360);          // before: 5 min at 90 %
-    throughput(1, T0.minusSeconds(300), 300, 240.0);
-    pipe(userMigration(1, 100, T0, 60).subList(0, 2));          // started
-    load(1, T0, 60, 40.0, 15360);                               // during: 40 %
-    throughput(1, T0, 60, 120.0);
-    in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-1", new StunObservation(VC, "vm-1", "train-1", "1446046703473901",
-        T0.plusSeconds(59), 31_250_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-1/vmware.log",
-        42), T0.plusSeconds(59));
-    pipe(userMigration(1, 100, T0, 60).subList(2, 4));          // ended at T0+60
-    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("not before the settle window").isEmpty();
-    throughput(1, T0.plusSeconds(60), 155, 230.0);
-    load(1, T0.plusSeconds(60), 156, 88.0, 15360);              // after: back to 88 %, past T0+180 in every kind
-
-    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    MigrationImpact i = settledImpactWithLogStun();
     assertThat(i.durationSeconds()).isEqualTo(60.0);
     assertThat(i.stun()).isEqualTo(new StunTime(31.25, StunTime.Source.VMWARE_LOG));
     assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
@@ -344,6 +333,37 @@ class StunwatchTopologyTest {
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
     assertThat(a.measured().stun().seconds()).isEqualTo(31.25);
     assertThat(a.measured().throughputDipPct()).isNotNull();
+  }
+
+  @Test
+  void theHistoryKeptInRocksDbInsteadOfOnTheHeapGivesTheSameImpact(@TempDir Path rocksDbStateDir) {
+    assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).as("on the heap by default").isFalse();
+    MigrationImpact onHeap = settledImpactWithLogStun();
+    driver.close();
+    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO)
+        .withSampleStore(ProcessorConfig.SampleStore.ROCKSDB), rocksDbStateDir);
+    assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).isTrue();
+    MigrationImpact inRocksDb = settledImpactWithLogStun();
+    assertThat(inRocksDb.timeline()).hasSizeGreaterThan(300);
+    assertThat(inRocksDb).isEqualTo(onHeap);
+  }
+
+  /** A migration under load with a vmware.log stun figure, its samples before, during and after; its impact. */
+  private MigrationImpact settledImpactWithLogStun() {
+    inventory(1);
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);          // before: 5 min at 90 %
+    throughput(1, T0.minusSeconds(300), 300, 240.0);
+    pipe(userMigration(1, 100, T0, 60).subList(0, 2));          // started
+    load(1, T0, 60, 40.0, 15360);                               // during: 40 %
+    throughput(1, T0, 60, 120.0);
+    in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-1", new StunObservation(VC, "vm-1", "train-1", "1446046703473901",
+        T0.plusSeconds(59), 31_250_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-1/vmware.log",
+        42), T0.plusSeconds(59));
+    pipe(userMigration(1, 100, T0, 60).subList(2, 4));          // ended at T0+60
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("not before the settle window").isEmpty();
+    throughput(1, T0.plusSeconds(60), 155, 230.0);
+    load(1, T0.plusSeconds(60), 156, 88.0, 15360);              // after: back to 88 %, past T0+180 in every kind
+    return latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
   }
 
   @Test
