@@ -131,8 +131,25 @@ public final class StunwatchProcess implements AutoCloseable {
     return awaitExit(timeout);
   }
 
-  /** Sends SIGINT, what Ctrl-C in a terminal sends, and waits for the exit; returns the exit code. */
+  /**
+   * Sends SIGINT, what Ctrl-C in a terminal sends, and waits for the exit; returns the exit code.
+   *
+   * @throws AssertionError at once when the process ignores SIGINT, which it inherits from whatever started the
+   *                        tests (a background job of a shell without job control ignores it, and so does every
+   *                        process it starts): the JVM then installs no handler, and the test would wait in vain
+   */
   public int interrupt(Duration timeout) {
+    String status;
+    try {
+      status = Files.readString(Path.of("/proc", String.valueOf(process.pid()), "status"));
+    } catch (IOException e) {
+      status = ""; // no /proc: nothing to tell
+    }
+    if (ignoresSigint(status)) {
+      throw new AssertionError("process " + process.pid() + " ignores SIGINT, inherited from what started the "
+          + "tests (a background job of a shell without job control ignores it): run ./test.sh in the foreground "
+          + "or from a shell with job control (set -m)");
+    }
     try {
       Process kill = new ProcessBuilder("kill", "-INT", String.valueOf(process.pid())).inheritIO().start();
       if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
@@ -145,6 +162,16 @@ public final class StunwatchProcess implements AutoCloseable {
       throw new AssertionError("interrupted", e);
     }
     return awaitExit(timeout);
+  }
+
+  /** Whether a {@code /proc/<pid>/status} text's {@code SigIgn} mask has SIGINT (signal 2) set. */
+  static boolean ignoresSigint(String procStatus) {
+    for (String line : procStatus.split("\n")) {
+      if (line.startsWith("SigIgn:")) {
+        return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16) & (1L << (2 - 1))) != 0;
+      }
+    }
+    return false;
   }
 
   /** Sends SIGKILL: the JVM halts at once, with no shutdown hook, flush or close; waits until it is gone. */
