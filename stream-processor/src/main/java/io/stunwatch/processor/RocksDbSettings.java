@@ -13,9 +13,10 @@ import org.rocksdb.Options;
  *
  * <p>Why: at every open RocksDB starts {@code max_file_opening_threads} threads (16 by default) to load the
  * database's table files in parallel, and joins them, whether or not there is a file to load. A window store opens a
- * new RocksDB instance for each new segment, on the stream thread, at the commit that first writes to it: every 30.6
- * minutes of stream time for the per-second history at the default retention (half of its 61 minutes), so every few
- * seconds in a catch-up, and every store of every task at start-up. With one thread an open of a fresh database took
+ * new RocksDB instance for each new segment, on the stream thread, at the commit that first writes to it: every 12
+ * hours of stream time for the load windows, every 30.6 minutes for the per-second history when it is kept in RocksDB
+ * ({@code process.sample-store}; half of its 61-minute retention), so every few seconds in a catch-up, and every
+ * store of every task at start-up. With one thread an open of a fresh database took
  * 5.2–6.0 ms of CPU against 8.4–9.7 ms, and 8.0–9.0 ms of wall time against 11.1–13.0 (README, Performance). A store
  * here holds at most a task's share of a retention period, a few table files, so loading them one after the other
  * costs nothing that threads would save.
