@@ -127,9 +127,10 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       SampleStore.class, SampleStore.MEMORY,
       "Where each VM's per-second load history (the store vm-sample-blocks) is kept. memory: on the heap, about "
           + "0.26 MB per VM for each hour of process.sample-retention (260 MB for 1,000 VMs at 1h, shared among the "
-          + "instances), restored from its changelog at each start; its RocksDB writes and new segments were about a tenth of "
-          + "the stream threads' CPU in a catch-up (README, performance). rocksdb: on disk, for fleets or retentions whose "
-          + "history does not fit the heap. Both use the same changelog, so a change keeps the history.");
+          + "instances), restored from its changelog at each start; its RocksDB writes and new segments were about "
+          + "a tenth of the stream threads' CPU in a catch-up (README, performance). rocksdb: on disk, for fleets or "
+          + "retentions whose history does not fit the heap. Both use the same changelog, so a change keeps the "
+          + "history.");
 
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
@@ -183,14 +184,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
         jmxMetrics, commitInterval, sampleStore);
-  }
-
-  /** This configuration with the per-second history kept in {@code store} ({@code process.sample-store}). */
-  public ProcessorConfig withSampleStore(SampleStore store) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, store);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */

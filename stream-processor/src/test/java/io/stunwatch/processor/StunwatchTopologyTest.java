@@ -340,8 +340,8 @@ class StunwatchTopologyTest {
     assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).as("on the heap by default").isFalse();
     MigrationImpact onHeap = settledImpactWithLogStun();
     driver.close();
-    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO)
-        .withSampleStore(ProcessorConfig.SampleStore.ROCKSDB), rocksDbStateDir);
+    driver = driver(ProcessorConfig.from(io.stunwatch.config.ConfigSource.of(
+        Map.of("process.sample-store", "rocksdb", "process.inventory-refresh", "0s"))), rocksDbStateDir);
     assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).isTrue();
     MigrationImpact inRocksDb = settledImpactWithLogStun();
     assertThat(inRocksDb.timeline()).hasSizeGreaterThan(300);
