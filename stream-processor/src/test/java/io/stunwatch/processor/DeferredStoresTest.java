@@ -56,6 +56,8 @@ class DeferredStoresTest {
         Serdes.String(), Serdes.String())));
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.persistentWindowStore("win",
         Duration.ofDays(1), Duration.ofSeconds(1), false), Serdes.String(), Serdes.String())));
+    b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(Stores.inMemoryWindowStore("mem",
+        Duration.ofSeconds(5), Duration.ofSeconds(1), false), Serdes.String(), Serdes.String())));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("kept"),
         Serdes.String(), Serdes.String()), 2));
     FlushOrder order = new FlushOrder("first", "second");
@@ -64,7 +66,7 @@ class DeferredStoresTest {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("first"),
         Serdes.String(), Serdes.String()), order));
     b.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
-        .process(Script::new, "kv", "win", "kept", "first", "second")
+        .process(Script::new, "kv", "win", "mem", "kept", "first", "second")
         .to("reads", Produced.with(Serdes.String(), Serdes.String()));
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "deferred");
@@ -82,7 +84,8 @@ class DeferredStoresTest {
 
   /**
    * Operations separated by {@code ;}: {@code put k v}, {@code del k}, {@code get k}, {@code wput k start v},
-   * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}; each read forwards its answer. Two reach
+   * {@code wdel k start}, {@code wget k start}, {@code wrange k from to}, and {@code mput k start v} to the in-memory
+   * window store "mem" (a retention of 5 s); each read forwards its answer. Two reach
    * behind the deferred window store, as Streams does around a standby: {@code wraw k start v} writes to the store
    * beneath it, as a restoration would, and {@code wclear} clears its cache hooks. The store "kept" keeps its last
    * two committed values as objects: {@code kput k v}, {@code kdel k}, {@code kget k}, {@code kraw k v} (a write
@@ -94,6 +97,7 @@ class DeferredStoresTest {
     private ProcessorContext<String, String> context;
     private KeyValueStore<String, String> kv;
     private WindowStore<String, String> win;
+    private WindowStore<String, String> mem;
     private KeyValueStore<String, String> kept;
     private KeyValueStore<String, String> first;
     private KeyValueStore<String, String> second;
@@ -103,6 +107,7 @@ class DeferredStoresTest {
       this.context = context;
       kv = context.getStateStore("kv");
       win = context.getStateStore("win");
+      mem = context.getStateStore("mem");
       kept = context.getStateStore("kept");
       first = context.getStateStore("first");
       second = context.getStateStore("second");
@@ -118,6 +123,7 @@ class DeferredStoresTest {
           case "get" -> context.forward(record.withKey(op.trim()).withValue(String.valueOf(kv.get(a[1]))));
           case "wput" -> win.put(a[1], a[3], Long.parseLong(a[2]));
           case "wdel" -> win.put(a[1], null, Long.parseLong(a[2]));
+          case "mput" -> mem.put(a[1], a[3], Long.parseLong(a[2]));
           case "wraw" -> deferred().wrapped().put(a[1], a[3], Long.parseLong(a[2]));
           case "wclear" -> deferred().clearCache();
           case "kput" -> kept.put(a[1], a[2]);
@@ -268,6 +274,25 @@ class DeferredStoresTest {
     // even a late one: the windows beneath it, restored ones too, are all found.
     assertThat(run("wclear; wput k 2000 b; wget k 5000; wget k 4000; wget k 1000; wget other 9000", T0.plusSeconds(3)))
         .containsExactly("wget k 5000 -> x", "wget k 4000 -> null", "wget k 1000 -> a", "wget other 9000 -> null");
+  }
+
+  @Test
+  void theWindowsOfACommitReachTheStoreBeneathOldestFirstAcrossKeys() {
+    run("wput b 3000 x; wput a 5000 y; wput b 1000 z; wput c 2000 w; wput a 4000 v", T0);
+
+    assertThat(changelog("win")).extracting(TestRecord::value).containsExactly("z", "w", "x", "v", "y");
+  }
+
+  @Test
+  void aCommitSpanningMoreThanARetentionExpiresNoWindowWithinItOfTheNewest() {
+    // An in-memory window store drops a window older than its newest by more than its retention (5 s here): written
+    // key after key, "a" (hashed first) took the store's time to 60 s and "b"'s windows from 54 s were dropped.
+    run("mput b 54000 b1; mput b 58000 b2; mput a 60000 a1; mput b 59000 b3", T0);
+
+    // The store counts what it drops in the task's dropped-records metric.
+    assertThat(driver.metrics().entrySet()).filteredOn(m -> m.getKey().name().equals("dropped-records-total"))
+        .singleElement().satisfies(m -> assertThat(m.getValue().metricValue()).isEqualTo(0.0));
+    assertThat(changelog("mem")).extracting(TestRecord::value).containsExactly("b1", "b2", "b3", "a1");
   }
 
   @Test
