@@ -113,6 +113,46 @@ class PlainTokensTest {
     assertThat(tokens(deeper.getBytes(StandardCharsets.UTF_8))).isNull();
   }
 
+  @Test
+  void objectsAndArraysNestedToTheLimitCloseAsTheyOpened() {
+    StringBuilder open = new StringBuilder();
+    StringBuilder close = new StringBuilder();
+    for (int d = 1; d <= PlainTokens.MAX_DEPTH; d++) {
+      boolean object = d % 3 != 0; // objects and arrays at every distance from the top and the limit
+      open.append(object ? "{\"k\":" : "[");
+      close.insert(0, object ? "}" : "]");
+    }
+    byte[] bytes = (open + "1" + close).getBytes(StandardCharsets.UTF_8);
+    assertThat(tokens(bytes)).isNotNull().isEqualTo(reference(bytes));
+  }
+
+  @Test
+  void aStringScanStopsAtEveryByteThatIsNotPlainWhereverItStands() {
+    // Each byte value at each of sixteen places: a scan that reads words rather than bytes (tried, README session
+    // 31) must still stop at every byte that is not plain, wherever it falls in a word.
+    for (int v = 0; v < 256; v++) {
+      for (int at = 0; at < 16; at++) {
+        byte[] text = "abcdefghijklmnopqrst".getBytes(StandardCharsets.US_ASCII);
+        text[at] = (byte) v;
+        byte[] bytes = new byte[text.length + 2];
+        bytes[0] = '"';
+        System.arraycopy(text, 0, bytes, 1, text.length);
+        bytes[bytes.length - 1] = '"';
+        List<String> reference;
+        try {
+          reference = reference(bytes);
+        } catch (IllegalStateException refused) {
+          reference = null;
+        }
+        boolean plain = v >= 0x20 && v < 0x80 && v != '"' && v != '\\';
+        if (v != '\\') { // an escape, valid or not by the byte after it
+          assertThat(reference == null).as("the reference refuses byte %d at %d", v, at).isEqualTo(!plain);
+        }
+        assertThat(tokens(bytes)).as("byte %d at %d", v, at).isEqualTo(reference);
+      }
+    }
+  }
+
   /**
    * Seeded byte-level mutations of every catalog type's encoding: bytes inserted, replaced and deleted, from an
    * alphabet of JSON's structural characters, escapes, digits and UTF-8 sequences both valid and not. Every payload
