@@ -289,7 +289,7 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
    * newest window it has been given, and an in-memory one drops, logs and counts as expired a window older than that
    * by more than its retention. A commit in a catch-up spans more stream time than the per-second history's retention
    * (an hour of a fleet's samples in a second or two), and written key after key, one VM's newest windows expired
-   * the next VM's oldest (2,345 warnings in one benchmark run). Restoring replays the changelog in this order too.
+   * the next VM's oldest (1,560–5,411 warnings a benchmark run). Restoring replays the changelog in this order too.
    */
   @Override
   void writePending(Consumer<ProcessorRecordContext> enter) {

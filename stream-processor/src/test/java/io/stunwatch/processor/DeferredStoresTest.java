@@ -284,9 +284,10 @@ class DeferredStoresTest {
   }
 
   @Test
-  void aCommitSpanningMoreThanARetentionExpiresNoWindowWithinItOfTheNewest() {
-    // An in-memory window store drops a window older than its newest by more than its retention (5 s here): written
-    // key after key, "a" (hashed first) took the store's time to 60 s and "b"'s windows from 54 s were dropped.
+  void aCommitSpanningMoreThanTheRetentionDropsNoWindowForAnotherKeysNewerOne() {
+    // An in-memory window store drops a window older than the newest it was given by more than its retention (5 s
+    // here): written key after key, "a" (hashed first) took the store's time to 60 s and "b"'s window at 54 s was
+    // dropped. Oldest first, each window is taken when it comes, and expires later as the store's time moves on.
     run("mput b 54000 b1; mput b 58000 b2; mput a 60000 a1; mput b 59000 b3", T0);
 
     // The store counts what it drops in the task's dropped-records metric.
