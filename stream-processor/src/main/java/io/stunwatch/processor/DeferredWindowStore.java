@@ -93,20 +93,6 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
       }
       return out;
     }
-
-    /** Hands every pending window, oldest first, to {@code to}. */
-    void forEach(WindowConsumer<V> to) {
-      Cursor<Object, V> c = new Cursor<>(null, this);
-      do {
-        to.accept(c.start, c.pending());
-      } while (c.advance());
-    }
-  }
-
-  /** Takes one pending window. */
-  @FunctionalInterface
-  interface WindowConsumer<V> {
-    void accept(long start, Pending<V> pending);
   }
 
   /**
