@@ -5,6 +5,8 @@ import io.stunwatch.model.json.SchemaException;
 import io.stunwatch.model.topic.Topic;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -23,15 +25,30 @@ final class Decoder<V> implements Processor<String, byte[], String, Object> {
   private final Topic<String, V> topic;
   private final Clock clock;
   private final String deadLetters;
+  /** Each key this task has decoded, as the instance first seen: see {@link #canonical}. */
+  private final Map<String, String> keys = new HashMap<>();
+  private final int maxKeys;
   private ProcessorContext<String, Object> context;
+
+  /**
+   * More distinct keys than this in one task and {@link #keys} starts over: a task's keys are its VMs, and this bounds
+   * what a producer keying by something else could make it hold.
+   */
+  static final int MAX_KEYS = 100_000;
 
   /**
    * @param deadLetters the name of the child that takes the dead letters
    */
   Decoder(Topic<String, V> topic, Clock clock, String deadLetters) {
+    this(topic, clock, deadLetters, MAX_KEYS);
+  }
+
+  /** With {@code maxKeys} distinct keys held at most (see {@link #canonical}). */
+  Decoder(Topic<String, V> topic, Clock clock, String deadLetters, int maxKeys) {
     this.topic = topic;
     this.clock = clock;
     this.deadLetters = deadLetters;
+    this.maxKeys = maxKeys;
   }
 
   @Override
@@ -55,7 +72,28 @@ final class Decoder<V> implements Processor<String, byte[], String, Object> {
       return;
     }
     if (v != null) {
-      context.forward(record.withValue(v));
+      context.forward(new Record<>(canonical(record.key()), v, record.timestamp(), record.headers()));
     }
+  }
+
+  /**
+   * The instance of {@code key} this task saw first. Why: the key is a VM id, and a sample is looked up by it in a
+   * dozen maps on its way (each processor's held state, each deferred store's pending writes); the source makes a new
+   * string of it for every record, whose every lookup then compared it byte by byte with the map's own instance, a
+   * few percent of the stream threads. One lookup here makes the others identity checks, with the hash cached.
+   */
+  String canonical(String key) {
+    if (key == null) {
+      return null;
+    }
+    String seen = keys.putIfAbsent(key, key);
+    if (seen != null) {
+      return seen;
+    }
+    if (keys.size() > maxKeys) {
+      keys.clear();
+      keys.put(key, key);
+    }
+    return key;
   }
 }

@@ -47,14 +47,20 @@ public record LoadAggregate(long samples, double gpuUtilSum, int gpuUtilCount, D
     if (s.memoryUsedMiB() != null && s.memoryTotalMiB() != null) {
       // Framebuffer is per GPU: the VM's figure is the sum of each GPU's latest, not of every sample.
       byGpu = Maps.with(fbByGpu, gpuKey(s), new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
-      long usedSum = 0;
-      long totalSum = 0;
-      for (Fb f : byGpu.values()) {
-        usedSum += f.usedMiB();
-        totalSum += f.totalMiB();
+      if (byGpu.size() == 1) {
+        // The VM's one GPU (the vGPU case): its figures as the sample boxed them, not boxed again on every sample.
+        used = s.memoryUsedMiB();
+        total = s.memoryTotalMiB();
+      } else {
+        long usedSum = 0;
+        long totalSum = 0;
+        for (Fb f : byGpu.values()) {
+          usedSum += f.usedMiB();
+          totalSum += f.totalMiB();
+        }
+        used = usedSum;
+        total = totalSum;
       }
-      used = usedSum;
-      total = totalSum;
     }
     return new LoadAggregate(samples + 1, gpuUtilSum + (u == null ? 0 : u), gpuUtilCount + (u == null ? 0 : 1),
         max(gpuUtilMax, u), memUtilSum + (m == null ? 0 : m), memUtilCount + (m == null ? 0 : 1),

@@ -60,11 +60,25 @@ abstract class StoreCodec<T> implements Serde<T> {
     if (value == null) {
       return null;
     }
-    Out out = new Out();
+    Out out = BUFFERS.get();
+    out.count = 0;
     out.writeByte(version);
     write(out, value);
-    return out.toByteArray();
+    byte[] bytes = out.toByteArray();
+    if (out.buf.length > MAX_KEPT_BUFFER) {
+      out.buf = new byte[INITIAL_BUFFER];
+    }
+    return bytes;
   }
+
+  /**
+   * Each thread's buffer to encode into, reused: a fresh one grew by doubling, and the deferred stores encode every
+   * value they write at each commit (growing it was a percent of the stream threads in a catch-up).
+   */
+  private static final ThreadLocal<Out> BUFFERS = ThreadLocal.withInitial(Out::new);
+  private static final int INITIAL_BUFFER = 1024;
+  /** A buffer grown past this (a large value: an hour's annotation block) is dropped after use, not kept. */
+  private static final int MAX_KEPT_BUFFER = 64 * 1024;
 
   final T decode(byte[] data) {
     if (data == null) {
@@ -267,7 +281,7 @@ abstract class StoreCodec<T> implements Serde<T> {
    * commit (4 % of the stream threads in a catch-up, session 27).
    */
   static final class Out {
-    private byte[] buf = new byte[128];
+    private byte[] buf = new byte[INITIAL_BUFFER];
     private int count;
 
     private void ensure(int more) {

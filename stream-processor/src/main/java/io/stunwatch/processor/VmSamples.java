@@ -184,8 +184,9 @@ public record VmSamples(List<Point> points) {
         p.rdmaBytesPerSec());
   }
 
+  /** The larger of two figures, either of which may be unknown: one of the two instances, never a new box. */
   private static Long max(Long a, Long b) {
-    return a == null ? b : b == null ? a : Math.max(a, b);
+    return a == null ? b : b == null || a >= b ? a : b;
   }
 
   /** Load over {@code [from, to]}: average utilization, latest framebuffer; null figures when unknown. */

@@ -83,6 +83,29 @@ class StoreCodecTest {
   }
 
   @Test
+  void eachEncodingHoldsOnlyItsOwnValueAfterALargerOneOrOneThatFailedMidway() {
+    // The encoder's buffer is reused by its thread: what an earlier value left in it must never reach a later one.
+    var small = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), "esx-01", "trainer-01", true);
+    byte[] alone = StoreCodec.CURRENT_LOAD.encode(small);
+    var large = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), "esx-" + "h".repeat(40_000),
+        "trainer-" + "t".repeat(40_000), true); // past the size of buffer a thread keeps
+    var kept = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), "esx-" + "h".repeat(20_000),
+        "trainer-01", false);
+    // A map key too long for writeUTF: refused after the fields before it were written (another codec, whose
+    // encoder's buffer is the same one).
+    var failing = new LoadAggregate(4, 180, 3, 75.0, 90, 3, 30_000L, 29_000L, 32_768L,
+        Map.of("\u20ac".repeat(0xffff / 3 + 1), new LoadAggregate.Fb(29_000L, 32_768L)));
+
+    assertThat(StoreCodec.CURRENT_LOAD.decode(StoreCodec.CURRENT_LOAD.encode(large))).isEqualTo(large);
+    assertThat(StoreCodec.CURRENT_LOAD.encode(small)).isEqualTo(alone);
+    assertThat(StoreCodec.CURRENT_LOAD.decode(StoreCodec.CURRENT_LOAD.encode(kept))).isEqualTo(kept);
+    assertThat(StoreCodec.CURRENT_LOAD.encode(small)).isEqualTo(alone);
+    assertThatThrownBy(() -> StoreCodec.LOAD_WINDOW.encode(failing)).isInstanceOf(IllegalStateException.class);
+    assertThat(StoreCodec.CURRENT_LOAD.encode(small)).isEqualTo(alone);
+    assertThat(StoreCodec.CURRENT_LOAD.decode(alone)).isEqualTo(small);
+  }
+
+  @Test
   void loadWindowRoundTripKeepsEachGpusFramebuffer() {
     var a = new LoadAggregate(4, 180, 3, 75.0, 90, 3, 30_000L, 29_000L, 32_768L,
         Map.of("GPU-a", new LoadAggregate.Fb(15_000, 16_384), "index:1", new LoadAggregate.Fb(14_000, 16_384)));

@@ -45,8 +45,11 @@ final class PlainTokens {
   private final int end;
   private int pos;
 
-  /** Per depth, whether the container is an object; index 0 is the root level. */
-  private final boolean[] objects = new boolean[MAX_DEPTH + 1];
+  /**
+   * Per depth from 1 to {@value #MAX_DEPTH}, whether the container is an object: bit {@code depth - 1}. A word, not
+   * an array: this tokenizer is made for every payload, and the array was a tenth of what decoding one allocated.
+   */
+  private long objects;
   private int depth;
   /** Where the current container stands: {@link #START}, {@link #AFTER_VALUE} or {@link #AFTER_NAME}. */
   private int phase;
@@ -86,7 +89,7 @@ final class PlainTokens {
       }
       return token = value(c);
     }
-    if (objects[depth]) {
+    if ((objects & 1L << depth - 1) != 0) {
       if (phase == AFTER_NAME) {
         return token = value(c);
       }
@@ -278,7 +281,9 @@ final class PlainTokens {
           throw RecordReader.DECLINE;
         }
         pos++;
-        objects[++depth] = c == '{';
+        depth++;
+        long bit = 1L << depth - 1;
+        objects = c == '{' ? objects | bit : objects & ~bit;
         phase = START;
         return c == '{' ? JsonToken.START_OBJECT : JsonToken.START_ARRAY;
       }
