@@ -173,7 +173,6 @@ public final class JsonSerde<T> implements Serde<T> {
       if (v < minVersion || v > version) {
         return RecordReader.DECLINED;
       }
-      p.nextToken();
       Object value = fast.read(p);
       return value == RecordReader.DECLINED || p.nextToken() != null ? RecordReader.DECLINED : value;
     } catch (RuntimeException e) {

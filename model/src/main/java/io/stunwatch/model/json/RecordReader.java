@@ -63,12 +63,12 @@ final class RecordReader<T> {
   }
 
   /**
-   * Reads the rest of the top-level object: the tokens stand on the one after the schema version's value (a field
-   * name or the end of the object). Returns the record or {@link #DECLINED}, for malformed JSON too.
+   * Reads the rest of the top-level object: the tokens stand on the schema version's value. Returns the record or
+   * {@link #DECLINED}, for malformed JSON too.
    */
   Object read(PlainTokens p) {
     try {
-      return root.readFields(p, p.currentToken(), JsonSerde.VERSION_FIELD);
+      return root.readFields(p, JsonSerde.VERSION_FIELD);
     } catch (Declined d) {
       return DECLINED;
     }
@@ -309,6 +309,8 @@ final class RecordReader<T> {
     private final Constructor<T> constructor;
     /** The components' names as bytes, matched against a field's raw name (see {@link PlainTokens#nameIndex}). */
     private final byte[][] names;
+    /** The components' names as {@link PlainTokens#nextFieldIs} matches them. */
+    private final byte[][] patterns;
     private final ValueReader[] values;
     /** Per component, the index of its reader in {@link #SCALARS}, or -1 for a reader called through its interface. */
     private final int[] kinds;
@@ -317,8 +319,10 @@ final class RecordReader<T> {
     RecordFields(Constructor<T> constructor, String[] names, long primitives, int n) {
       this.constructor = constructor;
       this.names = new byte[n][];
+      this.patterns = new byte[n][];
       for (int i = 0; i < n; i++) {
         this.names[i] = names[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.patterns[i] = PlainTokens.fieldPattern(names[i]);
       }
       this.values = new ValueReader[n];
       this.kinds = new int[n];
@@ -351,21 +355,30 @@ final class RecordReader<T> {
       if (t != JsonToken.START_OBJECT) {
         return orNull(t);
       }
-      return readFields(p, p.nextToken(), null);
+      return readFields(p, null);
+    }
+
+    /** Whether the next token is component {@code i}'s name, read if so ({@link PlainTokens#nextFieldIs}). */
+    private boolean nextIs(PlainTokens p, int i) {
+      return i < patterns.length && p.nextFieldIs(patterns[i]);
     }
 
     /**
-     * Reads fields from {@code t} (a field name or the end of the object) to the end of the object.
+     * Reads the object's fields, from the token after the one the tokens stand on, to the end of the object.
      *
      * @param seenAlready a field name the caller has read already (the schema version), or null
      */
-    Object readFields(PlainTokens p, JsonToken t, String seenAlready) {
+    Object readFields(PlainTokens p, String seenAlready) {
       Object[] args = new Object[names.length];
       long seen = 0;
       List<String> unknown = null;
       int expected = 0;
-      for (; t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-        int i = p.nameIndex(names, expected);
+      // The next field is nearly always the one after the last, written compactly: matched whole, it is known
+      // without a lookup (matched); anything else is read token by token.
+      int matched = nextIs(p, 0) ? 0 : -1;
+      JsonToken t = matched >= 0 ? JsonToken.FIELD_NAME : p.nextToken();
+      while (t == JsonToken.FIELD_NAME) {
+        int i = matched >= 0 ? matched : p.nameIndex(names, expected);
         if (i >= 0) {
           JsonToken v = p.nextToken();
           long bit = 1L << i;
@@ -388,6 +401,8 @@ final class RecordReader<T> {
           }
           unknown.add(name);
         }
+        matched = nextIs(p, expected) ? expected : -1;
+        t = matched >= 0 ? JsonToken.FIELD_NAME : p.nextToken();
       }
       if (t != JsonToken.END_OBJECT) {
         throw DECLINE;

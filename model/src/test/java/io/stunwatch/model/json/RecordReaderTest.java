@@ -76,6 +76,50 @@ class RecordReaderTest {
   }
 
   @Test
+  void fieldNamesNotWrittenAsTheEncoderWritesThemReadAsTheDataBindingReadsThem() {
+    // The reader matches the expected next name with its quotes, colon and comma as one run of bytes; everything
+    // else (whitespace, an escape, another order, a name the expected one begins) is read token by token.
+    String compact = new String(Topics.GPU_SAMPLES.valueSerde().encode(Samples.gpu()), StandardCharsets.UTF_8);
+    assertThat(compact).contains(",\"gpuIndex\":").contains("\"vgpuProfile\":{\"name\":");
+    Map<String, String> variants = new java.util.LinkedHashMap<>();
+    variants.put("compact", compact);
+    variants.put("space after a comma", compact.replace(",\"gpuIndex\":", ", \"gpuIndex\":"));
+    variants.put("space before a colon", compact.replace("\"gpuIndex\":", "\"gpuIndex\" :"));
+    variants.put("space after a colon", compact.replace("\"gpuIndex\":", "\"gpuIndex\": "));
+    variants.put("newline before a comma", compact.replace(",\"gpuIndex\":", "\n,\"gpuIndex\":"));
+    variants.put("space in a nested object", compact.replace("{\"name\":", "{ \"name\":"));
+    variants.put("escaped name", compact.replace("\"gpuIndex\":", "\"gpu\\u0049ndex\":"));
+    variants.put("escaped slash in a name", compact.replace("\"gpuIndex\":", "\"gpuIndex\\/\":"));
+    variants.put("a longer name", compact.replace("\"gpuIndex\":", "\"gpuIndexes\":1,\"gpuIndex\":"));
+    variants.put("a shorter name", compact.replace("\"gpuIndex\":", "\"gpu\":1,\"gpuIndex\":"));
+    variants.put("first and last swapped", "{\"v\":1," + compact.substring(compact.indexOf("\"vgpuProfile\""),
+        compact.length() - 1) + "," + compact.substring(compact.indexOf("\"vmId\""),
+        compact.indexOf("\"vgpuProfile\"") - 1) + "}");
+    variants.put("a duplicate in order", compact.replace(",\"gpuIndex\":", ",\"gpuIndex\":0,\"gpuIndex\":"));
+    variants.put("a missing comma", compact.replace(",\"gpuIndex\":", "\"gpuIndex\":"));
+    variants.put("two commas", compact.replace(",\"gpuIndex\":", ",,\"gpuIndex\":"));
+    variants.put("a comma before the first field", compact.replace("{\"name\":", "{,\"name\":"));
+    variants.put("an unterminated name", compact.substring(0, compact.indexOf("\"gpuIndex\"") + 5));
+    for (Map.Entry<String, String> v : variants.entrySet()) {
+      byte[] json = utf8(v.getValue());
+      Outcome reference = Outcome.of(() -> gpu.bound(json));
+      assertThat(Outcome.of(() -> gpu.decode(json))).as(v.getKey()).isEqualTo(reference);
+      Object plain = gpu.plain(json);
+      if (plain != RecordReader.DECLINED) {
+        assertThat(plain).as(v.getKey()).isEqualTo(reference.value());
+      }
+    }
+    assertThat(gpu.plain(utf8(compact))).isEqualTo(Samples.gpu());
+    assertThat(gpu.plain(utf8(variants.get("space after a comma")))).isEqualTo(Samples.gpu());
+    assertThat(gpu.plain(utf8(variants.get("escaped name")))).isEqualTo(Samples.gpu());
+    assertThat(gpu.plain(utf8(variants.get("first and last swapped")))).isEqualTo(Samples.gpu());
+    assertThat(gpu.plain(utf8(variants.get("escaped slash in a name")))).isNotEqualTo(Samples.gpu());
+    assertThat(gpu.plain(utf8(variants.get("a duplicate in order")))).isSameAs(RecordReader.DECLINED);
+    assertThat(gpu.plain(utf8(variants.get("a missing comma")))).isSameAs(RecordReader.DECLINED);
+    assertThat(gpu.plain(utf8(variants.get("a comma before the first field")))).isSameAs(RecordReader.DECLINED);
+  }
+
+  @Test
   void aDuplicateFieldIsLeftToTheDataBindingWhichNamesIt() {
     for (String dup : List.of("\"gpuIndex\":2", "\"v\":1", "\"unknown\":1,\"unknown\":2")) {
       byte[] json = utf8("{\"v\":1,\"vmId\":\"" + Samples.VM + "\",\"timestamp\":\"2026-11-21T12:00:00Z\","
