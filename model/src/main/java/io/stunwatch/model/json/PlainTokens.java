@@ -204,6 +204,30 @@ final class PlainTokens {
     return true;
   }
 
+  /**
+   * The index of the current string value among {@code texts} (each a text's UTF-8 bytes), or -1. A value without
+   * escapes is compared as bytes, with no string made of it (an enum constant's name, on every counter of a sample).
+   */
+  int textIndex(byte[][] texts) {
+    if (valueCoded) {
+      byte[] decoded = getText().getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < texts.length; i++) {
+        if (java.util.Arrays.equals(decoded, texts[i])) {
+          return i;
+        }
+      }
+      return -1;
+    }
+    for (int i = 0; i < texts.length; i++) {
+      byte[] candidate = texts[i];
+      if (candidate.length == valueLength
+          && java.util.Arrays.equals(b, valueStart, valueStart + valueLength, candidate, 0, valueLength)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** The current string value (after {@link JsonToken#VALUE_STRING}). */
   String getText() {
     return text(valueStart, valueLength, valueCoded);

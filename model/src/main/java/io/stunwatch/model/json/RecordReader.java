@@ -191,15 +191,16 @@ final class RecordReader<T> {
         RecordReader::jacksonAnnotated)) {
       return null;
     }
-    Map<String, Object> byName = new HashMap<>();
-    for (Object constant : type.getEnumConstants()) {
-      byName.put(((Enum<?>) constant).name(), constant);
+    Object[] constants = type.getEnumConstants();
+    byte[][] names = new byte[constants.length][];
+    for (int i = 0; i < constants.length; i++) {
+      names[i] = ((Enum<?>) constants[i]).name().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
     return (p, t) -> {
       if (t == JsonToken.VALUE_STRING) {
-        Object v = byName.get(p.getText());
-        if (v != null) {
-          return v;
+        int i = p.textIndex(names);
+        if (i >= 0) {
+          return constants[i];
         }
         throw DECLINE;
       }

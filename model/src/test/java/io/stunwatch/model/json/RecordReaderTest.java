@@ -120,6 +120,26 @@ class RecordReaderTest {
   }
 
   @Test
+  void anEnumConstantIsReadFromItsBytesOrItsEscapesAndAnythingElseIsLeftToTheDataBinding() {
+    JsonSerde<RdmaCounterSample> rdma = JsonSerde.of(RdmaCounterSample.class);
+    String head = "{\"v\":1,\"vmId\":\"" + Samples.VM + "\",\"timestamp\":\"2026-11-21T12:00:00Z\","
+        + "\"device\":\"mlx5_0\",\"port\":1,\"counters\":{\"port_rcv_data\":{\"value\":1,\"state\":";
+    for (String state : List.of("\"VALID\"", "\"VAL\\u0049D\"", "\"SATURATED\"", "\"valid\"", "\"VALI\"",
+        "\"VALIDX\"", "\"\"", "null")) {
+      byte[] json = utf8(head + state + "}}}");
+      Outcome reference = Outcome.of(() -> rdma.bound(json));
+      assertThat(Outcome.of(() -> rdma.decode(json))).as(state).isEqualTo(reference);
+      Object plain = rdma.plain(json);
+      if (plain != RecordReader.DECLINED) {
+        assertThat(plain).as(state).isEqualTo(reference.value());
+      }
+    }
+    RdmaCounterSample escaped = (RdmaCounterSample) rdma.plain(utf8(head + "\"VAL\\u0049D\"}}}"));
+    assertThat(escaped.counters().get("port_rcv_data").state()).isEqualTo(io.stunwatch.model.CounterState.VALID);
+    assertThat(rdma.plain(utf8(head + "\"VALI\"}}}"))).isSameAs(RecordReader.DECLINED);
+  }
+
+  @Test
   void aDuplicateFieldIsLeftToTheDataBindingWhichNamesIt() {
     for (String dup : List.of("\"gpuIndex\":2", "\"v\":1", "\"unknown\":1,\"unknown\":2")) {
       byte[] json = utf8("{\"v\":1,\"vmId\":\"" + Samples.VM + "\",\"timestamp\":\"2026-11-21T12:00:00Z\","
