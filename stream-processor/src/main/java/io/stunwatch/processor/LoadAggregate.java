@@ -46,7 +46,11 @@ public record LoadAggregate(long samples, double gpuUtilSum, int gpuUtilCount, D
     Map<String, Fb> byGpu = fbByGpu;
     if (s.memoryUsedMiB() != null && s.memoryTotalMiB() != null) {
       // Framebuffer is per GPU: the VM's figure is the sum of each GPU's latest, not of every sample.
-      byGpu = Maps.with(fbByGpu, gpuKey(s), new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
+      String gpu = gpuKey(s);
+      Fb held = fbByGpu.get(gpu);
+      if (held == null || held.usedMiB() != s.memoryUsedMiB() || held.totalMiB() != s.memoryTotalMiB()) {
+        byGpu = Maps.with(fbByGpu, gpu, new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
+      } // else as it was: a training job's framebuffer use mostly stays put from sample to sample
       if (byGpu.size() == 1) {
         // The VM's one GPU (the vGPU case): its figures as the sample boxed them, not boxed again on every sample.
         used = s.memoryUsedMiB();
