@@ -79,8 +79,9 @@ final class Decoder<V> implements Processor<String, byte[], String, Object> {
   /**
    * The instance of {@code key} this task saw first. Why: the key is a VM id, and a sample is looked up by it in a
    * dozen maps on its way (each processor's held state, each deferred store's pending writes); the source makes a new
-   * string of it for every record, whose every lookup then compared it byte by byte with the map's own instance, a
-   * few percent of the stream threads. One lookup here makes the others identity checks, with the hash cached.
+   * string of it for every record, whose every lookup then compared it byte by byte with the map's own instance
+   * ({@code String.equals} alone was 1.4 % of the stream threads in a catch-up's profile). One lookup here makes the
+   * others identity checks, with the hash cached.
    */
   String canonical(String key) {
     if (key == null) {
