@@ -58,7 +58,8 @@ class DecoderTest {
     assertThat(keys).containsExactly(VM, VM, "42100000-0000-4000-8000-000000000002", VM);
     assertThat(keys.get(1)).isSameAs(keys.get(0));
     assertThat(keys.get(3)).isSameAs(keys.get(0));
-    assertThat(context.forwarded()).allSatisfy(f -> assertThat(f.record().value()).isInstanceOf(ThroughputSample.class));
+    assertThat(context.forwarded())
+        .allSatisfy(f -> assertThat(f.record().value()).isInstanceOf(ThroughputSample.class));
   }
 
   @Test

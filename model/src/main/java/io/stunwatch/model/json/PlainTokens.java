@@ -169,10 +169,10 @@ final class PlainTokens {
   }
 
   /**
-   * Reads the next token when it is the field name of {@code pattern} ({@link #fieldPattern}) and the bytes from here to
-   * its colon are exactly the pattern, after a comma when a field came before it: no whitespace, no escape. The token
-   * is then that {@link JsonToken#FIELD_NAME}, with everything about it as {@link #nextToken} would have left it, and
-   * the result is true; otherwise nothing has moved and the result is false.
+   * Reads the next token when it is the field name of {@code pattern} ({@link #fieldPattern}) and the bytes from here
+   * to its colon are exactly the pattern, after a comma when a field came before it: no whitespace, no escape. The
+   * token is then that {@link JsonToken#FIELD_NAME}, with everything about it as {@link #nextToken} would have left it,
+   * and the result is true; otherwise nothing has moved and the result is false.
    *
    * <p>Why: a record's fields come in the order its encoder wrote them, compactly, so the next name is nearly always
    * the one expected; one comparison of its bytes takes the place of scanning it, checking each of its bytes, the
