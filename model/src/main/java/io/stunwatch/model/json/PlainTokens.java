@@ -126,22 +126,20 @@ final class PlainTokens {
    * compared as bytes, with no string made of it.
    */
   int nameIndex(byte[][] names, int from) {
-    int n = names.length;
-    if (nameCoded) {
-      String s = currentName();
-      for (int k = 0; k < n; k++) {
-        int i = (from + k) % n;
-        if (s.equals(new String(names[i], StandardCharsets.UTF_8))) {
-          return i;
-        }
-      }
-      return -1;
-    }
+    return indexAmong(names, from, nameStart, nameLength, nameCoded ? currentName() : null);
+  }
+
+  /**
+   * The index among {@code candidates} (each a string's UTF-8 bytes), searched from {@code from} on and round, of the
+   * string scanned at {@code start}: its bytes compared as they stand, or, when it needed decoding, {@code decoded}.
+   */
+  private int indexAmong(byte[][] candidates, int from, int start, int length, String decoded) {
+    int n = candidates.length;
     for (int k = 0; k < n; k++) {
       int i = from + k < n ? from + k : from + k - n;
-      byte[] candidate = names[i];
-      if (candidate.length == nameLength
-          && java.util.Arrays.equals(b, nameStart, nameStart + nameLength, candidate, 0, nameLength)) {
+      byte[] c = candidates[i];
+      if (decoded != null ? decoded.equals(new String(c, StandardCharsets.UTF_8))
+          : c.length == length && java.util.Arrays.equals(b, start, start + length, c, 0, length)) {
         return i;
       }
     }
@@ -209,23 +207,7 @@ final class PlainTokens {
    * escapes is compared as bytes, with no string made of it (an enum constant's name, on every counter of a sample).
    */
   int textIndex(byte[][] texts) {
-    if (valueCoded) {
-      byte[] decoded = getText().getBytes(StandardCharsets.UTF_8);
-      for (int i = 0; i < texts.length; i++) {
-        if (java.util.Arrays.equals(decoded, texts[i])) {
-          return i;
-        }
-      }
-      return -1;
-    }
-    for (int i = 0; i < texts.length; i++) {
-      byte[] candidate = texts[i];
-      if (candidate.length == valueLength
-          && java.util.Arrays.equals(b, valueStart, valueStart + valueLength, candidate, 0, valueLength)) {
-        return i;
-      }
-    }
-    return -1;
+    return indexAmong(texts, 0, valueStart, valueLength, valueCoded ? getText() : null);
   }
 
   /** The current string value (after {@link JsonToken#VALUE_STRING}). */
