@@ -135,11 +135,19 @@ final class PlainTokens {
    */
   private int indexAmong(byte[][] candidates, int from, int start, int length, String decoded) {
     int n = candidates.length;
+    if (decoded != null) {
+      for (int k = 0; k < n; k++) {
+        int i = from + k < n ? from + k : from + k - n;
+        if (decoded.equals(new String(candidates[i], StandardCharsets.UTF_8))) {
+          return i;
+        }
+      }
+      return -1;
+    }
     for (int k = 0; k < n; k++) {
       int i = from + k < n ? from + k : from + k - n;
       byte[] c = candidates[i];
-      if (decoded != null ? decoded.equals(new String(c, StandardCharsets.UTF_8))
-          : c.length == length && java.util.Arrays.equals(b, start, start + length, c, 0, length)) {
+      if (c.length == length && java.util.Arrays.equals(b, start, start + length, c, 0, length)) {
         return i;
       }
     }
