@@ -36,6 +36,19 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * its tasks after every loop in which a punctuator ran, and in a catch-up a task's stream time passes a second every
  * couple of dozen records, so its loops shrank to a few records each and the per-loop work (the state updater's
  * checks, the punctuation and commit scans over every task) took about a tenth of the stream threads.
+ *
+ * <p>What it emits is a function of the input records' contents and event times, not of how they interleave or of
+ * the wall clock, so that a live run, a replay at any speed and a catch-up after downtime end with the same values:
+ * <ul>
+ *   <li>only event time closes migrations; the wall clock does so only after the task has had no input for
+ *       {@code process.idle-close}, and then as if event time had moved on by the time idle;</li>
+ *   <li>a migration closed as UNKNOWN is revised by an end that comes later, and its impact rebuilt;</li>
+ *   <li>an impact closed one fallback past due, before the VM's samples had passed its range, is provisional: it is
+ *       rebuilt when they do (or one last time before the history no longer holds its range);</li>
+ *   <li>the alert is decided on its whole window: if the VM's samples have not reached the migration's start at its
+ *       first event, it is decided when they do.</li>
+ * </ul>
+ * Each revision is emitted under the migration's id; readers keep the newest value of each key.
  */
 final class MigrationProcessor implements Processor<String, Object, String, Object> {
 
@@ -86,10 +99,24 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   private java.util.Map<String, Tracked.Migration> waiting;
   /** No tracked migration is due before this (a lower bound: removals do not raise it). */
   private long nextDue = Long.MIN_VALUE;
+  /**
+   * The alert window ends this long before the start: a sample and an event of the start's second arrive in either
+   * order, and the alert must not depend on which came first.
+   */
+  static final Duration ALERT_WINDOW_END = Duration.ofSeconds(1);
   /** How often, in stream time, the due migrations are looked at. */
   static final long LOOK_EVERY_MILLIS = 1000;
   /** The stream time from which the next record looks at the due migrations ({@link #tick}). */
   private long nextLook = Long.MIN_VALUE;
+  /**
+   * The migrations that wait for their VM's samples, by VM key, then migration id: {alert window known at, range
+   * passed at} in event-time millis, {@link Long#MAX_VALUE} for what is not awaited. Built with {@link #waiting}.
+   */
+  private java.util.Map<String, java.util.Map<String, long[]>> watched;
+  /** When a provisional migration stops being rebuilt (event time), by migration id. Built with {@link #waiting}. */
+  private final java.util.Map<String, Long> provisionalUntil = new java.util.HashMap<>();
+  /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
+  private long lastInputWall;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -106,14 +133,12 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     this.index = new MigrationIndex(context);
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
+    provisionalUntil.clear();
     waiting = null;
+    watched = null;
     nextLook = Long.MIN_VALUE;
-    // Event time closes impacts and times migrations out; the wall clock does it too (one window later) when no
-    // records arrive to move event time on. It also looks again at stream time as it stands: a migration found due
-    // but its VM's samples still behind waits for them, and when they arrive behind stream time (the last records
-    // of a replay or a catch-up) no record may come to move stream time on and bring the next look.
-    context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME,
-        now -> closeDue(Math.max(context.currentStreamTimeMs(), clock.millis() - config.settleWindow().toMillis())));
+    lastInputWall = context.currentSystemTimeMs();
+    context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME, this::idleLook);
     // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.
     context.schedule(Duration.ofHours(1), PunctuationType.WALL_CLOCK_TIME,
         now -> index.prune(clock.instant().minus(config.historyRetention())));
@@ -121,10 +146,37 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
 
   @Override
   public void process(Record<String, Object> record) {
+    lastInputWall = context.currentSystemTimeMs();
     if (record.value() instanceof VcenterEvent e) {
       event(record, e);
+    } else {
+      if (waiting == null) {
+        waiting();
+      }
+      if (!watched.isEmpty()) {
+        java.util.Map<String, long[]> ids = watched.get(record.key());
+        if (ids != null) {
+          samplesArrived(record.key(), ids, record.timestamp());
+        }
+      }
     }
     tick();
+  }
+
+  /**
+   * The wall clock's look, every few seconds. It looks at stream time as it stands: a migration found due but its
+   * VM's samples still behind waits for them, and when they arrive behind stream time (the last records of a replay
+   * or a catch-up) no record may come to move stream time on. After {@code process.idle-close} without input it
+   * closes what later event time would have, as if event time had moved on by the time idle: the end of a live
+   * site's data (a vCenter and its VMs gone quiet), never a replay's or a catch-up's, where records keep coming.
+   */
+  private void idleLook(long now) {
+    long streamTime = context.currentStreamTimeMs();
+    if (streamTime < 0) {
+      return; // no record yet: nothing to close
+    }
+    long idle = now - lastInputWall;
+    closeDue(idle >= config.idleClose().toMillis() ? streamTime + idle : streamTime);
   }
 
   /**
@@ -148,46 +200,57 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
         return; // a duplicate: the migration cannot change
       }
       events.put(id, after);
+      String vmKey = record.key();
       ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(e.vmKey());
       Migration m = MigrationAssembler.assemble(after.events(), vm == null ? null : vm.value());
       Migration stored = migrations.get(id);
-      MigrationImpact closed = null;
-      if (stored != null && stored.state() == MigrationState.UNKNOWN) {
-        return; // closed as UNKNOWN after the timeout: events arriving later do not reopen it
+      if (stored != null && stored.state() == MigrationState.UNKNOWN && !m.state().isFinal()) {
+        // Still no end: it stays closed at its timeout, showing what the new event told.
+        m = unknown(m, m.startTime().plus(config.migrationTimeout()));
       }
+      MigrationImpact settled = null;
       if (!m.equals(stored)) {
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
-        // A migration still tracked has no impact yet (it gets one as it stops being tracked), and a new one none
-        // at all: only a settled migration's impact, a whole timeline, is worth reading back.
-        closed = stored == null || waiting().containsKey(id) ? null : impacts.get(id);
-        track(id, record.key(), m, closed);
-        if (closed != null && !closed.migration().equals(m)) {
-          // An event of the chain came after the impact was closed (a catch-up closes at once): the impact keeps
-          // its figures and shows the migration as it is now.
-          MigrationImpact revised = ImpactBuilder.withMigration(closed, m);
-          impacts.put(id, revised);
-          context.forward(new Record<>(id, revised, record.timestamp()));
-          closed = revised;
+        Tracked.Migration t = waiting().get(id);
+        // A migration still waiting to settle has no impact yet (it gets one as it settles), and a new one none at
+        // all: only a settled migration's impact, a whole timeline, is worth reading back.
+        MigrationImpact closed = stored == null || t != null && !t.provisional() ? null : impacts.get(id);
+        if (closed == null || rebuilds(closed, m)) {
+          // New, still waiting, or settled with another end (an UNKNOWN that ended after all, a late final event):
+          // its impact is built again, from the history, at its new due time, as if the events had come in time.
+          track(id, vmKey, m, t);
+          settled = closed;
+        } else {
+          // The same range: the impact keeps its figures and shows the migration as it is now.
+          settled = ImpactBuilder.withMigration(closed, m);
+          impacts.put(id, settled);
+          context.forward(new Record<>(id, settled, record.timestamp()));
         }
       }
       if (before == null) {
-        Tracked.Recent r = recent.get(record.key());
-        recent.put(record.key(), (r == null ? new Tracked.Recent(null) : r).with(id));
-        raiseIfUnderLoad(record.key(), m, record.timestamp());
+        Tracked.Recent r = recent.get(vmKey);
+        recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
+        if (m.startTime() != null) {
+          if (windowKnown(vmKey, m.startTime())) {
+            raiseIfUnderLoad(vmKey, m, record.timestamp());
+          } else {
+            alertPending(id, m, true); // its samples are behind its events: decided when they come
+          }
+        }
       }
       resolveIfEnded(m, record.timestamp());
       if (stored == null || !m.equals(stored)) {
-        index.refresh(record.key(), m, closed);
+        index.refresh(vmKey, m, settled);
       } else {
-        index.refresh(record.key(), id); // unchanged: what the stores hold may be a revised migration
+        index.refresh(vmKey, id); // unchanged: what the stores hold may be a revised migration
       }
       // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
       // time may already be past this migration's due time, and the next look only comes when stream time moves on.
       // Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
       Tracked.Migration t = waiting().get(id);
-      if (t != null && t.dueAtMillis() <= streamTime) {
+      if (t != null && !t.provisional() && t.dueAtMillis() <= streamTime) {
         closeDue(streamTime);
       }
     } catch (RuntimeException ex) {
@@ -199,11 +262,32 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     }
   }
 
+  /**
+   * Whether a settled migration's impact must be built again for {@code m} rather than only show it: its range or
+   * result changed, and the per-second history still holds the range.
+   */
+  private boolean rebuilds(MigrationImpact closed, Migration m) {
+    Migration was = closed.migration();
+    boolean moved = was.state() != m.state() || !java.util.Objects.equals(was.endTime(), m.endTime())
+        || !java.util.Objects.equals(was.startTime(), m.startTime());
+    return moved && m.startTime() != null && m.startTime().minus(config.beforeWindow())
+        .isAfter(Instant.ofEpochMilli(context.currentStreamTimeMs()).minus(config.sampleRetention()));
+  }
+
   private java.util.Map<String, Tracked.Migration> waiting() {
     if (waiting == null) {
       waiting = new java.util.HashMap<>();
+      watched = new java.util.HashMap<>();
       try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
         it.forEachRemaining(kv -> waiting.put(kv.key, kv.value));
+      }
+      for (Tracked.Migration t : waiting.values()) {
+        if (t.provisional() || t.alertPending()) {
+          Migration m = migrations.get(t.migrationId());
+          if (m != null && m.startTime() != null) {
+            watch(t, m);
+          }
+        }
       }
       nextDue = Long.MIN_VALUE;
     }
@@ -211,32 +295,127 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   }
 
   private void untrack(String id) {
+    Tracked.Migration t = waiting().remove(id);
     tracked.delete(id);
-    waiting().remove(id);
     expectedKinds.remove(id);
+    provisionalUntil.remove(id);
+    if (t != null) {
+      unwatch(t.vmKey(), id);
+    }
+  }
+
+  private void put(Tracked.Migration t) {
+    tracked.put(t.migrationId(), t);
+    waiting().put(t.migrationId(), t);
   }
 
   /**
-   * An open migration is due at its timeout; an ended one when its settle window is over; one with an
-   * {@code impact} (as stored, or null) is settled and not tracked again.
+   * Tracks a migration until it settles: an open one is due at its timeout, an ended one when its settle window is
+   * over. What was pending of its alert stays pending.
    */
-  private void track(String id, String vmKey, Migration m, MigrationImpact impact) {
-    if (impact != null) {
-      return; // already settled
-    }
+  private void track(String id, String vmKey, Migration m, Tracked.Migration previous) {
     long due = m.state().isFinal() && m.endTime() != null
         ? m.endTime().plus(config.settleWindow()).toEpochMilli()
         : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
-    Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due);
-    tracked.put(id, t);
-    waiting().put(id, t);
+    Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
+        previous != null && previous.alertPending());
+    put(t);
     nextDue = Math.min(nextDue, due);
     expectedKinds.remove(id); // its range may have changed with its end
+    provisionalUntil.remove(id);
+    unwatch(vmKey, id);
+    if (t.alertPending()) {
+      watch(t, m);
+    }
+  }
+
+  /** Marks whether the alert of a tracked migration waits for its window's samples. */
+  private void alertPending(String id, Migration m, boolean pending) {
+    Tracked.Migration t = waiting().get(id);
+    if (t == null || t.alertPending() == pending) {
+      return;
+    }
+    Tracked.Migration next = t.withAlertPending(pending);
+    put(next);
+    unwatch(t.vmKey(), id);
+    if (next.alertPending() || next.provisional()) {
+      watch(next, m);
+    }
+  }
+
+  /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
+  private void watch(Tracked.Migration t, Migration m) {
+    long[] at = {
+        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
+        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
+    if (t.provisional() && !provisionalUntil.containsKey(t.migrationId())) {
+      // Rebuilt until the history no longer holds the start of its range.
+      provisionalUntil.put(t.migrationId(),
+          m.startTime().minus(config.beforeWindow()).plus(config.sampleRetention()).toEpochMilli());
+    }
+    watched.computeIfAbsent(t.vmKey(), k -> new java.util.HashMap<>()).put(t.migrationId(), at);
+  }
+
+  private void unwatch(String vmKey, String id) {
+    java.util.Map<String, long[]> ids = watched.get(vmKey);
+    if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
+      watched.remove(vmKey);
+    }
+  }
+
+  /**
+   * A sample of a VM that migrations wait on, recorded in its history before it reaches this processor: decides an
+   * alert whose window it completes, and settles a provisional impact once the VM's samples have passed its range.
+   */
+  private void samplesArrived(String vmKey, java.util.Map<String, long[]> ids, long timestamp) {
+    for (String id : List.copyOf(ids.keySet())) {
+      long[] at = ids.get(id);
+      if (at == null || timestamp < Math.min(at[0], at[1])) {
+        continue;
+      }
+      Tracked.Migration t = waiting().get(id);
+      Migration m = migrations.get(id);
+      if (t == null || m == null) {
+        unwatch(vmKey, id);
+        continue;
+      }
+      if (timestamp >= at[0] && t.alertPending() && windowKnown(vmKey, m.startTime())) {
+        decideAlert(t, m, timestamp);
+        t = waiting().get(id);
+        if (t == null) {
+          continue;
+        }
+      }
+      if (t.provisional() && timestamp >= at[1]) {
+        long[] now = ids.get(id);
+        if (now != null) {
+          now[1] = timestamp - Math.floorMod(timestamp, 1000) + 1000; // at most once per second of samples
+        }
+        if (caughtUp(t, rangeStart(m), rangeEnd(m))) {
+          settle(t, m, true);
+        }
+      }
+    }
+  }
+
+  /** Decides a pending alert on its whole window, resolving it at once if the migration has already settled. */
+  private void decideAlert(Tracked.Migration t, Migration m, long timestamp) {
+    alertPending(t.migrationId(), m, false);
+    raiseIfUnderLoad(t.vmKey(), m, timestamp);
+    MigrationImpact impact = t.provisional() ? impacts.get(t.migrationId()) : null;
+    if (impact != null) {
+      resolve(m, impact, t.dueAtMillis());
+      index.refresh(t.vmKey(), m, impact);
+    } else {
+      resolveIfEnded(m, timestamp);
+      index.refresh(t.vmKey(), t.migrationId());
+    }
   }
 
   /**
    * Emits the impact of every migration due by {@code time} whose VM's samples have caught up with it (or that is
-   * {@link #CLOSE_FALLBACK_MILLIS} past due), closing timed-out ones as UNKNOWN first.
+   * {@link #CLOSE_FALLBACK_MILLIS} past due, provisionally), closing timed-out ones as UNKNOWN first; rebuilds a
+   * provisional impact one last time before the history no longer holds its range.
    */
   void closeDue(long time) {
     java.util.Map<String, Tracked.Migration> all = waiting();
@@ -246,10 +425,11 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     List<Tracked.Migration> due = new ArrayList<>();
     long next = Long.MAX_VALUE;
     for (Tracked.Migration t : all.values()) {
-      if (t.dueAtMillis() <= time) {
+      long at = t.provisional() ? provisionalUntil.getOrDefault(t.migrationId(), Long.MIN_VALUE) : t.dueAtMillis();
+      if (at <= time) {
         due.add(t);
       } else {
-        next = Math.min(next, t.dueAtMillis());
+        next = Math.min(next, at);
       }
     }
     nextDue = next;
@@ -257,42 +437,83 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     due.sort(java.util.Comparator.comparing(Tracked.Migration::migrationId));
     for (Tracked.Migration t : due) {
       Migration m = migrations.get(t.migrationId());
-      if (m == null) {
+      if (m == null || m.startTime() == null) {
         untrack(t.migrationId());
         continue;
       }
-      Instant end = m.endTime() != null ? m.endTime() : m.startTime();
-      Instant rangeEnd = end.plus(config.settleWindow()).plusSeconds(1);
-      Instant rangeStart = m.startTime().minus(config.beforeWindow());
-      if (t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time && !caughtUp(t, rangeStart, rangeEnd)) {
+      if (t.provisional()) {
+        settle(t, m, false); // the last rebuild: the history is about to lose its range
+        untrack(t.migrationId());
+        continue;
+      }
+      boolean caught = caughtUp(t, rangeStart(m), rangeEnd(m));
+      if (!caught && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
         nextDue = Long.MIN_VALUE; // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
       }
-      untrack(t.migrationId());
-      VmSamples history = samples.range(t.vmKey(), rangeStart, rangeEnd);
-      // Closed at its due time, not at the look's: the outputs must not depend on when the look ran
-      // (after a restart it runs at other times), so a replay or a crash-recovered run gives the same records.
-      long at = t.dueAtMillis();
-      if (!t.ended()) {
-        m = unknown(m, Instant.ofEpochMilli(at));
-        migrations.put(m.id(), m);
-        context.forward(new Record<>(m.id(), m, at));
-      }
-      Tracked.Stuns s = stuns.get(t.vmKey());
-      MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
-          config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
+      settle(t, m, caught);
+    }
+  }
+
+  private Instant rangeStart(Migration m) {
+    return m.startTime().minus(config.beforeWindow());
+  }
+
+  private Instant rangeEnd(Migration m) {
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    return end.plus(config.settleWindow()).plusSeconds(1);
+  }
+
+  /**
+   * Builds the impact of a due migration and emits what changed: the migration closed as UNKNOWN if it never ended,
+   * its impact, its alert resolved with the impact's figures. Closed at its due time, not at the look's: the outputs
+   * must not depend on when the look ran (after a restart it runs at other times). {@code complete}: the VM's
+   * samples have passed the range, so this impact is final; otherwise it is provisional, rebuilt as they come.
+   */
+  private void settle(Tracked.Migration t, Migration m, boolean complete) {
+    long at = t.dueAtMillis();
+    if (!t.ended() && m.state() != MigrationState.UNKNOWN) {
+      m = unknown(m, Instant.ofEpochMilli(at));
+      migrations.put(m.id(), m);
+      context.forward(new Record<>(m.id(), m, at));
+    }
+    if (complete && t.alertPending()) {
+      alertPending(t.migrationId(), m, false); // the samples have passed the start: its window is known
+      raiseIfUnderLoad(t.vmKey(), m, at);
+    }
+    VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
+    Tracked.Stuns s = stuns.get(t.vmKey());
+    MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
+        config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
+    if (!impact.equals(impacts.get(m.id()))) {
       impacts.put(m.id(), impact);
       context.forward(new Record<>(m.id(), impact, at));
-      MigrationAlert a = alerts.get(m.id());
-      if (a != null) {
-        MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, a.vmMoref(),
-            a.vmName(), a.vmId(), a.sourceHost(), m.destHost(), a.initiator(), a.vgpuProfile(), a.load(),
-            a.reasons(), a.forecast(), a.raisedAt(), Instant.ofEpochMilli(at), new MigrationAlert.Measured(
-                m.state(), impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
-        alerts.put(m.id(), updated);
-        context.forward(new Record<>(m.id(), updated, at));
-      }
-      index.refresh(t.vmKey(), m, impact);
+    }
+    resolve(m, impact, at);
+    index.refresh(t.vmKey(), m, impact);
+    if (complete) {
+      untrack(t.migrationId());
+    } else if (!t.provisional()) {
+      Tracked.Migration p = waiting().get(t.migrationId()).asProvisional();
+      put(p);
+      unwatch(p.vmKey(), p.migrationId());
+      watch(p, m);
+    }
+  }
+
+  /** Resolves the migration's alert, if it has one, with the impact's figures and the migration as it settled. */
+  private void resolve(Migration m, MigrationImpact impact, long at) {
+    MigrationAlert a = alerts.get(m.id());
+    if (a == null) {
+      return;
+    }
+    MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
+        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
+        a.forecast(), a.raisedAt(), Instant.ofEpochMilli(at), new MigrationAlert.Measured(m.state(),
+            impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
+    if (!updated.equals(a)) {
+      alerts.put(m.id(), updated);
+      context.forward(new Record<>(m.id(), updated, at));
     }
   }
 
@@ -316,6 +537,21 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     return (after & expected) == expected;
   }
 
+  /**
+   * Whether the VM's samples have reached the end of the alert window before {@code start}: each kind that the
+   * alert reads (GPU, RDMA) and that the window holds has a second at or after the window's last one. A VM whose
+   * samples are behind its events (a replay, a lagging collector) is not judged on part of its window.
+   */
+  private boolean windowKnown(String vmKey, Instant start) {
+    Instant last = start.minus(ALERT_WINDOW_END);
+    int reached = kinds(samples.range(vmKey, last, last.plusMillis(CLOSE_FALLBACK_MILLIS))) & (GPU | RDMA);
+    if (reached == 0) {
+      return false;
+    }
+    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), last)) & (GPU | RDMA);
+    return (reached & held) == held;
+  }
+
   private static int kinds(VmSamples samples) {
     int kinds = 0;
     for (VmSamples.Point p : samples.points()) {
@@ -334,13 +570,11 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
 
   private void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {
     Instant start = m.startTime();
-    if (start == null) {
+    if (start == null || alerts.get(m.id()) != null) {
       return;
     }
-    // The seconds before the start, not the start's own: a sample and an event of the same second arrive in either
-    // order, and the alert must not depend on which came first.
     Instant from = start.minus(config.alertWindow());
-    Instant to = start.minusSeconds(1);
+    Instant to = start.minus(ALERT_WINDOW_END);
     VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
     if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
       return; // no samples of this VM: its load is unknown, not low

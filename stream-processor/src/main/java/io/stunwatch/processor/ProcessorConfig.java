@@ -33,12 +33,16 @@ import java.util.List;
  * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
  * @param commitInterval    how often the stream threads commit when nothing asks for a commit sooner
  * @param sampleStore       where the per-second load history is kept: the heap or RocksDB
+ * @param idleClose         wall time without input after which a task's due migrations are closed as if event
+ *                          time had moved on by the time idle
+ * @param inventoryHold     wall time a vCenter event of a VM the inventory does not know yet is held for its entry
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
-    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore) {
+    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore,
+    Duration idleClose, Duration inventoryHold) {
 
   /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
   public enum SampleStore {
@@ -132,13 +136,26 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "retentions whose history does not fit the heap. Both use the same changelog, so a change keeps the "
           + "history.");
 
+  public static final ConfigKey<Duration> IDLE_CLOSE = ConfigKeys.duration("process.idle-close",
+      Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofDays(1),
+      "Wall time a processor task may go without any input record before the wall clock closes its due migrations "
+          + "(timeouts, settled impacts), as if event time had moved on by the time idle. Until then only event time "
+          + "closes them, so a replay, a catch-up or a processor whose clock is days after the data gives the same "
+          + "migrations, impacts and alerts as live.");
+  public static final ConfigKey<Duration> INVENTORY_HOLD = ConfigKeys.duration("process.inventory-hold",
+      Duration.ofMinutes(10), Duration.ZERO, Duration.ofDays(1),
+      "Wall time a vCenter event or stun observation of a VM the inventory does not know yet is held for the VM's "
+          + "inventory entry, so that its migration is keyed by VM id and meets the VM's samples. Past it the "
+          + "record goes on under the VM's vCenter key (counted as stunwatch.processor.inventory.hold.expired); the "
+          + "chain it belongs to stays there, so one migration is never two records.");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE);
+      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -147,7 +164,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
-        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE));
+        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
+        r.get(INVENTORY_HOLD));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -159,7 +177,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
         80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
         Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "", 1, Duration.ofDays(400),
-        10, false, COMMIT_INTERVAL.defaultValue(), SAMPLE_STORE.defaultValue());
+        10, false, COMMIT_INTERVAL.defaultValue(), SAMPLE_STORE.defaultValue(), IDLE_CLOSE.defaultValue(),
+        INVENTORY_HOLD.defaultValue());
   }
 
   /** This configuration under another application id and state directory (a second instance, a test). */
@@ -167,7 +186,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -175,7 +194,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -183,7 +202,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -191,6 +210,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
   }
 }

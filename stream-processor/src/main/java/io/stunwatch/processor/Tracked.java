@@ -19,9 +19,26 @@ final class Tracked {
    * @param vmKey        its VM's key (VM id) in the per-VM stores
    * @param ended        whether it has ended (settling) or is still open
    * @param dueAtMillis  event time at which to act: settle window over, or timeout reached
+   * @param provisional  its impact was closed one fallback past due, before the VM's samples had passed its range:
+   *                     it is rebuilt as they arrive, until they do or the history no longer holds the range
+   * @param alertPending its alert window's samples had not all arrived at its first event: the alert is decided
+   *                     when they have
    */
   @Schema(name = "store.tracked-migration")
-  record Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis) {
+  record Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis, boolean provisional,
+      boolean alertPending) {
+
+    Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis) {
+      this(migrationId, vmKey, ended, dueAtMillis, false, false);
+    }
+
+    Migration asProvisional() {
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, true, alertPending);
+    }
+
+    Migration withAlertPending(boolean pending) {
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, provisional, pending);
+    }
   }
 
   /**

@@ -422,17 +422,33 @@ class StunwatchTopologyTest {
   }
 
   @Test
-  void aMigrationThatNeverEndsIsClosedAsUnknownAfterTheTimeout() {
+  void aMigrationThatNeverEndsIsClosedAsUnknownAfterTheTimeoutAndAnEndArrivingLaterRevisesIt() {
     inventory(3);
+    load(3, T0.minusSeconds(120), 120, 90.0, 15360);
     pipe(userMigration(3, 300, T0, 60).subList(0, 2));
-    load(3, T0.plus(java.time.Duration.ofMinutes(31)), 2, 10.0, 100);   // event time moves past the timeout
+    load(3, T0, 60, 40.0, 15360);
+    load(3, T0.plusSeconds(60), 31 * 60, 90.0, 15360);           // event time moves past the timeout
     Migration m = latest(Topics.MIGRATIONS).get(VC + "/300");
     assertThat(m.state()).isEqualTo(MigrationState.UNKNOWN);
     assertThat(m.endTime()).isNull();
     MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/300");
     assertThat(i.durationSeconds()).isNull();
-    pipe(userMigration(3, 300, T0, 60).subList(2, 4));          // a late end does not reopen it
-    assertThat(latest(Topics.MIGRATIONS)).doesNotContainKey(VC + "/300");
+    assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/300").measured().result())
+        .isEqualTo(MigrationState.UNKNOWN);
+
+    pipe(userMigration(3, 300, T0, 60).subList(2, 4));            // the end was only late
+    Migration revised = latest(Topics.MIGRATIONS).get(VC + "/300");
+    assertThat(revised.state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(revised.endTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(revised.destHost().value()).isEqualTo("host-2");
+    MigrationImpact rebuilt = latest(Topics.MIGRATION_IMPACTS).get(VC + "/300");
+    assertThat(rebuilt.durationSeconds()).isEqualTo(60.0);
+    assertThat(rebuilt.during().gpuUtilizationPct()).isBetween(40.0, 41.0);
+    assertThat(rebuilt.after().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(rebuilt.settledAt()).as("as if the end had come in time").isEqualTo(T0.plusSeconds(180));
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/300");
+    assertThat(a.measured().result()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(a.measured().durationSeconds()).isEqualTo(60.0);
   }
 
   @Test
@@ -553,13 +569,120 @@ class StunwatchTopologyTest {
   }
 
   @Test
-  void theWallClockClosesImpactsWhenNoRecordsMoveEventTimeOn() {
+  void theWallClockClosesDueMigrationsOnlyAfterTheInputHasBeenIdleAndAsLaterEventTimeWould() {
     inventory(4);
-    Instant recent = CLOCK.instant().minusSeconds(400);
-    pipe(userMigration(4, 400, recent, 30));                     // ended 370 s before the (fixed) wall clock
+    Instant start = CLOCK.instant().minusSeconds(400);
+    load(4, start.minusSeconds(60), 100, 30.0, 1024);             // up to start+39: its samples stop mid-migration
+    pipe(userMigration(4, 400, start, 30));                       // ended at start+30: due at start+150
+    driver.advanceWallClockTime(Duration.ofSeconds(30));
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("idle for less than process.idle-close").isEmpty();
+    // idle 130 s: as good as event time start+169 (stream time start+39, plus the time idle), due but its samples
+    // stopped: it waits one fallback past due, as it would live
+    driver.advanceWallClockTime(Duration.ofSeconds(100));
     assertThat(latest(Topics.MIGRATION_IMPACTS)).isEmpty();
-    driver.advanceWallClockTime(java.time.Duration.ofSeconds(6));
-    assertThat(latest(Topics.MIGRATION_IMPACTS)).containsKey(VC + "/400");
+    driver.advanceWallClockTime(Duration.ofSeconds(50));         // idle 180 s: start+219, past due plus fallback
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/400");
+    assertThat(i).isNotNull();
+    assertThat(i.settledAt()).as("closed at its due time, whenever the look ran").isEqualTo(start.plusSeconds(150));
+    assertThat(i.before().gpuUtilizationPct()).isEqualTo(30.0);
+  }
+
+  @Test
+  void aReplayHoursOldIsClosedByItsOwnEventTimeNotByTheWallClock() {
+    inventory(5);
+    Instant start = CLOCK.instant().minus(Duration.ofHours(3));   // a support bundle's migration, three hours old
+    List<VcenterEvent> events = userMigration(5, 500, start, 90);
+    load(5, start.minusSeconds(120), 120, 80.0, 8192);
+    pipe(events.subList(0, 2));                                   // started
+    driver.advanceWallClockTime(Duration.ofSeconds(6));           // the wall clock's look, input not idle
+    assertThat(latest(Topics.MIGRATIONS).get(VC + "/500").state()).isEqualTo(MigrationState.IN_PROGRESS);
+    load(5, start, 90, 40.0, 8192);
+    pipe(events.subList(2, 4));
+    load(5, start.plusSeconds(90), 200, 80.0, 8192);
+    Migration m = latest(Topics.MIGRATIONS).get(VC + "/500");
+    assertThat(m.state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(m.destHost().value()).isEqualTo("host-2");
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/500");
+    assertThat(i.migration().state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(i.during().gpuUtilizationPct()).isBetween(40.0, 41.0); // the end's own second was at 80 %
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/500");
+    assertThat(a.state()).isEqualTo(MigrationAlert.AlertState.RESOLVED);
+    assertThat(a.measured().result()).isEqualTo(MigrationState.SUCCEEDED);
+  }
+
+  @Test
+  void everyEventBeforeEverySampleGivesTheSameMigrationImpactAndAlertAsLive() {
+    Map<String, Object> live = eventsAndSamples(false);
+    driver.close();
+    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), stateDir.resolve("second"));
+    Map<String, Object> eventsFirst = eventsAndSamples(true);
+    assertThat(eventsFirst.get("alert")).isNotNull();
+    assertThat(((MigrationImpact) eventsFirst.get("impact")).before().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(eventsFirst).isEqualTo(live);
+  }
+
+  /** A busy VM's migration with its samples, the events interleaved as live or all before the samples. */
+  private Map<String, Object> eventsAndSamples(boolean eventsFirst) {
+    inventory(1);
+    List<VcenterEvent> events = userMigration(1, 100, T0, 60);
+    if (eventsFirst) {
+      pipe(events);
+    }
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);
+    throughput(1, T0.minusSeconds(300), 300, 240.0);
+    if (!eventsFirst) {
+      pipe(events.subList(0, 2));
+    }
+    load(1, T0, 30, 40.0, 15360);
+    load(1, T0.plusSeconds(45), 15, 40.0, 15360);                  // stunned from T0+30 to T0+44
+    throughput(1, T0, 60, 120.0);
+    if (!eventsFirst) {
+      pipe(events.subList(2, 4));
+    }
+    load(1, T0.plusSeconds(60), 200, 88.0, 15360);
+    throughput(1, T0.plusSeconds(60), 200, 230.0);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("migration", latest(Topics.MIGRATIONS).get(VC + "/100"));
+    out.put("impact", latest(Topics.MIGRATION_IMPACTS).get(VC + "/100"));
+    out.put("alert", latest(Topics.MIGRATION_ALERTS).get(VC + "/100"));
+    return out;
+  }
+
+  @Test
+  void anAlertWhoseWindowsSamplesLagTheEventIsDecidedWhenTheyArriveAndRaisedAtTheStart() {
+    inventory(1);
+    load(1, T0.minusSeconds(60), 30, 95.0, 15360);                // the window's first half, up to T0-31
+    pipe(userMigration(1, 100, T0, 120).subList(0, 2));
+    assertThat(latest(Topics.MIGRATION_ALERTS)).as("half the window is not the window").isEmpty();
+    load(1, T0.minusSeconds(30), 29, 95.0, 15360);                // up to T0-2: still short of the last second
+    assertThat(latest(Topics.MIGRATION_ALERTS)).isEmpty();
+    load(1, T0.minusSeconds(1), 2, 95.0, 15360);
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
+    assertThat(a.state()).isEqualTo(MigrationAlert.AlertState.FIRING);
+    assertThat(a.raisedAt()).isEqualTo(T0);
+    assertThat(a.load().gpuUtilizationAvgPct()).isEqualTo(95.0);
+
+    inventory(2);
+    load(2, T0.minusSeconds(60), 30, 95.0, 1024);                 // busy at first, then idle: no alert
+    pipe(userMigration(2, 200, T0, 120).subList(0, 2));
+    load(2, T0.minusSeconds(30), 40, 2.0, 1024);
+    assertThat(latest(Topics.MIGRATION_ALERTS)).as("decided on its whole window: 48.5 %").isEmpty();
+  }
+
+  @Test
+  void anImpactClosedBeforeItsVmsLateSamplesArrivedIsRebuiltWhenTheyDo() {
+    inventory(1, 2);
+    load(1, T0.minusSeconds(300), 300, 90.0, 15360);
+    pipe(userMigration(1, 100, T0, 60));                          // due at T0+180
+    load(2, T0, 250, 10.0, 1024);                                 // another VM moves stream time past the fallback
+    MigrationImpact provisional = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(provisional.after().gpuUtilizationPct()).as("nothing after, yet").isNull();
+    load(1, T0, 200, 70.0, 15360);                                // VM 1's samples were only late
+    MigrationImpact rebuilt = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(rebuilt.after().gpuUtilizationPct()).isEqualTo(70.0);
+    assertThat(rebuilt.after().gpuSamples()).isEqualTo(119);
+    assertThat(rebuilt.settledAt()).isEqualTo(provisional.settledAt());
+    assertThat(driver.getKeyValueStore(StoreNames.TRACKED).get(VC + "/100")).as("final now").isNull();
   }
 
   @Test
