@@ -129,7 +129,8 @@ final class CollectCommand implements Runnable {
           + "or more vCenters (vcenter.urls), exactly once, resuming from a checkpoint kept in Kafka. Runs until "
           + "stopped. Credentials come from the environment or a file: STUNWATCH_VCENTER_USERNAME, "
           + "STUNWATCH_VCENTER_PASSWORD_FILE.",
-          "With --replay/--replay-inventory, publishes recorded VI/JSON (or govmomi JSON) and exits.",
+          "With --replay/--replay-inventory/--replay-vmware-log, publishes recorded VI/JSON (or govmomi JSON) and a "
+              + "support bundle's vmware.log files, and exits.",
           "With --vmware-log, prints the stun times of one vmware.log and exits."})
   static final class Vcenter implements Callable<Integer> {
     private final LaunchContext ctx;
@@ -147,6 +148,11 @@ final class CollectCommand implements Runnable {
     @Option(names = "--replay-inventory", paramLabel = "FILE",
         description = "VirtualMachine and HostSystem objects, one per line, in VI/JSON.")
     Path replayInventory;
+
+    @Option(names = "--replay-vmware-log", paramLabel = "MOREF=FILE|DIR", description = "A VM's vmware.log, read "
+        + "through the live collector's parser into stun observations: MOREF=FILE (repeatable; a VM's rotated logs "
+        + "oldest first), or a directory of <moref>/vmware*.log.")
+    List<String> replayVmwareLogs = new ArrayList<>();
 
     @Option(names = "--vcenter-uuid", description = "vCenter instance UUID of the replayed data (default: replay).")
     String vcenterUuid = "replay";
@@ -173,7 +179,7 @@ final class CollectCommand implements Runnable {
       }
       ConfigSource source = kafkaOption.apply(config.load(ctx));
       KafkaClientConfig kafka = KafkaClientConfig.from(source);
-      if (replay != null || replayInventory != null) {
+      if (replay != null || replayInventory != null || !replayVmwareLogs.isEmpty()) {
         return replay(kafka);
       }
       VcenterConfig vc = VcenterConfig.from(source, true);
@@ -199,14 +205,32 @@ final class CollectCommand implements Runnable {
       VcenterReplay.Inventory inventory = replayInventory == null ? VcenterReplay.Inventory.EMPTY
           : r.inventory(replayInventory, ctx.clock().instant());
       List<VcenterEvent> events = replay == null ? List.of() : r.events(replay, eventType);
+      Map<String, List<Path>> logs = new java.util.LinkedHashMap<>();
+      for (String spec : replayVmwareLogs) {
+        int eq = spec.indexOf('=');
+        if (eq > 0) {
+          logs.computeIfAbsent(spec.substring(0, eq), k -> new ArrayList<>()).add(Path.of(spec.substring(eq + 1)));
+        } else if (Files.isDirectory(Path.of(spec))) {
+          VcenterReplay.vmwareLogs(Path.of(spec)).forEach((k, v) -> logs.computeIfAbsent(k, x -> new ArrayList<>())
+              .addAll(v));
+        } else {
+          throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+              "--replay-vmware-log " + spec + ": expected MOREF=FILE or a directory of <moref>/vmware*.log");
+        }
+      }
+      List<io.stunwatch.model.StunObservation> stuns = new ArrayList<>();
+      for (Map.Entry<String, List<Path>> e : logs.entrySet()) {
+        stuns.addAll(r.stuns(e.getKey(), e.getValue(), inventory));
+      }
       Map<String, Object> props = new HashMap<>(kafka.clientProperties());
       props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
       props.put(ProducerConfig.ACKS_CONFIG, "all");
       try (TypedProducer producer = TypedProducer.create(props)) {
-        VcenterReplay.publish(producer, inventory, events);
+        VcenterReplay.publish(producer, inventory, events, stuns);
       }
       ctx.out().println("vcenter: " + events.size() + " events, " + inventory.vms().size() + " VMs, "
-          + inventory.hosts().size() + " hosts published, " + errors.size() + " unparsable");
+          + inventory.hosts().size() + " hosts, " + stuns.size() + " vmware.log stuns published, " + errors.size()
+          + " unparsable");
       ctx.out().flush();
       return ExitCodes.OK;
     }

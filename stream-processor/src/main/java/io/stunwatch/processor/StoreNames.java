@@ -59,6 +59,13 @@ public final class StoreNames {
    */
   public static final String ANNOTATIONS_BY_HOUR = "annotations-by-start-hour";
 
+  /** By {@code <vcenter>/<moref>}: vCenter events of VMs the inventory does not know yet, held for their entry. */
+  public static final String EVENTS_HELD = "events-held-for-inventory";
+  /** By {@code <vcenter>/<moref>}: stun observations of VMs the inventory does not know yet. */
+  public static final String STUNS_HELD = "stuns-held-for-inventory";
+  /** By migration id: the key its events go under (see {@link Tracked.Route}). */
+  public static final String CHAIN_ROUTES = "chain-routes";
+
   private StoreNames() {
   }
 }

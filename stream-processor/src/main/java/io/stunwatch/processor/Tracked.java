@@ -85,4 +85,38 @@ final class Tracked {
       return new Recent(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
     }
   }
+
+  /**
+   * vCenter-side records of one VM held for its inventory entry, oldest first.
+   *
+   * @param values     each record's value as its topic encodes it
+   * @param timestamps each record's timestamp
+   * @param sinceWall  wall time the first was held at
+   */
+  @Schema(name = "store.inventory-held")
+  record Held(List<String> values, List<Long> timestamps, long sinceWall) {
+
+    Held {
+      values = List.copyOf(values == null ? List.of() : values);
+      timestamps = List.copyOf(timestamps == null ? List.of() : timestamps);
+    }
+
+    Held with(String value, long timestamp) {
+      List<String> v = new ArrayList<>(values);
+      v.add(value);
+      List<Long> t = new ArrayList<>(timestamps);
+      t.add(timestamp);
+      return new Held(v, t, sinceWall);
+    }
+  }
+
+  /**
+   * The key a migration's events go under, once its first event went: one chain is never two records.
+   *
+   * @param key    the VM id, or {@code vc:<vcenter>/<moref>}
+   * @param millis event time of its first event, for pruning
+   */
+  @Schema(name = "store.chain-route")
+  record Route(String key, long millis) {
+  }
 }

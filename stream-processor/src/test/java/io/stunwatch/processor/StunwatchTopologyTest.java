@@ -731,6 +731,56 @@ class StunwatchTopologyTest {
     assertThat(f.p50Seconds()).isEqualTo(24.0);
   }
 
+  private double metric(String name) {
+    return driver.metrics().entrySet().stream().filter(e -> e.getKey().name().equals(name))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+  }
+
+  @Test
+  void anEventOfAVmTheInventoryDoesNotKnowYetIsHeldUntilItsEntryArrivesAndItsChainIsOneMigration() {
+    List<VcenterEvent> events = userMigration(6, 600, T0, 60);
+    pipe(events.subList(0, 2));                                   // the VM is not in the inventory yet
+    assertThat(latest(Topics.MIGRATIONS)).as("held, not assembled under its vCenter key").isEmpty();
+    assertThat(metric("inventory-held-vcenter-events-total")).isEqualTo(2.0);
+    inventory(6);
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    pipe(events.subList(2, 4));
+    Map<String, Migration> migrations = latest(Topics.MIGRATIONS);
+    assertThat(migrations).containsOnlyKeys(VC + "/600");
+    assertThat(migrations.get(VC + "/600").vmId()).isEqualTo(vmUuid(6));
+    assertThat(migrations.get(VC + "/600").state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+        .get(MigrationIndex.vmKey(vmUuid(6), VC + "/600"))).as("under the VM id, with its samples").isNotNull();
+    assertThat(metric("inventory-hold-expired-vcenter-events-total")).isZero();
+  }
+
+  @Test
+  void aChainWhoseHoldExpiredStaysUnderItsVcenterKeyWhenTheInventoryLearnsTheVmLater() {
+    List<VcenterEvent> events = userMigration(6, 600, T0, 60);
+    pipe(events.subList(0, 2));
+    driver.advanceWallClockTime(ProcessorConfig.INVENTORY_HOLD.defaultValue().plusSeconds(1));
+    assertThat(metric("inventory-hold-expired-vcenter-events-total")).isEqualTo(2.0);
+    assertThat(latest(Topics.MIGRATIONS).get(VC + "/600").vmId()).isNull();
+    inventory(6);
+    pipe(events.subList(2, 4));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    var byVm = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM);
+    assertThat(byVm.get(MigrationIndex.vmKey(vmUuid(6), VC + "/600"))).as("not split in two").isNull();
+    assertThat(byVm.get(MigrationIndex.vmKey("vc:" + VC + "/vm-6", VC + "/600")).state())
+        .isEqualTo(MigrationState.SUCCEEDED);
+  }
+
+  @Test
+  void anEventTheCollectorKeyedByVmIdNeedsNoInventoryEntry() {
+    TestInputTopic<String, VcenterEvent> in = in(Topics.VCENTER_EVENTS);
+    for (VcenterEvent e : userMigration(7, 700, T0, 60)) {
+      in.pipeInput(vmUuid(7), e, e.createdTime());
+    }
+    assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
+        .get(MigrationIndex.vmKey(vmUuid(7), VC + "/700")).state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(metric("inventory-held-vcenter-events-total")).isZero();
+  }
+
   @Test
   void undecodableRecordsBecomeDeadLettersAndProcessingGoesOn() {
     inventory(1);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VcenterEvent;
@@ -185,6 +186,7 @@ public final class VcenterCollector implements AutoCloseable {
       checkpoint.pendingTasks().forEach(t -> pending.put(t.taskKey(), t));
     }
     List<VcenterEvent> completed = new ArrayList<>();
+    List<VcenterEvent> mapped = new ArrayList<>();
     int events = 0;
     for (JsonNode node : raw) {
       long key = node.path("key").asLong();
@@ -200,7 +202,7 @@ public final class VcenterCollector implements AutoCloseable {
       try {
         Optional<VcenterEvent> e = mapper.map(node, vcenterUuid, null);
         if (e.isPresent()) {
-          out.add(record(Topics.VCENTER_EVENTS, e.get().vmKey(), e.get(), e.get().createdTime()));
+          mapped.add(e.get());
           events++;
           if (isCompletion(e.get())) {
             completed.add(e.get());
@@ -219,11 +221,17 @@ public final class VcenterCollector implements AutoCloseable {
         }
       }
     }
-    events += followTasks(c, pending, out, completed);
-    boolean inventoryDue = !now.isBefore(nextInventory) || !completed.isEmpty();
+    events += followTasks(c, pending, mapped, completed);
+    // A VM the inventory does not know yet (created since the last refresh) is looked up before its events are
+    // keyed: keyed by VM id they meet the VM's samples, and the processor need not hold them for its inventory.
+    boolean unknownVm = mapped.stream().anyMatch(e -> e.vm() != null && !vms.containsKey(e.vmKey()));
+    boolean inventoryDue = !now.isBefore(nextInventory) || !completed.isEmpty() || unknownVm;
     if (inventoryDue) {
       refreshInventory(c, now, out);
       nextInventory = now.plus(config.inventoryInterval());
+    }
+    for (VcenterEvent e : mapped) {
+      out.add(record(Topics.VCENTER_EVENTS, kafkaKey(e.vmKey()), e, e.createdTime()));
     }
     for (VcenterEvent e : completed) {
       fetchStuns(c, e, lastStun, out);
@@ -262,7 +270,7 @@ public final class VcenterCollector implements AutoCloseable {
    * @return how many task events were added
    */
   private int followTasks(VcenterConnection c, Map<String, VcenterCheckpoint.PendingTask> pending,
-      List<ProducerRecord<byte[], byte[]>> out, List<VcenterEvent> completed) throws IOException {
+      List<VcenterEvent> out, List<VcenterEvent> completed) throws IOException {
     int added = 0;
     for (VcenterCheckpoint.PendingTask t : List.copyOf(pending.values())) {
       Optional<JsonNode> info = c.taskInfo(t.taskKey());
@@ -278,7 +286,7 @@ public final class VcenterCollector implements AutoCloseable {
       try {
         VcenterEvent e = mapper.taskChange(info.get(), vcenterUuid, t.eventKey(), t.chainId(),
             new io.stunwatch.model.EntityRef("VirtualMachine", t.vmMoref(), t.vmName()));
-        out.add(record(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime()));
+        out.add(e);
         added++;
         if (isCompletion(e)) {
           completed.add(e);
@@ -380,9 +388,15 @@ public final class VcenterCollector implements AutoCloseable {
     Instant after = lastStun.get(vm.moref());
     for (VmwareLogParser.Stun s : logParser.parseAfter(new String(log, StandardCharsets.UTF_8), after)) {
       StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), logFile);
-      out.add(record(Topics.STUN_OBSERVATIONS, o.key(), o, o.timestamp()));
+      out.add(record(Topics.STUN_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
       lastStun.merge(vm.moref(), s.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
     }
+  }
+
+  /** The Kafka key of a record about the VM {@code vmKey}: its VM id when the inventory knows it. */
+  private String kafkaKey(String vmKey) {
+    VmInventoryEntry vm = vms.get(vmKey);
+    return Keys.byVm(vm == null ? null : vm.biosUuid(), vmKey);
   }
 
   private void problem(String message) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.Keys;
+import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
@@ -39,6 +41,7 @@ public final class VcenterReplay {
   private final String vcenterUuid;
   private final Consumer<InputParseException> onError;
   private final VimEventMapper mapper = new VimEventMapper();
+  private final VmwareLogParser logParser = new VmwareLogParser();
 
   public VcenterReplay(String vcenterUuid, Consumer<InputParseException> onError) {
     this.vcenterUuid = vcenterUuid;
@@ -88,6 +91,7 @@ public final class VcenterReplay {
     List<JsonNode> vmNodes = new ArrayList<>();
     List<JsonNode> hostNodes = new ArrayList<>();
     List<Integer> vmLines = new ArrayList<>();
+    List<Integer> hostLines = new ArrayList<>();
     int n = 0;
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       n++;
@@ -102,6 +106,7 @@ public final class VcenterReplay {
           vmLines.add(n);
         } else if (type.equals("HostSystem")) {
           hostNodes.add(o);
+          hostLines.add(n);
         } else {
           onError.accept(new InputParseException(file.toString(), n, "expected a VirtualMachine or HostSystem, "
               + "found _typeName '" + type + "'"));
@@ -111,12 +116,16 @@ public final class VcenterReplay {
       }
     }
     Map<String, HostInventoryEntry> hosts = new HashMap<>();
-    for (JsonNode h : hostNodes) {
+    for (int i = 0; i < hostNodes.size(); i++) {
+      JsonNode h = hostNodes.get(i);
       String moref = moref(h);
-      if (moref != null) {
-        hosts.put(moref, new HostInventoryEntry(vcenterUuid, moref, text(h, "name"), cluster(h), List.of(), null,
-            observedAt));
+      if (moref == null) {
+        onError.accept(new InputParseException(file.toString(), hostLines.get(i), "HostSystem without a moref "
+            + "(\"moref\" or \"self\"): its VMs' host has no name"));
+        continue;
       }
+      hosts.put(moref, new HostInventoryEntry(vcenterUuid, moref, text(h, "name"), cluster(h), List.of(), null,
+          observedAt));
     }
     List<VmInventoryEntry> vms = new ArrayList<>();
     for (int i = 0; i < vmNodes.size(); i++) {
@@ -152,12 +161,75 @@ public final class VcenterReplay {
   }
 
   /**
-   * Publishes an inventory, then events, and waits until Kafka has them all.
+   * The stun observations of a VM's {@code vmware.log} files, through the parser the live collector uses: each file
+   * in the order given (rotated logs oldest first), a figure at most once. The VM's name comes from the inventory.
+   *
+   * @param moref the VM's moref in this vCenter
+   * @param files its vmware.log files
+   */
+  public List<StunObservation> stuns(String moref, List<Path> files, Inventory inventory) throws IOException {
+    String name = inventory.vms().stream().filter(v -> v.moref().equals(moref)).map(VmInventoryEntry::name)
+        .findFirst().orElse(null);
+    java.util.LinkedHashSet<StunObservation> out = new java.util.LinkedHashSet<>();
+    for (Path file : files) {
+      // Undecodable bytes (a guest can write to vmware.log) become U+FFFD; the stun lines around them still parse.
+      String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+      for (VmwareLogParser.Stun s : logParser.parse(text)) {
+        out.add(s.observation(vcenterUuid, moref, name, file.toString()));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The vmware.log files of a support bundle's directory: {@code <moref>/vmware*.log}, each VM's files oldest first
+   * ({@code vmware-N.log} before {@code vmware.log}, a higher N older), by moref.
+   */
+  public static Map<String, List<Path>> vmwareLogs(Path dir) throws IOException {
+    Map<String, List<Path>> out = new java.util.TreeMap<>();
+    try (var vms = Files.list(dir)) {
+      for (Path vm : vms.sorted().toList()) {
+        if (!Files.isDirectory(vm)) {
+          continue;
+        }
+        try (var logs = Files.list(vm)) {
+          List<Path> files = logs.filter(f -> f.getFileName().toString().matches("vmware(-\\d+)?\\.log"))
+              .sorted(java.util.Comparator.comparingInt(VcenterReplay::rotation).reversed()).toList();
+          if (!files.isEmpty()) {
+            out.put(vm.getFileName().toString(), files);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** N of vmware-N.log; 0 for vmware.log, the newest. */
+  private static int rotation(Path log) {
+    String name = log.getFileName().toString();
+    return name.equals("vmware.log") ? 0 : Integer.parseInt(name.substring("vmware-".length(), name.length() - 4));
+  }
+
+  /**
+   * Publishes an inventory, then events and stun observations, and waits until Kafka has them all. Events and
+   * observations of a VM in the inventory are keyed by its VM id, as the live collector keys them.
    *
    * @throws IOException saying how many records Kafka did not acknowledge, and the first reason
    */
   public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events)
       throws IOException {
+    publish(producer, inventory, events, List.of());
+  }
+
+  /** {@link #publish(TypedProducer, Inventory, List)} with stun observations. */
+  public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events,
+      List<StunObservation> stuns) throws IOException {
+    Map<String, String> vmIds = new HashMap<>();
+    for (VmInventoryEntry vm : inventory.vms()) {
+      if (vm.biosUuid() != null) {
+        vmIds.put(vm.key(), vm.biosUuid());
+      }
+    }
     List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
     for (HostInventoryEntry h : inventory.hosts()) {
       sent.add(producer.send(Topics.HOST_INVENTORY, h.key(), h, h.observedAt()));
@@ -166,7 +238,11 @@ public final class VcenterReplay {
       sent.add(producer.send(Topics.VM_INVENTORY, vm.key(), vm, vm.observedAt()));
     }
     for (VcenterEvent e : events) {
-      sent.add(producer.send(Topics.VCENTER_EVENTS, e.vmKey(), e, e.createdTime()));
+      sent.add(producer.send(Topics.VCENTER_EVENTS, Keys.byVm(vmIds.get(e.vmKey()), e.vmKey()), e,
+          e.createdTime()));
+    }
+    for (StunObservation o : stuns) {
+      sent.add(producer.send(Topics.STUN_OBSERVATIONS, Keys.byVm(vmIds.get(o.key()), o.key()), o, o.timestamp()));
     }
     producer.flush();
     int failed = 0;

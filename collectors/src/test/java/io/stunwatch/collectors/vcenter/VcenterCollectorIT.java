@@ -134,6 +134,15 @@ class VcenterCollectorIT {
     });
     assertThat(read(Topics.VM_INVENTORY).stream().filter(r -> r.value() != null).map(r -> r.value().moref()))
         .contains(vms.get(0).getMOR().getVal());
+    // Keyed by VM id (SMBIOS UUID), as the VMs' samples are: no repartition hop to meet them, no inventory to wait for
+    Map<String, String> ids = new HashMap<>();
+    for (VirtualMachine vm : vms) {
+      ids.put(vm.getMOR().getVal(), vm.getConfig().getUuid().toLowerCase(java.util.Locale.ROOT));
+    }
+    assertThat(read(Topics.VCENTER_EVENTS)).filteredOn(r -> r.value().vm() != null)
+        .allSatisfy(r -> assertThat(r.key()).isEqualTo(ids.get(r.value().vm().value())));
+    assertThat(read(Topics.STUN_OBSERVATIONS)).singleElement()
+        .satisfies(r -> assertThat(r.key()).isEqualTo(ids.get(vms.get(0).getMOR().getVal())));
   }
 
   private void awaitPublished(List<Integer> keys) {

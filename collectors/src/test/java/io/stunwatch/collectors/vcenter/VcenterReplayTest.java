@@ -53,4 +53,40 @@ class VcenterReplayTest {
     assertThat(errors.get(0).getMessage()).startsWith(f + ":2: not JSON");
     assertThat(errors.get(1).getMessage()).isEqualTo(f + ":4: 'key' is missing");
   }
+
+  @Test
+  void aHostWithoutAMorefIsAnErrorWithItsLineNumber() throws Exception {
+    Path f = dir.resolve("inventory.jsonl");
+    Files.write(f, List.of(
+        "{\"_typeName\":\"HostSystem\",\"moref\":\"host-1\",\"name\":\"esx01\"}",
+        "{\"_typeName\":\"HostSystem\",\"name\":\"esx02\"}"));
+    VcenterReplay.Inventory inv = replay.inventory(f, Instant.parse("2026-11-21T12:00:00Z"));
+    assertThat(inv.hosts()).extracting(h -> h.moref()).containsExactly("host-1");
+    assertThat(errors).extracting(InputParseException::getMessage)
+        .containsExactly(f + ":2: HostSystem without a moref (\"moref\" or \"self\"): its VMs' host has no name");
+  }
+
+  @Test
+  void aSupportBundlesVmwareLogsAreReadOldestFirstThroughTheLiveParser() throws Exception {
+    Path vm = Files.createDirectories(dir.resolve("bundle").resolve("vm-42"));
+    Files.writeString(vm.resolve("vmware-1.log"),
+        "2026-11-21T11:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 1500000 us\n");
+    Files.writeString(vm.resolve("vmware.log"),
+        "2026-11-21T12:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 2750000 us\n");
+    Files.writeString(vm.resolve("vmware-2.log"),
+        "2026-11-21T10:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 500000 us\n");
+    Files.writeString(vm.resolve("vmx-zdump.000"), "not a log");
+    var logs = VcenterReplay.vmwareLogs(dir.resolve("bundle"));
+    assertThat(logs).containsOnlyKeys("vm-42");
+    assertThat(logs.get("vm-42")).extracting(p -> p.getFileName().toString())
+        .containsExactly("vmware-2.log", "vmware-1.log", "vmware.log");
+    VcenterReplay.Inventory inv = replay.inventory(Path.of("src/test/resources/vcenter/inventory-vi-json.jsonl"),
+        Instant.parse("2026-11-21T12:00:00Z"));
+    var stuns = replay.stuns("vm-42", logs.get("vm-42"), inv);
+    assertThat(stuns).extracting(s -> s.stunMicros()).containsExactly(500_000L, 1_500_000L, 2_750_000L);
+    assertThat(stuns).allSatisfy(s -> {
+      assertThat(s.vmName()).isEqualTo("train-01");
+      assertThat(s.key()).isEqualTo("vc-1/vm-42");
+    });
+  }
 }
