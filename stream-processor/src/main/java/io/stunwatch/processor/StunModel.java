@@ -1,6 +1,7 @@
 package io.stunwatch.processor;
 
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunModelEntry.Group;
@@ -40,9 +41,14 @@ final class StunModel {
     }
   }
 
-  /** The groups an impact feeds; none when its stun or framebuffer is unknown. */
+  /**
+   * The groups an impact feeds: only a {@code vmware.log} figure of a migration that succeeded, with its framebuffer
+   * known. A gap in guest samples is an estimate (a guest that stops sampling under load looks stunned), and a failed
+   * or unknown migration's stun says nothing of the time a completed one takes.
+   */
   static List<Input> inputs(MigrationImpact i) {
-    if (i.stun().source() == StunTime.Source.UNKNOWN || i.before() == null || i.before().fbUsedMiB() == null) {
+    if (i.stun().source() != StunTime.Source.VMWARE_LOG || i.migration().state() != MigrationState.SUCCEEDED
+        || i.before() == null || i.before().fbUsedMiB() == null) {
       return List.of();
     }
     double gib = i.before().fbUsedMiB() / 1024.0;
@@ -74,8 +80,8 @@ final class StunModel {
   }
 
   /**
-   * The entry with one more observation; unchanged when that migration is already in it, unless the new one is a
-   * {@code vmware.log} figure replacing an estimate.
+   * The entry with one more observation; unchanged when that migration is already in it, unless the new one is
+   * another {@code vmware.log} figure for it (a revised impact).
    */
   static StunModelEntry update(StunModelEntry old, Input in) {
     List<Observation> recent = new ArrayList<>(old == null ? List.of() : old.recent());

@@ -393,7 +393,7 @@ class StunwatchTopologyTest {
     assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/210").measured().stun())
         .isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
     var model = latest(Topics.STUN_MODEL).get("profile:T4-16C");
-    assertThat(model.observations()).as("the revision replaces the estimate, it does not count twice").isEqualTo(1);
+    assertThat(model.observations()).as("the log's figure, not the estimate before it").isEqualTo(1);
     assertThat(model.p50Seconds()).isEqualTo(29.5);
 
     // the indexes the API lists from hold the revised figure, under the VM and at the migration's start
@@ -701,6 +701,27 @@ class StunwatchTopologyTest {
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/500");
     assertThat(a.reasons()).containsExactly(MigrationAlert.Reason.RDMA_RATE);
     assertThat(a.load().rdmaBitsPerSec()).isEqualTo(2.0e9);
+  }
+
+  @Test
+  void theModelLearnsOnlyVmwareLogFiguresOfMigrationsThatSucceeded() {
+    inventory(1, 2, 3);
+    load(1, T0.minusSeconds(60), 70, 80.0, 8000);                 // a gap estimate only
+    pipe(userMigration(1, 100, T0, 60));
+    load(1, T0.plusSeconds(40), 200, 80.0, 8000);
+    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/100").stun().source())
+        .isEqualTo(StunTime.Source.SAMPLE_GAP_ESTIMATE);
+    load(2, T0.minusSeconds(60), 300, 80.0, 8000);                // a failed migration, with a log figure
+    pipe(List.of(event(200, 200, T0, "VmBeingHotMigratedEvent", VcenterEventCategory.MIGRATION_STARTED, 2, host(1),
+            host(2), null),
+        event(201, 200, T0.plusSeconds(30), "VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED, 2,
+            host(1), host(2), null)));
+    in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-2", new StunObservation(VC, "vm-2", null, null,
+        T0.plusSeconds(30), 9_000_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "log", 1), T0.plusSeconds(30));
+    load(3, T0.minusSeconds(60), 300, 80.0, 8000);
+    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/200").stun().source())
+        .isEqualTo(StunTime.Source.VMWARE_LOG);
+    assertThat(latest(Topics.STUN_MODEL)).as("neither is a completed migration's measured stun").isEmpty();
   }
 
   @Test
