@@ -62,8 +62,7 @@ class ProcessorCrashIT {
   @RegisterExtension
   static final KafkaBrokerExtension CRASHED = KafkaBrokerExtension.perClass();
 
-  static final List<Topic<String, ?>> OUTPUTS = List.of(Topics.MIGRATIONS, Topics.MIGRATION_ALERTS,
-      Topics.MIGRATION_IMPACTS, Topics.STUN_MODEL, Topics.DEAD_LETTERS);
+  static final List<Topic<String, ?>> OUTPUTS = ProcessorOutputs.OUTPUTS;
 
   /**
    * Records a second, both runs: about 9 simulated seconds per real second. A live site, not a backlog: in a backlog
@@ -154,62 +153,9 @@ class ProcessorCrashIT {
         "STUNWATCH_PROCESS_INSTANCE_ID", "crash-it-" + name), "process");
   }
 
-  /**
-   * Waits until the processor has caught up: its group's committed offsets reach the end of every input and
-   * repartition topic, and the output topics stop growing.
-   */
   private static void awaitQuiet(String bootstrap, StunwatchProcess p) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      long[] last = {-1};
-      long[] stableSince = {System.nanoTime()};
-      Await.until(Duration.ofMinutes(5), () -> {
-        if (!p.isAlive()) {
-          throw new AssertionError("the processor exited: " + p.stderr());
-        }
-        long out = outputEnd(admin);
-        if (out != last[0] || lag(admin) > 0) {
-          last[0] = out;
-          stableSince[0] = System.nanoTime();
-          return false;
-        }
-        return System.nanoTime() - stableSince[0] > Duration.ofSeconds(5).toNanos();
-      }, "the processor to catch up", () -> "output end " + last[0]);
-    }
-  }
-
-  private static long outputEnd(Admin admin) {
-    try {
-      Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
-      for (Topic<String, ?> t : OUTPUTS) {
-        admin.describeTopics(List.of(t.name())).allTopicNames().get().get(t.name()).partitions()
-            .forEach(pi -> spec.put(new TopicPartition(t.name(), pi.partition()), OffsetSpec.latest()));
-      }
-      return admin.listOffsets(spec, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get().values()
-          .stream().mapToLong(i -> i.offset()).sum();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** Records of the group's input partitions not yet committed as processed (read_committed ends). */
-  private static long lag(Admin admin) {
-    try {
-      var committed = admin.listConsumerGroupOffsets("stunwatch-processor").partitionsToOffsetAndMetadata().get();
-      if (committed.isEmpty()) {
-        return Long.MAX_VALUE;
-      }
-      Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
-      committed.keySet().forEach(tp -> spec.put(tp, OffsetSpec.latest()));
-      var ends = admin.listOffsets(spec, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get();
-      long lag = 0;
-      for (var e : committed.entrySet()) {
-        // A transaction marker follows the last record of a repartition topic: one offset of "lag" is none.
-        lag += Math.max(0, ends.get(e.getKey()).offset() - e.getValue().offset() - 1);
-      }
-      return lag;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    ProcessorOutputs.awaitQuiet(bootstrap, "stunwatch-processor",
+        () -> p.isAlive() ? null : "the processor exited: " + p.stderr());
   }
 
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
@@ -278,22 +224,7 @@ class ProcessorCrashIT {
     return true;
   }
 
-  /** Per output topic: each key's values in order, as JSON. */
   private static Map<String, Map<String, List<String>>> outputs(String bootstrap) {
-    Map<String, Map<String, List<String>>> all = new LinkedHashMap<>();
-    for (Topic<String, ?> t : OUTPUTS) {
-      all.put(t.name(), perKey(bootstrap, t));
-    }
-    return all;
-  }
-
-  private static <V> Map<String, List<String>> perKey(String bootstrap, Topic<String, V> t) {
-    Map<String, List<String>> m = new LinkedHashMap<>();
-    for (TypedRecord<String, V> r : TopicContents.readAll(bootstrap, t)) {
-      m.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(
-          new String(t.valueSerde().serializer().serialize(t.name(), r.value()),
-              java.nio.charset.StandardCharsets.UTF_8));
-    }
-    return new java.util.TreeMap<>(m);
+    return ProcessorOutputs.outputs(bootstrap);
   }
 }

@@ -222,25 +222,25 @@ class ProcessorIT {
         + "\"runtime\":{\"host\":" + moref("HostSystem", "host-1") + "}}";
   }
 
-  private static String taskLine(long key, String moref, String name, String desc, String reason, Instant t) {
+  static String taskLine(long key, String moref, String name, String desc, String reason, Instant t) {
     return line("TaskEvent", key, key, moref, name, t, "\"info\":{\"_typeName\":\"TaskInfo\",\"key\":\"task-" + key
         + "\",\"descriptionId\":\"" + desc + "\",\"entity\":" + moref("VirtualMachine", moref) + ",\"state\":\"running\","
         + "\"queueTime\":\"" + t + "\",\"startTime\":\"" + t + "\",\"eventChainId\":" + key
         + ",\"reason\":{\"_typeName\":\"" + reason + "\",\"userName\":\"VSPHERE.LOCAL\\\\admin\"}}");
   }
 
-  private static String line(String type, long key, long chain, String moref, String name, Instant t, String extra) {
+  static String line(String type, long key, long chain, String moref, String name, Instant t, String extra) {
     return "{\"_typeName\":\"" + type + "\",\"key\":" + key + ",\"chainId\":" + chain + ",\"createdTime\":\"" + t
         + "\",\"userName\":\"VSPHERE.LOCAL\\\\admin\",\"vm\":{\"_typeName\":\"VmEventArgument\",\"name\":\"" + name
         + "\",\"vm\":" + moref("VirtualMachine", moref) + "}," + extra + "}";
   }
 
-  private static String host(int h) {
+  static String host(int h) {
     return "{\"_typeName\":\"HostEventArgument\",\"name\":\"esx0" + h + "\",\"host\":" + moref("HostSystem", "host-" + h)
         + "}";
   }
 
-  private static String moref(String type, String value) {
+  static String moref(String type, String value) {
     return "{\"_typeName\":\"ManagedObjectReference\",\"type\":\"" + type + "\",\"value\":\"" + value + "\"}";
   }
 }

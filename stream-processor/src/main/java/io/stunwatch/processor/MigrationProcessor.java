@@ -43,8 +43,10 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  *   <li>only event time closes migrations; the wall clock does so only after the task has had no input for
  *       {@code process.idle-close}, and then as if event time had moved on by the time idle;</li>
  *   <li>a migration closed as UNKNOWN is revised by an end that comes later, and its impact rebuilt;</li>
- *   <li>an impact closed one fallback past due, before the VM's samples had passed its range, is provisional: it is
- *       rebuilt when they do (or one last time before the history no longer holds its range);</li>
+ *   <li>an impact closed before every kind of the VM's samples (GPU, throughput, RDMA) has passed its range is
+ *       provisional: it is rebuilt as each further kind passes (and one last time before the history no longer
+ *       holds its range), since a kind that has not been seen yet may be one whose partition lags, not one the VM
+ *       does not send;</li>
  *   <li>the alert is decided on its whole window: if the VM's samples have not reached the migration's start at its
  *       first event, it is decided when they do.</li>
  * </ul>
@@ -156,7 +158,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
       if (!watched.isEmpty()) {
         java.util.Map<String, long[]> ids = watched.get(record.key());
         if (ids != null) {
-          samplesArrived(record.key(), ids, record.timestamp());
+          samplesArrived(record.key(), ids, record.timestamp(), kind(record.value()));
         }
       }
     }
@@ -318,7 +320,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
         ? m.endTime().plus(config.settleWindow()).toEpochMilli()
         : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
     Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
-        previous != null && previous.alertPending());
+        previous != null && previous.alertPending(), 0);
     put(t);
     nextDue = Math.min(nextDue, due);
     expectedKinds.remove(id); // its range may have changed with its end
@@ -348,10 +350,11 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     long[] at = {
         t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
         t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
-    if (t.provisional() && !provisionalUntil.containsKey(t.migrationId())) {
+    if (t.provisional()) {
       // Rebuilt until the history no longer holds the start of its range.
-      provisionalUntil.put(t.migrationId(),
-          m.startTime().minus(config.beforeWindow()).plus(config.sampleRetention()).toEpochMilli());
+      long until = provisionalUntil.computeIfAbsent(t.migrationId(),
+          id -> rangeStart(m).plus(config.sampleRetention()).toEpochMilli());
+      nextDue = Math.min(nextDue, until);
     }
     watched.computeIfAbsent(t.vmKey(), k -> new java.util.HashMap<>()).put(t.migrationId(), at);
   }
@@ -363,11 +366,19 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     }
   }
 
+  /** The kind of sample a record is (a bit of {@link #ALL_KINDS}), or 0. */
+  private static int kind(Object value) {
+    return value instanceof io.stunwatch.model.GpuSample ? GPU
+        : value instanceof io.stunwatch.model.ThroughputSample ? THROUGHPUT
+        : value instanceof io.stunwatch.model.RdmaCounterSample ? RDMA : 0;
+  }
+
   /**
    * A sample of a VM that migrations wait on, recorded in its history before it reaches this processor: decides an
-   * alert whose window it completes, and settles a provisional impact once the VM's samples have passed its range.
+   * alert whose window it completes, and rebuilds a provisional impact when it is the first of its kind past the
+   * impact's range (its kind's samples of the range are then all in the history: each kind arrives in order).
    */
-  private void samplesArrived(String vmKey, java.util.Map<String, long[]> ids, long timestamp) {
+  private void samplesArrived(String vmKey, java.util.Map<String, long[]> ids, long timestamp, int kind) {
     for (String id : List.copyOf(ids.keySet())) {
       long[] at = ids.get(id);
       if (at == null || timestamp < Math.min(at[0], at[1])) {
@@ -386,14 +397,8 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
           continue;
         }
       }
-      if (t.provisional() && timestamp >= at[1]) {
-        long[] now = ids.get(id);
-        if (now != null) {
-          now[1] = timestamp - Math.floorMod(timestamp, 1000) + 1000; // at most once per second of samples
-        }
-        if (caughtUp(t, rangeStart(m), rangeEnd(m))) {
-          settle(t, m, true);
-        }
+      if (t.provisional() && timestamp >= at[1] && (t.kindsPassed() & kind) == 0) {
+        settle(t, m, t.kindsPassed() | kind);
       }
     }
   }
@@ -442,16 +447,16 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
         continue;
       }
       if (t.provisional()) {
-        settle(t, m, false); // the last rebuild: the history is about to lose its range
-        untrack(t.migrationId());
+        settle(t, m, ALL_KINDS); // the last rebuild: the history is about to lose its range
         continue;
       }
-      boolean caught = caughtUp(t, rangeStart(m), rangeEnd(m));
-      if (!caught && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
+      Instant from = rangeEnd(m).plusSeconds(1);
+      int passed = kinds(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
+      if (!caughtUp(t, passed) && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
         nextDue = Long.MIN_VALUE; // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
       }
-      settle(t, m, caught);
+      settle(t, m, passed);
     }
   }
 
@@ -467,18 +472,19 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   /**
    * Builds the impact of a due migration and emits what changed: the migration closed as UNKNOWN if it never ended,
    * its impact, its alert resolved with the impact's figures. Closed at its due time, not at the look's: the outputs
-   * must not depend on when the look ran (after a restart it runs at other times). {@code complete}: the VM's
-   * samples have passed the range, so this impact is final; otherwise it is provisional, rebuilt as they come.
+   * must not depend on when the look ran (after a restart it runs at other times). {@code passed}: the kinds of the
+   * VM's samples that have passed the range; with all of them the impact is final, otherwise it is provisional.
    */
-  private void settle(Tracked.Migration t, Migration m, boolean complete) {
+  private void settle(Tracked.Migration t, Migration m, int passed) {
+    boolean complete = passed == ALL_KINDS;
     long at = t.dueAtMillis();
     if (!t.ended() && m.state() != MigrationState.UNKNOWN) {
       m = unknown(m, Instant.ofEpochMilli(at));
       migrations.put(m.id(), m);
       context.forward(new Record<>(m.id(), m, at));
     }
-    if (complete && t.alertPending()) {
-      alertPending(t.migrationId(), m, false); // the samples have passed the start: its window is known
+    if (t.alertPending() && (complete || windowKnown(t.vmKey(), m.startTime()))) {
+      alertPending(t.migrationId(), m, false);
       raiseIfUnderLoad(t.vmKey(), m, at);
     }
     VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
@@ -493,8 +499,8 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     index.refresh(t.vmKey(), m, impact);
     if (complete) {
       untrack(t.migrationId());
-    } else if (!t.provisional()) {
-      Tracked.Migration p = waiting().get(t.migrationId()).asProvisional();
+    } else {
+      Tracked.Migration p = waiting().get(t.migrationId()).asProvisional(passed);
       put(p);
       unwatch(p.vmKey(), p.migrationId());
       watch(p, m);
@@ -519,22 +525,23 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
 
   /**
    * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
-   * after {@code rangeEnd}: each kind arrives in order on its own partition, so the range then holds all of that
-   * kind it ever will, and the impact does not depend on how far the VM's partitions lagged the task's stream time.
-   * Asked every second of stream time while a migration waits, so the cheap answers come first: nothing after the
-   * range yet (the usual wait), or every kind after it.
+   * after it, given the kinds that have ({@code passed}): each kind arrives in order on its own partition, so the
+   * range then holds all of that kind it ever will. Asked every second of stream time while a migration waits, so
+   * the cheap answers come first: nothing after the range yet (the usual wait), or every kind after it. A kind not
+   * seen in the range at all may still come (its partition behind the others): the impact closed then is
+   * provisional ({@link #settle}).
    */
-  private boolean caughtUp(Tracked.Migration t, Instant rangeStart, Instant rangeEnd) {
-    Instant from = rangeEnd.plusSeconds(1);
-    int after = kinds(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
-    if (after == 0 || after == ALL_KINDS) {
-      return after == ALL_KINDS;
+  private boolean caughtUp(Tracked.Migration t, int passed) {
+    if (passed == 0 || passed == ALL_KINDS) {
+      return passed == ALL_KINDS;
     }
     // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
-    // (again after a restart): a kind whose every sample of the range is still behind would be lagging by minutes.
-    int expected = expectedKinds.computeIfAbsent(t.migrationId(),
-        id -> kinds(samples.range(t.vmKey(), rangeStart, rangeEnd)));
-    return (after & expected) == expected;
+    // (again after a restart).
+    int expected = expectedKinds.computeIfAbsent(t.migrationId(), id -> {
+      Migration m = migrations.get(id);
+      return kinds(samples.range(t.vmKey(), rangeStart(m), rangeEnd(m)));
+    });
+    return (passed & expected) == expected;
   }
 
   /**

@@ -40,14 +40,23 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   private final String name;
   private final int version;
+  private final int minVersion;
 
   /**
    * @param name    the value's name in errors (for example {@code store.vm-sample-second})
    * @param version the format version this codec writes and reads
    */
   StoreCodec(String name, int version) {
+    this(name, version, version);
+  }
+
+  /**
+   * @param minVersion the oldest format version this codec still reads ({@link #read(DataInputStream, int)})
+   */
+  StoreCodec(String name, int version, int minVersion) {
     this.name = name;
     this.version = version;
+    this.minVersion = minVersion;
   }
 
   /** Writes the fields of {@code value}, which is never null. */
@@ -55,6 +64,11 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   /** Reads what {@link #write} wrote. */
   abstract T read(DataInputStream in) throws IOException;
+
+  /** Reads what {@link #write} wrote in format {@code version}; a codec that reads older formats overrides it. */
+  T read(DataInputStream in, int version) throws IOException {
+    return read(in);
+  }
 
   final byte[] encode(T value) {
     if (value == null) {
@@ -86,11 +100,12 @@ abstract class StoreCodec<T> implements Serde<T> {
     }
     try (DataInputStream in = new DataInputStream(new UnsyncBytes(data))) {
       int v = in.readUnsignedByte();
-      if (v != version) {
-        throw new IllegalStateException(name + ": state written in format " + v + ", this build reads " + version
+      if (v < minVersion || v > version) {
+        throw new IllegalStateException(name + ": state written in format " + v + ", this build reads "
+            + (minVersion == version ? String.valueOf(version) : minVersion + " to " + version)
             + "; reset the processor's state (see the README, 'Upgrading')");
       }
-      T value = read(in);
+      T value = read(in, v);
       if (in.available() != 0) {
         throw new IllegalStateException(name + ": " + in.available() + " bytes left over after the value");
       }
@@ -382,7 +397,7 @@ abstract class StoreCodec<T> implements Serde<T> {
    * {@link VmSamples.Block}, the value of {@link StoreNames#VM_SAMPLES}: its first second, then each point as its
    * offset in the block and its figures.
    */
-  static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 1) {
+  static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 2, 1) {
     @Override
     void write(Out out, VmSamples.Block b) {
       out.writeLong(b.startSecond());
@@ -397,18 +412,25 @@ abstract class StoreCodec<T> implements Serde<T> {
         writeNullable(out, p.throughputSum());
         writeNullable(out, p.throughputCount());
         writeNullable(out, p.rdmaBytesPerSec());
+        out.writeInt(p.gpuMask());
       }
     }
 
     @Override
     VmSamples.Block read(DataInputStream in) throws IOException {
+      return read(in, 2);
+    }
+
+    /** Format 1 had no GPU mask: its framebuffer figure was the largest GPU's, read as it is. */
+    @Override
+    VmSamples.Block read(DataInputStream in, int version) throws IOException {
       long start = in.readLong();
       int n = in.readUnsignedByte();
       VmSamples.Point[] points = new VmSamples.Point[n];
       for (int i = 0; i < n; i++) {
         points[i] = new VmSamples.Point(start + in.readUnsignedByte(), in.readInt(), in.readDouble(), in.readInt(),
             readNullableLong(in), readNullableLong(in), readNullableDouble(in), readNullableInt(in),
-            readNullableDouble(in));
+            readNullableDouble(in), version >= 2 ? in.readInt() : 0);
       }
       return new VmSamples.Block(start, java.util.Arrays.asList(points));
     }

@@ -19,25 +19,28 @@ final class Tracked {
    * @param vmKey        its VM's key (VM id) in the per-VM stores
    * @param ended        whether it has ended (settling) or is still open
    * @param dueAtMillis  event time at which to act: settle window over, or timeout reached
-   * @param provisional  its impact was closed one fallback past due, before the VM's samples had passed its range:
-   *                     it is rebuilt as they arrive, until they do or the history no longer holds the range
+   * @param provisional  its impact was closed before every kind of the VM's samples (GPU, throughput, RDMA) had
+   *                     passed its range: it is rebuilt as each further kind does, until the history no longer holds
+   *                     the range
    * @param alertPending its alert window's samples had not all arrived at its first event: the alert is decided
    *                     when they have
+   * @param kindsPassed  of a provisional impact, the kinds of sample (a bit each) that had passed its range when it
+   *                     was last built
    */
   @Schema(name = "store.tracked-migration")
   record Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis, boolean provisional,
-      boolean alertPending) {
+      boolean alertPending, int kindsPassed) {
 
     Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis) {
-      this(migrationId, vmKey, ended, dueAtMillis, false, false);
+      this(migrationId, vmKey, ended, dueAtMillis, false, false, 0);
     }
 
-    Migration asProvisional() {
-      return new Migration(migrationId, vmKey, ended, dueAtMillis, true, alertPending);
+    Migration asProvisional(int kinds) {
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, true, alertPending, kinds);
     }
 
     Migration withAlertPending(boolean pending) {
-      return new Migration(migrationId, vmKey, ended, dueAtMillis, provisional, pending);
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, provisional, pending, kindsPassed);
     }
   }
 

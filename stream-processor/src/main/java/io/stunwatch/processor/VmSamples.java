@@ -24,12 +24,13 @@ public record VmSamples(List<Point> points) {
    * @param samples        samples merged into it
    * @param gpuUtilSum     sum of the known GPU utilizations, percent
    * @param gpuUtilCount   how many were known
-   * @param fbUsedMiB      framebuffer used, all GPUs of the VM, MiB (the last sample of the second)
-   * @param fbTotalMiB     framebuffer size, all GPUs, MiB
+   * @param fbUsedMiB      framebuffer used, summed over the VM's GPUs (each GPU's first sample of the second), MiB
+   * @param fbTotalMiB     framebuffer size, summed over the same GPUs, MiB
+   * @param gpuMask        the GPU indices (modulo 32) whose framebuffer is in the sums
    */
   @Schema(name = "store.vm-sample-second")
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
-      Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec) {
+      Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec, int gpuMask) {
 
     public Double gpuUtilizationPct() {
       return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
@@ -156,37 +157,43 @@ public record VmSamples(List<Point> points) {
    * gap in GPU samples.
    */
   static Point empty(long epochSecond) {
-    return new Point(epochSecond, 0, 0, 0, null, null, null, null, null);
+    return new Point(epochSecond, 0, 0, 0, null, null, null, null, null, 0);
   }
 
   /** {@code p} with a throughput reading merged in. */
   static Point withThroughput(Point p, double value) {
     return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
         (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
-        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec());
+        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec(), p.gpuMask());
   }
 
   /** {@code p} with one port's RDMA rate added: the ports of a VM add up. */
   static Point withRdma(Point p, double bytesPerSec) {
     return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
-        p.throughputSum(), p.throughputCount(), (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec);
+        p.throughputSum(), p.throughputCount(), (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec,
+        p.gpuMask());
   }
 
-  /** {@code p} with a GPU sample merged in. */
+  /**
+   * {@code p} with a GPU sample merged in. A VM's framebuffer is the sum over its GPUs, as in the load windows,
+   * alerts, impacts and forecasts: each GPU's first sample of the second adds its used and total figures (a second
+   * sample of the same GPU within the second would count it twice). A GPU whose used figure is unknown adds neither,
+   * so that used and total stay comparable.
+   */
   static Point withGpu(Point p, GpuSample s) {
     Double u = s.utilizationGpuPct();
-    // Several GPUs of one VM report in the same second: memory adds up; a second sample of the same GPU would
-    // double it, so memory is taken per second as the max seen (one GPU per VM is the vGPU case).
-    Long used = max(p.fbUsedMiB(), s.memoryUsedMiB());
-    Long total = max(p.fbTotalMiB(), s.memoryTotalMiB());
+    int bit = 1 << (s.gpuIndex() & 31);
+    boolean adds = (p.gpuMask() & bit) == 0 && s.memoryUsedMiB() != null;
+    Long used = adds ? sum(p.fbUsedMiB(), s.memoryUsedMiB()) : p.fbUsedMiB();
+    Long total = adds ? sum(p.fbTotalMiB(), s.memoryTotalMiB()) : p.fbTotalMiB();
     return new Point(p.epochSecond(), p.samples() + 1, p.gpuUtilSum() + (u == null ? 0 : u),
         p.gpuUtilCount() + (u == null ? 0 : 1), used, total, p.throughputSum(), p.throughputCount(),
-        p.rdmaBytesPerSec());
+        p.rdmaBytesPerSec(), p.gpuMask() | bit);
   }
 
-  /** The larger of two figures, either of which may be unknown: one of the two instances, never a new box. */
-  private static Long max(Long a, Long b) {
-    return a == null ? b : b == null || a >= b ? a : b;
+  /** The sum of two figures, either of which may be unknown: the known one's instance when the other is. */
+  private static Long sum(Long a, Long b) {
+    return a == null ? b : b == null ? a : Long.valueOf(a + b);
   }
 
   /** Load over {@code [from, to]}: average utilization, latest framebuffer; null figures when unknown. */

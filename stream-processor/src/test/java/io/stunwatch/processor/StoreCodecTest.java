@@ -59,8 +59,8 @@ class StoreCodecTest {
 
   @Test
   void blockRoundTripKeepsEachSecondAndItsUnknownFiguresUnknown() {
-    var known = new VmSamples.Point(1_700_000_000L, 3, 241.5, 3, 15_360L, 16_384L, 812.25, 2, 1.25e9);
-    var unknown = new VmSamples.Point(1_700_000_009L, 1, 0, 0, null, null, null, null, null);
+    var known = new VmSamples.Point(1_700_000_000L, 3, 241.5, 3, 15_360L, 16_384L, 812.25, 2, 1.25e9, 0b111);
+    var unknown = new VmSamples.Point(1_700_000_009L, 1, 0, 0, null, null, null, null, null, 0);
     var block = new VmSamples.Block(1_700_000_000L, List.of(known, unknown));
     assertThat(StoreCodec.BLOCK.decode(StoreCodec.BLOCK.encode(block))).isEqualTo(block);
     var empty = VmSamples.Block.empty(1_700_000_010L);
@@ -72,7 +72,7 @@ class StoreCodecTest {
     var full = VmSamples.Block.empty(1_700_000_000L);
     for (int i = 0; i < VmSamples.Block.SECONDS; i++) {
       full = full.with(new VmSamples.Point(1_700_000_000L + i, i + 1, 10.5 * i, i + 1, 1_000L * i, 16_384L,
-          1.5 * i, i, 1e6 * i));
+          1.5 * i, i, 1e6 * i, 1));
     }
     assertThat(StoreCodec.BLOCK.encode(full).length).isGreaterThan(4 * 64);
     assertThat(StoreCodec.BLOCK.decode(StoreCodec.BLOCK.encode(full))).isEqualTo(full);
@@ -159,9 +159,36 @@ class StoreCodecTest {
   }
 
   @Test
+  void aBlockOfTheFormatBeforeTheGpuMaskIsStillRead() {
+    // format 1: version, start, one point at offset 3 with 2 samples, 100 % over 2, 8 GiB of 16, no throughput/RDMA
+    var bytes = new java.io.ByteArrayOutputStream();
+    var out = new java.io.DataOutputStream(bytes);
+    try {
+      out.writeByte(1);
+      out.writeLong(1_700_000_000L);
+      out.writeByte(1);
+      out.writeByte(3);
+      out.writeInt(2);
+      out.writeDouble(100.0);
+      out.writeInt(2);
+      out.writeByte(1);
+      out.writeLong(8192L);
+      out.writeByte(1);
+      out.writeLong(16_384L);
+      out.writeByte(0);
+      out.writeByte(0);
+      out.writeByte(0);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThat(StoreCodec.BLOCK.decode(bytes.toByteArray()).points()).containsExactly(
+        new VmSamples.Point(1_700_000_003L, 2, 100.0, 2, 8192L, 16_384L, null, null, null, 0));
+  }
+
+  @Test
   void stateOfAnotherFormatVersionIsRefusedWithTheValueNamed() {
     byte[] bytes = StoreCodec.BLOCK.encode(new VmSamples.Block(0, List.of(
-        new VmSamples.Point(1, 1, 1, 1, null, null, null, null, null))));
+        new VmSamples.Point(1, 1, 1, 1, null, null, null, null, null, 1))));
     bytes[0] = 7;
     assertThatThrownBy(() -> StoreCodec.BLOCK.decode(bytes)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("store.vm-sample-block").hasMessageContaining("format 7");
@@ -170,7 +197,7 @@ class StoreCodecTest {
   @Test
   void aBlockWithASecondOutsideItIsRefusedWithTheValueNamed() {
     byte[] bytes = StoreCodec.BLOCK.encode(new VmSamples.Block(0, List.of(
-        new VmSamples.Point(9, 1, 1, 1, null, null, null, null, null))));
+        new VmSamples.Point(9, 1, 1, 1, null, null, null, null, null, 1))));
     bytes[1 + 8 + 1] = 10; // the point's offset in the block: past its last second
     assertThatThrownBy(() -> StoreCodec.BLOCK.decode(bytes)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("store.vm-sample-block").hasMessageContaining("invalid value")

@@ -611,36 +611,57 @@ class StunwatchTopologyTest {
   }
 
   @Test
-  void everyEventBeforeEverySampleGivesTheSameMigrationImpactAndAlertAsLive() {
-    Map<String, Object> live = eventsAndSamples(false);
-    driver.close();
-    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), stateDir.resolve("second"));
-    Map<String, Object> eventsFirst = eventsAndSamples(true);
-    assertThat(eventsFirst.get("alert")).isNotNull();
-    assertThat(((MigrationImpact) eventsFirst.get("impact")).before().gpuUtilizationPct()).isEqualTo(90.0);
-    assertThat(eventsFirst).isEqualTo(live);
+  void everyEventBeforeEverySampleAndOneKindOfSampleAfterAnotherGiveTheSameMigrationImpactAndAlertAsLive() {
+    Map<String, Object> live = eventsAndSamples(Order.LIVE);
+    assertThat(live.get("alert")).isNotNull();
+    assertThat(((MigrationImpact) live.get("impact")).before().gpuUtilizationPct()).isEqualTo(90.0);
+    for (Order order : List.of(Order.EVENTS_FIRST, Order.THROUGHPUT_FIRST)) {
+      driver.close();
+      driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), stateDir.resolve(order.name()));
+      assertThat(eventsAndSamples(order)).as(order.name()).isEqualTo(live);
+    }
   }
 
-  /** A busy VM's migration with its samples, the events interleaved as live or all before the samples. */
-  private Map<String, Object> eventsAndSamples(boolean eventsFirst) {
+  enum Order {
+    /** The events among the samples, as they happen. */
+    LIVE,
+    /** Every event, then the samples. */
+    EVENTS_FIRST,
+    /** Every event, then every throughput sample (past the impact's range), then the GPU samples. */
+    THROUGHPUT_FIRST
+  }
+
+  /** A busy VM's migration with its samples, in {@code order}; its migration, impact and alert. */
+  private Map<String, Object> eventsAndSamples(Order order) {
     inventory(1);
     List<VcenterEvent> events = userMigration(1, 100, T0, 60);
-    if (eventsFirst) {
+    if (order != Order.LIVE) {
       pipe(events);
     }
+    if (order == Order.THROUGHPUT_FIRST) {
+      throughput(1, T0.minusSeconds(300), 300, 240.0);
+      throughput(1, T0, 60, 120.0);
+      throughput(1, T0.plusSeconds(60), 200, 230.0);
+    }
     load(1, T0.minusSeconds(300), 300, 90.0, 15360);
-    throughput(1, T0.minusSeconds(300), 300, 240.0);
-    if (!eventsFirst) {
+    if (order != Order.THROUGHPUT_FIRST) {
+      throughput(1, T0.minusSeconds(300), 300, 240.0);
+    }
+    if (order == Order.LIVE) {
       pipe(events.subList(0, 2));
     }
     load(1, T0, 30, 40.0, 15360);
     load(1, T0.plusSeconds(45), 15, 40.0, 15360);                  // stunned from T0+30 to T0+44
-    throughput(1, T0, 60, 120.0);
-    if (!eventsFirst) {
+    if (order != Order.THROUGHPUT_FIRST) {
+      throughput(1, T0, 60, 120.0);
+    }
+    if (order == Order.LIVE) {
       pipe(events.subList(2, 4));
     }
     load(1, T0.plusSeconds(60), 200, 88.0, 15360);
-    throughput(1, T0.plusSeconds(60), 200, 230.0);
+    if (order != Order.THROUGHPUT_FIRST) {
+      throughput(1, T0.plusSeconds(60), 200, 230.0);
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("migration", latest(Topics.MIGRATIONS).get(VC + "/100"));
     out.put("impact", latest(Topics.MIGRATION_IMPACTS).get(VC + "/100"));
@@ -682,7 +703,12 @@ class StunwatchTopologyTest {
     assertThat(rebuilt.after().gpuUtilizationPct()).isEqualTo(70.0);
     assertThat(rebuilt.after().gpuSamples()).isEqualTo(119);
     assertThat(rebuilt.settledAt()).isEqualTo(provisional.settledAt());
-    assertThat(driver.getKeyValueStore(StoreNames.TRACKED).get(VC + "/100")).as("final now").isNull();
+    assertThat(driver.getKeyValueStore(StoreNames.TRACKED).get(VC + "/100"))
+        .as("throughput or RDMA samples of its range may still come").isNotNull();
+    driver.advanceWallClockTime(ProcessorConfig.SAMPLE_RETENTION.defaultValue());  // idle: event time moves on
+    assertThat(driver.getKeyValueStore(StoreNames.TRACKED).get(VC + "/100"))
+        .as("final once the history no longer holds its range").isNull();
+    assertThat(latest(Topics.MIGRATION_IMPACTS)).as("the last rebuild found nothing new").doesNotContainKey(VC + "/100");
   }
 
   @Test
@@ -800,6 +826,39 @@ class StunwatchTopologyTest {
     assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
         .get(MigrationIndex.vmKey(vmUuid(7), VC + "/700")).state()).isEqualTo(MigrationState.SUCCEEDED);
     assertThat(metric("inventory-held-vcenter-events-total")).isZero();
+  }
+
+  /** A second of a VM with {@code gpus} A100-10C GPUs, each {@code fbUsed} of 10 GiB; GPU 0 sampled twice. */
+  private void gpus(int vm, int gpus, Instant t, double util, long fbUsed) {
+    for (int g = 0; g < gpus; g++) {
+      for (int repeat = 0; repeat < (g == 0 ? 2 : 1); repeat++) {
+        Instant at = t.plusMillis(100L * g + 400L * repeat);
+        in(Topics.GPU_SAMPLES).pipeInput(vmUuid(vm), new GpuSample(vmUuid(vm), "guest-" + vm, at, g,
+            "GPU-" + vm + "-" + g, "GRID A100-10C", null, util, null, fbUsed, 10240L, null, null, null, null,
+            VgpuProfile.parse("GRID A100-10C").orElseThrow()), at);
+      }
+    }
+  }
+
+  @Test
+  void aFourGpuVmsFramebufferIsTheSumOverItsGpusInAlertsWindowsHistoryAndImpacts() {
+    inventory(8);
+    for (int s = -120; s < 300; s++) {
+      if (s == 0) {
+        pipe(userMigration(8, 800, T0, 60));
+      }
+      gpus(8, 4, T0.plusSeconds(s), 85.0, 9000);
+    }
+    long sum = 4 * 9000;
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/800");
+    assertThat(a.load().fbUsedMiB()).isEqualTo(sum);
+    assertThat(a.load().fbUsedPct()).isCloseTo(100.0 * sum / (4 * 10240), org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(a.forecast().fbUsedGiB()).isCloseTo(sum / 1024.0, org.assertj.core.data.Offset.offset(1e-9));
+    LoadAggregate oneMinute = window(StoreNames.VM_LOAD_1M, 8, T0.minusSeconds(60));
+    assertThat(oneMinute.fbUsedLastMiB()).isEqualTo(sum);
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/800");
+    assertThat(i.before().fbUsedMiB()).isEqualTo((double) sum);
+    assertThat(i.timeline()).allSatisfy(p -> assertThat(p.fbUsedMiB()).isEqualTo((double) sum));
   }
 
   @Test

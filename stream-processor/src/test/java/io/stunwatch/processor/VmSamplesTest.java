@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class VmSamplesTest {
 
   private static VmSamples.Point point(long second, int samples) {
-    return new VmSamples.Point(second, samples, 50.0 * samples, samples, 1024L, 16_384L, null, null, null);
+    return new VmSamples.Point(second, samples, 50.0 * samples, samples, 1024L, 16_384L, null, null, null, 1);
   }
 
   @Test
