@@ -14,10 +14,14 @@ import java.util.List;
  * @param before            the workload before the migration
  * @param during            the workload during it
  * @param after             the workload in the settle window after it
- * @param throughputDipPct  how far throughput fell during the migration relative to before, percent; absent
- *                          without throughput samples
+ * @param throughputDipPct  how much less progress the job made during the migration than at its rate before,
+ *                          percent: the rate it logged while it ran, over the seconds it was not stunned (stunned
+ *                          seconds count as no progress); absent without throughput before and during
  * @param timeline          from the start of {@code before} to the end of {@code after}, at most one point a second
  * @param settledAt         when the record was closed (event time)
+ * @param stunEstimate      the stun estimated from the gap in guest samples, kept beside a vmware.log figure as a
+ *                          second witness; absent without two guest samples around the migration
+ * @param stunDifferenceSeconds vmware.log's figure less {@code stunEstimate}, seconds; absent unless both exist
  */
 @Schema(name = "migration-impact")
 public record MigrationImpact(
@@ -29,7 +33,9 @@ public record MigrationImpact(
     PhaseStats after,
     Double throughputDipPct,
     List<TimelinePoint> timeline,
-    Instant settledAt) {
+    Instant settledAt,
+    StunTime stunEstimate,
+    Double stunDifferenceSeconds) {
 
   public MigrationImpact {
     Checks.required(migration, "migration");
@@ -37,5 +43,11 @@ public record MigrationImpact(
     Checks.nonNegative(durationSeconds, "durationSeconds");
     timeline = Checks.list(timeline);
     Checks.required(settledAt, "settledAt");
+  }
+
+  /** An impact without a second witness of its stun. */
+  public MigrationImpact(Migration migration, Double durationSeconds, StunTime stun, PhaseStats before,
+      PhaseStats during, PhaseStats after, Double throughputDipPct, List<TimelinePoint> timeline, Instant settledAt) {
+    this(migration, durationSeconds, stun, before, during, after, throughputDipPct, timeline, settledAt, null, null);
   }
 }

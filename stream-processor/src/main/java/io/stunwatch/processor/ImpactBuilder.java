@@ -33,47 +33,98 @@ public final class ImpactBuilder {
     Instant start = m.startTime();
     Instant end = m.endTime() != null ? m.endTime() : start;
     List<VmSamples.Point> points = history == null ? List.of() : history.points();
-    PhaseStats b = phase(points, start.minus(before), start);
-    PhaseStats d = phase(points, start, end.plusSeconds(1));
+    boolean total = jobTotalsOnly(points, start.minus(before), end.plus(settle));
+    PhaseStats b = phase(points, start.minus(before), start, total);
+    PhaseStats d = phase(points, start, end.plusSeconds(1), total);
     // The after phase stops before the second the impact is closed in: records of that second may come after the
     // one that closed it.
-    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle));
-    Double dip = b.throughput() == null || d.throughput() == null || b.throughput() == 0 ? null
-        : Math.max(0, (b.throughput() - d.throughput()) / b.throughput() * 100.0);
+    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle), total);
     List<TimelinePoint> timeline = new ArrayList<>();
     for (VmSamples.Point p : points) {
       if (p.epochSecond() >= b.from().getEpochSecond() && p.epochSecond() < a.to().getEpochSecond()) {
         timeline.add(new TimelinePoint(Instant.ofEpochSecond(p.epochSecond()), p.gpuUtilizationPct(),
-            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), p.rdmaBytesPerSec(), p.throughput()));
+            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), p.rdmaBytesPerSec(), p.throughput(total)));
       }
     }
-    return new MigrationImpact(m, m.durationSeconds(), stun(m, points, stuns, settle), b, d, a, dip, timeline,
-        settledAt);
+    StunTime stun = stun(m, points, stuns);
+    StunTime estimate = gapEstimate(m, points);
+    return new MigrationImpact(m, m.durationSeconds(), stun, b, d, a,
+        dip(b.throughput(), d.throughput(), m.durationSeconds(), stun), timeline, settledAt,
+        estimate.source() == StunTime.Source.UNKNOWN ? null : estimate, difference(stun, estimate));
   }
 
   /**
-   * vmware.log's figure when an observation falls in the migration (plus the settle window, as the destination's
-   * log is written at resume); otherwise the largest gap between guest GPU samples during the migration, less the
-   * one-second sampling step; otherwise unknown.
+   * Whether the range's throughput is the job's total (TOTAL lines) because the VM logged no rate of its own (STEP):
+   * an impact reads one scope, never an average of both.
    */
+  private static boolean jobTotalsOnly(List<VmSamples.Point> points, Instant from, Instant to) {
+    boolean totals = false;
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() > to.getEpochSecond()) {
+        continue;
+      }
+      if (p.throughput(false) != null) {
+        return false;
+      }
+      totals |= p.throughput(true) != null;
+    }
+    return totals;
+  }
+
+  /**
+   * The throughput dip, percent: how much less progress the job made during the migration than at its rate
+   * before. Progress during it is the rate the job logged while it ran, over the seconds it was not stunned: a
+   * stunned VM logs nothing, so its rate alone would hide the stun. Null without a rate before and during.
+   */
+  static Double dip(Double before, Double during, Double durationSeconds, StunTime stun) {
+    if (before == null || during == null || before == 0) {
+      return null;
+    }
+    double running = 1;
+    if (durationSeconds != null && durationSeconds > 0 && stun.seconds() != null) {
+      running = Math.max(0, 1 - Math.min(stun.seconds(), durationSeconds) / durationSeconds);
+    }
+    return Math.max(0, (before - during * running) / before * 100.0);
+  }
+
+  /** vmware.log's figure less the sample-gap estimate, seconds, when there are both. */
+  private static Double difference(StunTime stun, StunTime estimate) {
+    return stun.source() == StunTime.Source.VMWARE_LOG && estimate.source() == StunTime.Source.SAMPLE_GAP_ESTIMATE
+        ? stun.seconds() - estimate.seconds() : null;
+  }
+
+  /** How far a host's vmware.log clock may be from vCenter's, for a stun figure to be a migration's. */
+  static final Duration LOG_CLOCK_SKEW = Duration.ofSeconds(30);
+
   /** {@code i} showing the migration as {@code m}. */
   static MigrationImpact withMigration(MigrationImpact i, Migration m) {
     return new MigrationImpact(m, i.durationSeconds(), i.stun(), i.before(), i.during(), i.after(),
-        i.throughputDipPct(), i.timeline(), i.settledAt());
+        i.throughputDipPct(), i.timeline(), i.settledAt(), i.stunEstimate(), i.stunDifferenceSeconds());
   }
 
-  /** {@code i} with another stun time (a vmware.log figure that arrived after the impact was closed). */
+  /**
+   * {@code i} with another stun time (a vmware.log figure that arrived after the impact was closed): the dip, which
+   * counts stunned seconds as no progress, and the difference from the estimate follow it.
+   */
   static MigrationImpact withStun(MigrationImpact i, StunTime stun) {
+    StunTime estimate = i.stunEstimate() == null ? new StunTime(null, StunTime.Source.UNKNOWN) : i.stunEstimate();
     return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),
-        i.throughputDipPct(), i.timeline(), i.settledAt());
+        dip(i.before().throughput(), i.during().throughput(), i.durationSeconds(), stun), i.timeline(),
+        i.settledAt(), i.stunEstimate(), difference(stun, estimate));
   }
 
-  static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns, Duration settle) {
-    Instant from = m.startTime();
-    Instant to = (m.endTime() != null ? m.endTime() : from).plus(settle);
-    // The VM resumes, and vmware.log records the stun, at the migration's end; a later migration of the same VM can
-    // log within the settle window too, so the observation nearest the end is this migration's (ties: the earlier).
-    Instant end = m.endTime() != null ? m.endTime() : from;
+  /**
+   * vmware.log's figure when an observation falls in the migration's window; otherwise the sample-gap estimate
+   * ({@link #gapEstimate}); otherwise unknown.
+   */
+  static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns) {
+    // The VM resumes, and vmware.log records the stun, at the migration's end, as the host's clock has it: the
+    // migration's own window, widened by the clock skew allowed between the host and vCenter. A Checkpoint_Unstun
+    // outside it is another stun of the VM (a snapshot, a suspend), not this migration's; within it, the observation
+    // nearest the end is this migration's (ties: the earlier).
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    Instant from = m.startTime().minus(LOG_CLOCK_SKEW);
+    Instant to = end.plus(LOG_CLOCK_SKEW);
     StunObservation best = null;
     for (StunObservation s : stuns) {
       if (!s.timestamp().isBefore(from) && !s.timestamp().isAfter(to)
@@ -86,6 +137,15 @@ public final class ImpactBuilder {
     if (best != null) {
       return new StunTime(best.stunMicros() / 1_000_000.0, StunTime.Source.VMWARE_LOG);
     }
+    return gapEstimate(m, points);
+  }
+
+  /**
+   * The largest gap between guest GPU samples from the second before the start to 30 s after the end, less the
+   * one-second sampling step; unknown without two samples there.
+   */
+  static StunTime gapEstimate(Migration m, List<VmSamples.Point> points) {
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
     long prev = -1;
     long maxGap = -1;
     long last = end.getEpochSecond() + 30;
@@ -93,7 +153,7 @@ public final class ImpactBuilder {
       if (p.samples() == 0) {
         continue; // a second with throughput but no GPU sample
       }
-      if (p.epochSecond() >= from.getEpochSecond() - 1 && p.epochSecond() <= last) {
+      if (p.epochSecond() >= m.startTime().getEpochSecond() - 1 && p.epochSecond() <= last) {
         if (prev >= 0) {
           maxGap = Math.max(maxGap, p.epochSecond() - prev);
         }
@@ -110,7 +170,7 @@ public final class ImpactBuilder {
     return Math.abs(java.time.Duration.between(end, s.timestamp()).toMillis());
   }
 
-  private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to) {
+  private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to, boolean total) {
     long n = 0;
     double util = 0;
     int utilN = 0;
@@ -135,8 +195,9 @@ public final class ImpactBuilder {
         fbN++;
         fbTotal = p.fbTotalMiB();
       }
-      if (p.throughput() != null) {
-        tp += p.throughput();
+      Double rate = p.throughput(total);
+      if (rate != null) {
+        tp += rate;
         tpN++;
       }
       if (p.rdmaBytesPerSec() != null) {

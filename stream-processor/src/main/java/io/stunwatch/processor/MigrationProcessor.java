@@ -562,7 +562,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   private static int kinds(VmSamples samples) {
     int kinds = 0;
     for (VmSamples.Point p : samples.points()) {
-      kinds |= (p.samples() > 0 ? GPU : 0) | (p.throughputCount() != null && p.throughputCount() > 0 ? THROUGHPUT : 0)
+      kinds |= (p.samples() > 0 ? GPU : 0) | (p.throughput() != null ? THROUGHPUT : 0)
           | (p.rdmaBytesPerSec() != null ? RDMA : 0);
     }
     return kinds;

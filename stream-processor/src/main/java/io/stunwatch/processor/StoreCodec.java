@@ -413,6 +413,8 @@ abstract class StoreCodec<T> implements Serde<T> {
         writeNullable(out, p.throughputCount());
         writeNullable(out, p.rdmaBytesPerSec());
         out.writeInt(p.gpuMask());
+        writeNullable(out, p.totalSum());
+        writeNullable(out, p.totalCount());
       }
     }
 
@@ -421,7 +423,10 @@ abstract class StoreCodec<T> implements Serde<T> {
       return read(in, 2);
     }
 
-    /** Format 1 had no GPU mask: its framebuffer figure was the largest GPU's, read as it is. */
+    /**
+     * Format 1 had no GPU mask and no job totals: its framebuffer figure was the largest GPU's, and its throughput
+     * the average of every line of the second, read as they are.
+     */
     @Override
     VmSamples.Block read(DataInputStream in, int version) throws IOException {
       long start = in.readLong();
@@ -430,7 +435,8 @@ abstract class StoreCodec<T> implements Serde<T> {
       for (int i = 0; i < n; i++) {
         points[i] = new VmSamples.Point(start + in.readUnsignedByte(), in.readInt(), in.readDouble(), in.readInt(),
             readNullableLong(in), readNullableLong(in), readNullableDouble(in), readNullableInt(in),
-            readNullableDouble(in), version >= 2 ? in.readInt() : 0);
+            readNullableDouble(in), version >= 2 ? in.readInt() : 0, version >= 2 ? readNullableDouble(in) : null,
+            version >= 2 ? readNullableInt(in) : null);
       }
       return new VmSamples.Block(start, java.util.Arrays.asList(points));
     }

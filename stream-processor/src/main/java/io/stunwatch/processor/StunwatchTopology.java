@@ -148,7 +148,7 @@ public final class StunwatchTopology {
     rdma.process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     KStream<String, ThroughputSample> throughput = decoded(b, Topics.THROUGHPUT_SAMPLES, clock);
     throughput.process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
-        (p, t) -> VmSamples.withThroughput(p, t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+        (p, t) -> VmSamples.withThroughput(p, t.scope(), t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<>(Topics.STUN_OBSERVATIONS, StunObservation::key, null,
             StoreNames.STUNS_HELD, config.inventoryHold(), null), Named.as("stun-key-by-vm"),
@@ -327,7 +327,7 @@ public final class StunwatchTopology {
         if (m == null || m.startTime() == null) {
           continue;
         }
-        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns(), config.settleWindow());
+        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns());
         if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
           continue; // nothing from the log for this migration
         }

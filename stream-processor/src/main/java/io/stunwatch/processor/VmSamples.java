@@ -26,18 +26,38 @@ public record VmSamples(List<Point> points) {
    * @param gpuUtilCount   how many were known
    * @param fbUsedMiB      framebuffer used, summed over the VM's GPUs (each GPU's first sample of the second), MiB
    * @param fbTotalMiB     framebuffer size, summed over the same GPUs, MiB
+   * @param throughputSum   sum of the VM's own training rates (STEP lines) in the second
+   * @param throughputCount how many
    * @param gpuMask        the GPU indices (modulo 32) whose framebuffer is in the sums
+   * @param totalSum       sum of the whole job's rates (TOTAL lines) in the second: never averaged with STEP rates
+   * @param totalCount     how many
    */
   @Schema(name = "store.vm-sample-second")
   public record Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB,
-      Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec, int gpuMask) {
+      Long fbTotalMiB, Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec, int gpuMask,
+      Double totalSum, Integer totalCount) {
+
+    /** A second without job totals. */
+    public Point(long epochSecond, int samples, double gpuUtilSum, int gpuUtilCount, Long fbUsedMiB, Long fbTotalMiB,
+        Double throughputSum, Integer throughputCount, Double rdmaBytesPerSec, int gpuMask) {
+      this(epochSecond, samples, gpuUtilSum, gpuUtilCount, fbUsedMiB, fbTotalMiB, throughputSum, throughputCount,
+          rdmaBytesPerSec, gpuMask, null, null);
+    }
 
     public Double gpuUtilizationPct() {
       return gpuUtilCount == 0 ? null : gpuUtilSum / gpuUtilCount;
     }
 
+    /** The VM's own training rate (STEP lines) when it logged one this second, else its job's (TOTAL). */
     public Double throughput() {
-      return throughputCount == null || throughputCount == 0 ? null : throughputSum / throughputCount;
+      Double step = throughput(false);
+      return step != null ? step : throughput(true);
+    }
+
+    /** The average of the second's job totals ({@code total}) or of its own rates, never of both. */
+    public Double throughput(boolean total) {
+      return total ? totalCount == null || totalCount == 0 ? null : totalSum / totalCount
+          : throughputCount == null || throughputCount == 0 ? null : throughputSum / throughputCount;
     }
   }
 
@@ -160,18 +180,24 @@ public record VmSamples(List<Point> points) {
     return new Point(epochSecond, 0, 0, 0, null, null, null, null, null, 0);
   }
 
-  /** {@code p} with a throughput reading merged in. */
-  static Point withThroughput(Point p, double value) {
+  /** {@code p} with a throughput reading merged in: a job total apart from the VM's own rates. */
+  static Point withThroughput(Point p, io.stunwatch.model.ThroughputSample.ThroughputScope scope, double value) {
+    if (scope == io.stunwatch.model.ThroughputSample.ThroughputScope.TOTAL) {
+      return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
+          p.fbTotalMiB(), p.throughputSum(), p.throughputCount(), p.rdmaBytesPerSec(), p.gpuMask(),
+          (p.totalSum() == null ? 0 : p.totalSum()) + value, (p.totalCount() == null ? 0 : p.totalCount()) + 1);
+    }
     return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
         (p.throughputSum() == null ? 0 : p.throughputSum()) + value,
-        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec(), p.gpuMask());
+        (p.throughputCount() == null ? 0 : p.throughputCount()) + 1, p.rdmaBytesPerSec(), p.gpuMask(), p.totalSum(),
+        p.totalCount());
   }
 
   /** {@code p} with one port's RDMA rate added: the ports of a VM add up. */
   static Point withRdma(Point p, double bytesPerSec) {
     return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(), p.fbTotalMiB(),
         p.throughputSum(), p.throughputCount(), (p.rdmaBytesPerSec() == null ? 0 : p.rdmaBytesPerSec()) + bytesPerSec,
-        p.gpuMask());
+        p.gpuMask(), p.totalSum(), p.totalCount());
   }
 
   /**
@@ -188,7 +214,7 @@ public record VmSamples(List<Point> points) {
     Long total = adds ? sum(p.fbTotalMiB(), s.memoryTotalMiB()) : p.fbTotalMiB();
     return new Point(p.epochSecond(), p.samples() + 1, p.gpuUtilSum() + (u == null ? 0 : u),
         p.gpuUtilCount() + (u == null ? 0 : 1), used, total, p.throughputSum(), p.throughputCount(),
-        p.rdmaBytesPerSec(), p.gpuMask() | bit);
+        p.rdmaBytesPerSec(), p.gpuMask() | bit, p.totalSum(), p.totalCount());
   }
 
   /** The sum of two figures, either of which may be unknown: the known one's instance when the other is. */

@@ -326,7 +326,13 @@ class StunwatchTopologyTest {
     assertThat(i.during().gpuUtilizationPct()).isCloseTo(40.8, org.assertj.core.data.Offset.offset(1.0));
     assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
     assertThat(i.before().throughput()).isEqualTo(240.0);
-    assertThat(i.throughputDipPct()).isCloseTo(50.0, org.assertj.core.data.Offset.offset(2.0));
+    // 120 images/sec while it ran, but stunned 31.25 s of 60: 57.5 images/sec of progress against 240
+    assertThat(i.during().throughput()).isCloseTo(120.0, org.assertj.core.data.Offset.offset(2.0)); // and the end's
+    assertThat(i.throughputDipPct()).isCloseTo(100 * (1 - i.during().throughput() * (1 - 31.25 / 60) / 240),
+        org.assertj.core.data.Offset.offset(1e-9)).isBetween(75.0, 77.0);
+    assertThat(i.stunEstimate()).as("the guest sampled every second: a second witness that saw no stun")
+        .isEqualTo(new StunTime(0.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+    assertThat(i.stunDifferenceSeconds()).isEqualTo(31.25);
     assertThat(i.timeline()).hasSizeLessThanOrEqualTo(300 + 61 + 121)
         .isSortedAccordingTo(java.util.Comparator.comparing(io.stunwatch.model.TimelinePoint::t));
     assertThat(i.timeline().get(0).t()).isEqualTo(T0.minusSeconds(300));
@@ -364,6 +370,47 @@ class StunwatchTopologyTest {
     throughput(1, T0.plusSeconds(60), 155, 230.0);
     load(1, T0.plusSeconds(60), 156, 88.0, 15360);              // after: back to 88 %, past T0+180 in every kind
     return latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+  }
+
+  @Test
+  void aCheckpointUnstunOutsideTheMigrationsWindowIsAnotherStunNotItsOwn() {
+    inventory(2);
+    load(2, T0.minusSeconds(60), 70, 80.0, 8000);               // up to T0+9
+    pipe(userMigration(2, 200, T0, 60));
+    // a snapshot of the VM 60 s after the migration ended: within the settle window, outside the migration
+    in(Topics.STUN_OBSERVATIONS).pipeInput(VC + "/vm-2", new StunObservation(VC, "vm-2", null, null,
+        T0.plusSeconds(120), 800_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "log", 9), T0.plusSeconds(120));
+    load(2, T0.plusSeconds(40), 200, 80.0, 8000);                // nothing from T0+10 to T0+39
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/200");
+    assertThat(i.stun()).isEqualTo(new StunTime(30.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+    assertThat(i.stunDifferenceSeconds()).isNull();
+  }
+
+  @Test
+  void aJobsTotalIsNeverAveragedWithTheVmsOwnRate() {
+    inventory(1, 2);
+    TestInputTopic<String, ThroughputSample> in = in(Topics.THROUGHPUT_SAMPLES);
+    for (int s = -300; s < 200; s++) {
+      Instant t = T0.plusSeconds(s);
+      for (int vm = 1; vm <= 2; vm++) {
+        if (vm == 1) {                                             // its own rate and, the same second, the job's
+          in.pipeInput(vmUuid(vm), new ThroughputSample(vmUuid(vm), "g", t, "resnet50",
+              ThroughputSample.ThroughputScope.STEP, 240.0, "images/sec"), t);
+        }
+        in.pipeInput(vmUuid(vm), new ThroughputSample(vmUuid(vm), "g", t.plusMillis(500), "resnet50",
+            ThroughputSample.ThroughputScope.TOTAL, 1920.0, "images/sec"), t.plusMillis(500));
+      }
+      if (s == 0) {
+        pipe(userMigration(1, 100, T0, 30));
+        pipe(userMigration(2, 200, T0, 30));
+      }
+    }
+    Map<String, MigrationImpact> impacts = latest(Topics.MIGRATION_IMPACTS);
+    MigrationImpact own = impacts.get(VC + "/100");
+    assertThat(own.before().throughput()).isEqualTo(240.0);
+    assertThat(own.timeline()).allSatisfy(p -> assertThat(p.throughput()).isEqualTo(240.0));
+    MigrationImpact job = impacts.get(VC + "/200");
+    assertThat(job.before().throughput()).as("a VM that logs only the job's total").isEqualTo(1920.0);
   }
 
   @Test

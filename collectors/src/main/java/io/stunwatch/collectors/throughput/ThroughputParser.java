@@ -28,6 +28,15 @@ public final class ThroughputParser {
   static final Pattern TOTAL = Pattern.compile("total images/sec:\\s*(?<value>\\d+(?:\\.\\d+)?)");
   /** tf_cnn_benchmarks per-step rate. */
   static final Pattern STEP = Pattern.compile("images/sec:\\s*(?<value>\\d+(?:\\.\\d+)?)\\s*\\+/-");
+  /** Horovod's synthetic benchmarks: the whole job, {@code Total img/sec on 8 GPU(s): 2487.2 +-33.6}. */
+  static final Pattern HOROVOD_TOTAL = Pattern.compile(
+      "Total img/sec on \\d+ GPU\\(s\\):\\s*(?<value>\\d+(?:\\.\\d+)?)");
+  /**
+   * Horovod's synthetic benchmarks, per GPU of this worker: {@code Iter #3: 312.4 img/sec per GPU} each iteration,
+   * {@code Img/sec per GPU: 310.9 +-4.2} at the end.
+   */
+  static final Pattern HOROVOD_STEP = Pattern.compile(
+      "(?:(?<value>\\d+(?:\\.\\d+)?)\\s*img/sec per GPU|Img/sec per GPU:\\s*(?<mean>\\d+(?:\\.\\d+)?))");
 
   private static final Pattern LEADING_TIME = Pattern.compile(
       "^\\[?(\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d{1,9})?)(Z|[+-]\\d{2}:?\\d{2})?");
@@ -50,7 +59,9 @@ public final class ThroughputParser {
       r.add(new Rule(custom, ThroughputScope.STEP));
     }
     r.add(new Rule(TOTAL, ThroughputScope.TOTAL));
+    r.add(new Rule(HOROVOD_TOTAL, ThroughputScope.TOTAL));
     r.add(new Rule(STEP, ThroughputScope.STEP));
+    r.add(new Rule(HOROVOD_STEP, ThroughputScope.STEP));
     this.rules = List.copyOf(r);
     this.unit = unit;
     this.zone = zone;
@@ -65,7 +76,8 @@ public final class ThroughputParser {
     for (Rule rule : rules) {
       Matcher m = rule.pattern.matcher(line);
       if (m.find()) {
-        double value = Double.parseDouble(m.group("value"));
+        String v = m.group("value");
+        double value = Double.parseDouble(v != null ? v : m.group("mean"));
         return Optional.of(new Found(timestamp(line).orElse(readTime), rule.scope, value));
       }
     }

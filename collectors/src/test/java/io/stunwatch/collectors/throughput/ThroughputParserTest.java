@@ -30,6 +30,20 @@ class ThroughputParserTest {
   }
 
   @Test
+  void horovodsOwnBenchmarkLinesArePerGpuStepsAndTheJobsTotal() {
+    // horovod/examples/*/pytorch_synthetic_benchmark.py and tensorflow2_synthetic_benchmark.py
+    var iter = parser.parse("Iter #3: 312.4 img/sec per GPU", READ).orElseThrow();
+    assertThat(iter.scope()).isEqualTo(ThroughputScope.STEP);
+    assertThat(iter.value()).isEqualTo(312.4);
+    var perGpu = parser.parse("Img/sec per GPU: 310.9 +-4.2", READ).orElseThrow();
+    assertThat(perGpu.scope()).isEqualTo(ThroughputScope.STEP);
+    assertThat(perGpu.value()).isEqualTo(310.9);
+    var total = parser.parse("Total img/sec on 8 GPU(s): 2487.2 +-33.6", READ).orElseThrow();
+    assertThat(total.scope()).isEqualTo(ThroughputScope.TOTAL);
+    assertThat(total.value()).isEqualTo(2487.2);
+  }
+
+  @Test
   void aLeadingTimestampIsUsed() {
     assertThat(parser.parse("2026-11-21T11:59:58.500Z images/sec: 10.0 +/- 0.1", READ).orElseThrow().timestamp())
         .isEqualTo(Instant.parse("2026-11-21T11:59:58.500Z"));
