@@ -348,7 +348,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
   private void watch(Tracked.Migration t, Migration m) {
     long[] at = {
-        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
+        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE,
         t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
     if (t.provisional()) {
       // Rebuilt until the history no longer holds the start of its range.
@@ -545,17 +545,19 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   }
 
   /**
-   * Whether the VM's samples have reached the end of the alert window before {@code start}: each kind that the
-   * alert reads (GPU, RDMA) and that the window holds has a second at or after the window's last one. A VM whose
-   * samples are behind its events (a replay, a lagging collector) is not judged on part of its window.
+   * Whether the VM's samples have passed the alert window before {@code start}: each kind that the alert reads (GPU,
+   * RDMA) and that the window holds has a second after the window's last one. After it, not at it: the GPUs of a
+   * multi-GPU VM report the same second one after another, so the window's last second is whole only once a later
+   * one has begun. A VM whose samples are behind its events (a replay, a lagging collector) is not judged on part of
+   * its window.
    */
   private boolean windowKnown(String vmKey, Instant start) {
-    Instant last = start.minus(ALERT_WINDOW_END);
-    int reached = kinds(samples.range(vmKey, last, last.plusMillis(CLOSE_FALLBACK_MILLIS))) & (GPU | RDMA);
+    Instant after = start.minus(ALERT_WINDOW_END).plusSeconds(1);
+    int reached = kinds(samples.range(vmKey, after, after.plusMillis(CLOSE_FALLBACK_MILLIS))) & (GPU | RDMA);
     if (reached == 0) {
       return false;
     }
-    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), last)) & (GPU | RDMA);
+    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), after.minusSeconds(1))) & (GPU | RDMA);
     return (reached & held) == held;
   }
 

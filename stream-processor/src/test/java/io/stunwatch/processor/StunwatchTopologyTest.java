@@ -280,6 +280,9 @@ class StunwatchTopologyTest {
     List<VcenterEvent> busy = userMigration(1, 100, T0, 180);
     List<VcenterEvent> idle = userMigration(2, 200, T0, 30);
     pipe(List.of(busy.get(0), idle.get(0)));          // the first event of each chain
+    assertThat(latest(Topics.MIGRATION_ALERTS)).as("the window's last second may not be whole yet").isEmpty();
+    load(1, T0, 1, 92.0, 15360);                      // the start's second begins: the window is whole
+    load(2, T0, 1, 3.0, 1024);
 
     Map<String, MigrationAlert> alerts = latest(Topics.MIGRATION_ALERTS);
     assertThat(alerts).containsOnlyKeys(VC + "/100");
@@ -771,6 +774,7 @@ class StunwatchTopologyTest {
       words += 62_500_000L;
     }
     pipe(userMigration(5, 500, T0, 30).subList(0, 1));
+    load(5, T0, 1, 10.0, 1000);
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/500");
     assertThat(a.reasons()).containsExactly(MigrationAlert.Reason.RDMA_RATE);
     assertThat(a.load().rdmaBitsPerSec()).isEqualTo(2.0e9);
@@ -819,6 +823,7 @@ class StunwatchTopologyTest {
 
     load(4, t.minusSeconds(60), 60, 95.0, 12288);                  // 12 GiB, under load
     pipe(userMigration(4, 400, t, 20).subList(0, 1));
+    load(4, t, 1, 95.0, 12288);
     io.stunwatch.model.StunForecast f = latest(Topics.MIGRATION_ALERTS).get(VC + "/400").forecast();
     assertThat(f.basis()).isEqualTo(io.stunwatch.model.StunForecast.Basis.FITTED);
     assertThat(f.observations()).isEqualTo(3);
@@ -876,8 +881,11 @@ class StunwatchTopologyTest {
   }
 
   /** A second of a VM with {@code gpus} A100-10C GPUs, each {@code fbUsed} of 10 GiB; GPU 0 sampled twice. */
-  private void gpus(int vm, int gpus, Instant t, double util, long fbUsed) {
+  private void gpus(int vm, int gpus, Instant t, double util, long fbUsed, Runnable afterFirst) {
     for (int g = 0; g < gpus; g++) {
+      if (g == 1) {
+        afterFirst.run();
+      }
       for (int repeat = 0; repeat < (g == 0 ? 2 : 1); repeat++) {
         Instant at = t.plusMillis(100L * g + 400L * repeat);
         in(Topics.GPU_SAMPLES).pipeInput(vmUuid(vm), new GpuSample(vmUuid(vm), "guest-" + vm, at, g,
@@ -891,10 +899,8 @@ class StunwatchTopologyTest {
   void aFourGpuVmsFramebufferIsTheSumOverItsGpusInAlertsWindowsHistoryAndImpacts() {
     inventory(8);
     for (int s = -120; s < 300; s++) {
-      if (s == 0) {
-        pipe(userMigration(8, 800, T0, 60));
-      }
-      gpus(8, 4, T0.plusSeconds(s), 85.0, 9000);
+      // the migration's first event comes between the GPUs' samples of the window's last second
+      gpus(8, 4, T0.plusSeconds(s), 85.0, 9000, s == -1 ? () -> pipe(userMigration(8, 800, T0, 60)) : () -> { });
     }
     long sum = 4 * 9000;
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/800");
