@@ -348,7 +348,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
   private void watch(Tracked.Migration t, Migration m) {
     long[] at = {
-        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE,
+        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
         t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
     if (t.provisional()) {
       // Rebuilt until the history no longer holds the start of its range.
@@ -545,27 +545,48 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   }
 
   /**
-   * Whether the VM's samples have passed the alert window before {@code start}: each kind that the alert reads (GPU,
-   * RDMA) and that the window holds has a second after the window's last one. After it, not at it: the GPUs of a
-   * multi-GPU VM report the same second one after another, so the window's last second is whole only once a later
-   * one has begun. A VM whose samples are behind its events (a replay, a lagging collector) is not judged on part of
-   * its window.
+   * Whether the VM's samples of the alert window before {@code start} have all arrived, so that the alert is never
+   * judged on part of its window (samples behind their events: a replay, a lagging collector). Each kind the alert
+   * reads (GPU, RDMA) that the window holds must have passed the window's last second, with one exception that keeps
+   * a live alert within a second of its event: the GPU samples of that last second are whole when they cover every
+   * GPU the second before had (a multi-GPU VM reports a second GPU by GPU).
    */
   private boolean windowKnown(String vmKey, Instant start) {
-    Instant after = start.minus(ALERT_WINDOW_END).plusSeconds(1);
-    int reached = kinds(samples.range(vmKey, after, after.plusMillis(CLOSE_FALLBACK_MILLIS))) & (GPU | RDMA);
-    if (reached == 0) {
+    Instant last = start.minus(ALERT_WINDOW_END);
+    VmSamples tail = samples.range(vmKey, last.minusSeconds(1), start.plusMillis(CLOSE_FALLBACK_MILLIS));
+    VmSamples.Point previous = null;
+    VmSamples.Point lastSecond = null;
+    int passed = 0;
+    for (VmSamples.Point p : tail.points()) {
+      if (p.epochSecond() < last.getEpochSecond()) {
+        previous = p;
+      } else if (p.epochSecond() == last.getEpochSecond()) {
+        lastSecond = p;
+      } else {
+        passed |= kinds(p);
+      }
+    }
+    int known = passed & (GPU | RDMA);
+    if (previous != null && lastSecond != null && previous.samples() > 0 && lastSecond.samples() > 0
+        && (lastSecond.gpuMask() & previous.gpuMask()) == previous.gpuMask()) {
+      known |= GPU;
+    }
+    if (known == 0) {
       return false;
     }
-    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), after.minusSeconds(1))) & (GPU | RDMA);
-    return (reached & held) == held;
+    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), last)) & (GPU | RDMA);
+    return (known & held) == held;
+  }
+
+  private static int kinds(VmSamples.Point p) {
+    return (p.samples() > 0 ? GPU : 0) | (p.throughput() != null ? THROUGHPUT : 0)
+        | (p.rdmaBytesPerSec() != null ? RDMA : 0);
   }
 
   private static int kinds(VmSamples samples) {
     int kinds = 0;
     for (VmSamples.Point p : samples.points()) {
-      kinds |= (p.samples() > 0 ? GPU : 0) | (p.throughput() != null ? THROUGHPUT : 0)
-          | (p.rdmaBytesPerSec() != null ? RDMA : 0);
+      kinds |= kinds(p);
     }
     return kinds;
   }
