@@ -344,7 +344,7 @@ public final class StunwatchTopology {
           MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
               a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
               a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(was.result(), was.durationSeconds(), stun,
-                  was.throughputDipPct()));
+                  revised.throughputDipPct())); // the dip counts the stunned seconds: it follows the stun
           alerts.put(id, updated);
           context.forward(new Record<>(id, updated, record.timestamp()));
         }

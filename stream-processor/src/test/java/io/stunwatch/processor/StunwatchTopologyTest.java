@@ -427,18 +427,29 @@ class StunwatchTopologyTest {
   void aVmwareLogFigureArrivingAfterTheImpactClosedRevisesTheImpactTheAlertAndTheModel() {
     inventory(2);
     load(2, T0.minusSeconds(60), 70, 80.0, 8000);
+    throughput(2, T0.minusSeconds(60), 70, 100.0);
     pipe(userMigration(2, 210, T0, 60));
-    load(2, T0.plusSeconds(40), 200, 80.0, 8000);
-    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/210").stun().source())
-        .isEqualTo(StunTime.Source.SAMPLE_GAP_ESTIMATE);
+    for (int t = 40; t < 240; t++) {                               // nothing from T0+10 to T0+39: frozen 30 s
+      throughput(2, T0.plusSeconds(t), 1, 100.0);
+      load(2, T0.plusSeconds(t), 1, 80.0, 8000);
+    }
+    MigrationImpact estimated = latest(Topics.MIGRATION_IMPACTS).get(VC + "/210");
+    assertThat(estimated.stun().source()).isEqualTo(StunTime.Source.SAMPLE_GAP_ESTIMATE);
+    assertThat(estimated.throughputDipPct()).as("30 s of 60 stunned").isCloseTo(50.0,
+        org.assertj.core.data.Offset.offset(1e-9));
 
     StunObservation late = new StunObservation(VC, "vm-2", "train-2", null, T0.plusSeconds(60), 29_500_000L,
         StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-2/vmware.log", 4711);
     in(Topics.STUN_OBSERVATIONS).pipeInput(late.key(), late, T0.plusSeconds(61));
-    assertThat(latest(Topics.MIGRATION_IMPACTS).get(VC + "/210").stun())
-        .isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
-    assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/210").measured().stun())
-        .isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    MigrationImpact revised = latest(Topics.MIGRATION_IMPACTS).get(VC + "/210");
+    assertThat(revised.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(revised.throughputDipPct()).as("29.5 s of 60 stunned").isCloseTo(100 * 29.5 / 60,
+        org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(revised.stunDifferenceSeconds()).isEqualTo(-0.5);
+    MigrationAlert.Measured measured = latest(Topics.MIGRATION_ALERTS).get(VC + "/210").measured();
+    assertThat(measured.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
+    assertThat(measured.throughputDipPct()).as("the alert shows the revised impact's dip")
+        .isEqualTo(revised.throughputDipPct());
     var model = latest(Topics.STUN_MODEL).get("profile:T4-16C");
     assertThat(model.observations()).as("the log's figure, not the estimate before it").isEqualTo(1);
     assertThat(model.p50Seconds()).isEqualTo(29.5);
