@@ -192,6 +192,10 @@ class ReplayEquivalenceIT {
         .contains(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED);
     assertThat(r).as("the idle VM's migration raised none").doesNotContainKey(Topics.MIGRATION_ALERTS.name() + " "
         + VC + "/1200");
+    assertThat(r.keySet().stream().filter(k -> k.startsWith(Topics.MIGRATIONS.name() + " ")))
+        .as("four migrations; the power events are none").containsExactlyInAnyOrder(
+            Topics.MIGRATIONS.name() + " " + VC + "/1100", Topics.MIGRATIONS.name() + " " + VC + "/1200",
+            Topics.MIGRATIONS.name() + " " + VC + "/1300", Topics.MIGRATIONS.name() + " " + VC + "/1400");
     assertThat(r.keySet()).noneMatch(k -> k.startsWith(Topics.DEAD_LETTERS.name()));
   }
 
@@ -273,7 +277,7 @@ class ReplayEquivalenceIT {
             "\"host\":" + host(2) + ",\"sourceHost\":" + host(1)),
         line("VmMigratedEvent", 1302, 1300, MULTI.moref(), MULTI.name(), multiStart.plusSeconds(120),
             "\"host\":" + host(1) + ",\"sourceHost\":" + host(2)),
-        // noise the collector keeps but no migration is made of: a power event
+        // events the collector keeps that are no migration: the busy VM's power-on must raise no alert
         line("VmPoweredOnEvent", 1500, 1500, IDLE.moref(), IDLE.name(), base.plusSeconds(30), "\"host\":" + host(1)),
         line("VmPoweredOnEvent", 1501, 1501, TRAIN.moref(), TRAIN.name(), base.plusSeconds(31), "\"host\":" + host(1))));
     DateTimeFormatter log = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);

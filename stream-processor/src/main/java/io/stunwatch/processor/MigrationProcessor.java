@@ -150,7 +150,10 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   public void process(Record<String, Object> record) {
     lastInputWall = context.currentSystemTimeMs();
     if (record.value() instanceof VcenterEvent e) {
-      event(record, e);
+      if (e.category() != io.stunwatch.model.VcenterEventCategory.POWER
+          && e.category() != io.stunwatch.model.VcenterEventCategory.OTHER) {
+        event(record, e); // a power event or another kept one is no migration, nor part of one's chain
+      }
     } else {
       if (waiting == null) {
         waiting();

@@ -244,6 +244,18 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void aPowerEventOfABusyVmIsNoMigrationAndRaisesNoAlert() {
+    inventory(7);
+    load(7, T0.minusSeconds(90), 91, 95.0, 15360);
+    pipe(List.of(event(75, 75, T0, "VmPoweredOnEvent", VcenterEventCategory.POWER, 7, host(1), null, null),
+        event(76, 76, T0.plusSeconds(5), "VmAcquiredTicketEvent", VcenterEventCategory.OTHER, 7, host(1), null,
+            null)));
+    load(7, T0.plusSeconds(1), 60, 95.0, 15360);
+    assertThat(latest(Topics.MIGRATIONS)).isEmpty();
+    assertThat(latest(Topics.MIGRATION_ALERTS)).isEmpty();
+  }
+
+  @Test
   void aFailedMigrationCarriesItsReason() {
     inventory(7);
     pipe(List.of(
