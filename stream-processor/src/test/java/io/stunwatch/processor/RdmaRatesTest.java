@@ -29,6 +29,14 @@ class RdmaRatesTest {
   }
 
   @Test
+  void anExtendedWidthCounterPast32BitsGivesItsRate() {
+    // mlx5's counters/port_xmit_data as in the shared fixture, then 1 Gbit/s (31.25 M words) a second later
+    long tx = 2_880_761_508_848L;
+    Double r = RdmaRates.bytesPerSecond(sample(T, words(tx, 0)), sample(T.plusSeconds(1), words(tx + 31_250_000L, 0)));
+    assertThat(r).isEqualTo(125.0e6);
+  }
+
+  @Test
   void the64BitCountersArePreferred() {
     Map<String, CounterReading> a = new HashMap<>(words(0, 0));
     a.put("port_xmit_data_64", CounterReading.valid(10_000_000_000L));

@@ -21,8 +21,10 @@ import java.util.TreeMap;
  * <ul>
  *   <li>{@code counters/}, {@code counters_ext/} (64-bit {@code *_64}) and {@code hw_counters/} are read raw.
  *       {@code port_xmit_data} and {@code port_rcv_data} count 4-octet words.</li>
- *   <li>A PMA counter narrower than 64 bits latches at all ones instead of wrapping: at its maximum it is
- *       {@code SATURATED}, so no rate is derived from it.</li>
+ *   <li>A PMA counter narrower than 64 bits latches at all ones instead of wrapping: at exactly its maximum it is
+ *       {@code SATURATED}, so no rate is derived from it. But a device with extended-width PMA (mlx5, mlx4, hfi1)
+ *       shows 64-bit values in the same files: a value above the maximum marks the file 64 bits wide, and from
+ *       then on all ones is a value like any other.</li>
  *   <li>{@code N/A (no PMA)} and a missing {@code counters/} directory (the {@code vmw_pvrdma} driver) are
  *       {@code UNAVAILABLE} with the reason, never zero traffic.</li>
  * </ul>
@@ -43,6 +45,8 @@ public final class SysfsRdmaReader {
 
   private final Path root;
   private final WorkerIdentity identity;
+  /** Counter files that have shown a value wider than their PMA attribute: extended-width counters. */
+  private final java.util.Set<Path> wide = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public SysfsRdmaReader(Path root, WorkerIdentity identity) {
     this.root = root;
@@ -105,7 +109,7 @@ public final class SysfsRdmaReader {
         text(dir.resolve("link_layer")), counters, hw, unavailable);
   }
 
-  private static void readDir(Path dir, Map<String, CounterReading> into, List<InputParseException> problems) {
+  private void readDir(Path dir, Map<String, CounterReading> into, List<InputParseException> problems) {
     if (!Files.isDirectory(dir)) {
       return;
     }
@@ -126,7 +130,7 @@ public final class SysfsRdmaReader {
     }
   }
 
-  static CounterReading reading(String name, String raw, Path file, List<InputParseException> problems) {
+  CounterReading reading(String name, String raw, Path file, List<InputParseException> problems) {
     if (raw.startsWith("N/A")) {
       return CounterReading.unavailable(raw); // "N/A (no PMA)": the port has no performance management agent
     }
@@ -141,8 +145,13 @@ public final class SysfsRdmaReader {
       return CounterReading.unavailable("above 2^63-1, beyond what is published: " + raw);
     }
     Integer width = WIDTH.get(name);
-    if (width != null && width < 64 && v >= (1L << width) - 1) {
-      return CounterReading.saturated(v, width + "-bit PMA counter latched at all ones");
+    if (width != null && width < 64) {
+      long max = (1L << width) - 1;
+      if (v > max) {
+        wide.add(file); // extended-width PMA: the kernel shows the 64-bit counter here
+      } else if (v == max && !wide.contains(file)) {
+        return CounterReading.saturated(v, width + "-bit PMA counter latched at all ones");
+      }
     }
     return CounterReading.valid(v);
   }

@@ -56,6 +56,37 @@ class SysfsRdmaReaderTest {
   }
 
   @Test
+  void anExtendedWidthCounterAbove32BitsIsValidAndStaysSoAtAllOnes() throws Exception {
+    // mlx5 (and every device with extended-width PMA) shows 64-bit values in counters/port_*_data
+    write("mlx5_0/ports/1/counters/port_xmit_data", "21474836480\n");            // 80 GiB of words: past 2^32
+    write("mlx5_0/ports/1/counters/port_rcv_data", "4294967295\n");              // all ones, width not yet known
+    SysfsRdmaReader reader = new SysfsRdmaReader(root, ID);
+    RdmaCounterSample first = reader.read(T).samples().get(0);
+    assertThat(first.counters().get("port_xmit_data")).isEqualTo(CounterReading.valid(21_474_836_480L));
+    assertThat(first.counters().get("port_rcv_data").state()).isEqualTo(CounterState.SATURATED);
+
+    write("mlx5_0/ports/1/counters/port_rcv_data", "4294967296\n");              // it was only passing through
+    write("mlx5_0/ports/1/counters/port_xmit_data", "4294967295\n");             // a reset brought it down to it
+    RdmaCounterSample second = reader.read(T.plusSeconds(1)).samples().get(0);
+    assertThat(second.counters().get("port_rcv_data")).isEqualTo(CounterReading.valid(4_294_967_296L));
+    assertThat(second.counters().get("port_xmit_data")).as("known to be 64 bits wide: all ones is a value")
+        .isEqualTo(CounterReading.valid(4_294_967_295L));
+  }
+
+  @Test
+  void theMlx5TreesOfTheSharedFixturesReadValid() throws Exception {
+    Path procfs = SharedFixtures.dir("rdma/prometheus-procfs/sys/class/infiniband");
+    RdmaCounterSample mlx5 = new SysfsRdmaReader(procfs, ID).read(T).samples().stream()
+        .filter(s -> s.device().equals("mlx5_0")).findFirst().orElseThrow();
+    for (String c : List.of("port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets")) {
+      long onDisk = Long.parseLong(Files.readString(procfs.resolve("mlx5_0/ports/1/counters/" + c)).trim());
+      assertThat(mlx5.counters().get(c)).as(c).isEqualTo(CounterReading.valid(onDisk));
+    }
+    assertThat(mlx5.counters().get("port_xmit_data").value()).as("the fixture's value is past 2^32")
+        .isGreaterThan(0xFFFF_FFFFL);
+  }
+
+  @Test
   void pvrdmaWithoutCountersIsUnavailableNotZero() throws Exception {
     write("vmw_pvrdma0/ports/1/link_layer", "Ethernet\n");
     write("vmw_pvrdma0/ports/1/state", "4: ACTIVE\n");
