@@ -27,7 +27,12 @@ func main() {
 	vms := flag.Int("vm", 4, "VMs per resource pool")
 	username := flag.String("username", "", "the only accepted user (default: any user and password)")
 	password := flag.String("password", "", "its password")
+	folders := flag.Int("folder", 0, "put the datacenter inside this many folders (as sites do)")
+	uuid := flag.String("uuid", "", "the instance UUID (default: govmomi's fixed one)")
 	flag.Parse()
+	if *uuid != "" {
+		vpx.ServiceContent.About.InstanceUuid = *uuid
+	}
 
 	// yavijava's decoder fails on ServiceContent properties newer than API 6.0.
 	vpx.ServiceContent.VStorageObjectManager = nil
@@ -48,6 +53,7 @@ func main() {
 	model.Cluster = *clusters
 	model.ClusterHost = *hosts
 	model.Machine = *vms
+	model.Folder = *folders
 	if err := model.Create(); err != nil {
 		fmt.Fprintln(os.Stderr, "vcsim:", err)
 		os.Exit(1)

@@ -5,7 +5,10 @@ import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
 import io.stunwatch.collectors.vcenter.YavijavaVcenterConnector;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.collectors.worker.CollectorMetrics;
+import io.stunwatch.collectors.worker.MetricsServer;
 import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.WorkerCollector;
@@ -171,7 +174,13 @@ final class CollectCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (vmwareLog != null) {
-        for (VmwareLogParser.Stun s : new VmwareLogParser().parse(Files.readString(vmwareLog))) {
+        List<VmwareLogParser.Stun> stuns;
+        try (var in = Files.newInputStream(vmwareLog)) {
+          stuns = new VmwareLogParser().parse(in, null,
+              (line, why) -> ctx.err().println("stunwatch collect vcenter: skipped " + vmwareLog + ":" + line + ": "
+                  + why));
+        }
+        for (VmwareLogParser.Stun s : stuns) {
           ctx.out().println(Json.mapper().writeValueAsString(s));
         }
         ctx.out().flush();
@@ -183,16 +192,33 @@ final class CollectCommand implements Runnable {
         return replay(kafka);
       }
       VcenterConfig vc = VcenterConfig.from(source, true);
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      MetricsServer metrics = vc.metricsPort() == 0 ? null
+          : MetricsServer.start(registry, vc.metricsHost(), vc.metricsPort());
       List<VcenterCollector> collectors = new ArrayList<>();
+      java.util.concurrent.CompletableFuture<String> fatal = new java.util.concurrent.CompletableFuture<>();
       for (URL url : vc.urls()) {
         VcenterCollector c = new VcenterCollector(new YavijavaVcenterConnector(url, vc.username(),
-            vc.password().toCharArray(), vc.trustFor(url)), vc, kafka.clientProperties(), ctx.clock());
+            vc.password().toCharArray(), vc.trustFor(url)), vc, kafka.clientProperties(), ctx.clock(), registry);
+        c.fatal().thenAccept(fatal::complete);
         collectors.add(c);
         c.start();
       }
-      ctx.out().println("vCenter collector running for " + vc.urls() + "; Ctrl-C to stop.");
+      ctx.out().println("vCenter collector running for " + vc.urls()
+          + (metrics == null ? "" : ", /metrics on port " + metrics.port()) + "; Ctrl-C to stop.");
       ctx.out().flush();
-      UntilStopped.await(() -> collectors.forEach(VcenterCollector::close), Duration.ofSeconds(30));
+      String failure = UntilStopped.awaitOrFailure(() -> {
+        collectors.forEach(VcenterCollector::close);
+        if (metrics != null) {
+          metrics.close();
+        }
+      }, Duration.ofSeconds(30), fatal);
+      if (failure != null) {
+        // a supervisor restarts a process that exits non-zero; the reason says whether it should
+        ctx.err().println("stunwatch collect vcenter: stopped: " + failure);
+        ctx.err().flush();
+        return ExitCodes.FAILED;
+      }
       return ExitCodes.OK;
     }
 

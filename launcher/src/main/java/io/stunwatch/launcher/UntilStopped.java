@@ -26,7 +26,28 @@ final class UntilStopped {
    * @return whether it was stopped by a signal rather than by the time limit
    */
   static boolean await(AutoCloseable component, Duration grace, Duration runFor) throws Exception {
+    return await(component, grace, runFor, new java.util.concurrent.CompletableFuture<>()) == null;
+  }
+
+  /**
+   * Blocks until stopped or until {@code failure} completes, then closes {@code component}.
+   *
+   * @return the failure's reason, or null when stopped by a signal
+   */
+  static String awaitOrFailure(AutoCloseable component, Duration grace,
+      java.util.concurrent.CompletionStage<String> failure) throws Exception {
+    return await(component, grace, null, failure);
+  }
+
+  /** @return the failure's reason; null when stopped by a signal; "" when {@code runFor} ran out */
+  private static String await(AutoCloseable component, Duration grace, Duration runFor,
+      java.util.concurrent.CompletionStage<String> failure) throws Exception {
     CountDownLatch stop = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<String> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    failure.thenAccept(why -> {
+      failed.set(why);
+      stop.countDown();
+    });
     CountDownLatch closed = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       stop.countDown();
@@ -37,16 +58,21 @@ final class UntilStopped {
       }
     }, "stunwatch-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    boolean signalled = true;
+    String outcome = null;
     try {
       if (runFor == null) {
         stop.await();
       } else if (!stop.await(runFor.toMillis(), TimeUnit.MILLISECONDS)) {
+        outcome = "";
+      }
+      if (failed.get() != null) {
+        outcome = failed.get();
+      }
+      if (outcome != null) {
         try {
           Runtime.getRuntime().removeShutdownHook(hook); // the JVM exits normally; nothing to wait for
-          signalled = false;
         } catch (IllegalStateException shuttingDown) {
-          // a signal came as the time ran out: the hook waits for the close below
+          outcome = null; // a signal came at the same time: the hook waits for the close below
         }
       }
     } finally {
@@ -59,6 +85,6 @@ final class UntilStopped {
         closed.countDown();
       }
     }
-    return signalled;
+    return outcome;
   }
 }

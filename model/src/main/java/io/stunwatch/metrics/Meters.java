@@ -77,7 +77,13 @@ public final class Meters {
   public static final String MIGRATIONS_UNDER_LOAD = "stunwatch.migrations.under.load";
   /** Counter: dead letters written, by source topic and stage. */
   public static final String DEAD_LETTERS = "stunwatch.dead.letters";
-  /** Gauge, seconds: age of each vCenter collector's latest checkpoint. */
+  /** vCenter collector: sessions re-established after a failure, by {@link #TAG_VCENTER} (its host name). */
+  public static final String VCENTER_RECONNECTS = "stunwatch.vcenter.reconnects";
+  /** vCenter collector: events that could not be mapped, skipped with a log line, by {@link #TAG_VCENTER}. */
+  public static final String VCENTER_EVENTS_UNMAPPABLE = "stunwatch.vcenter.events.unmappable";
+  /** vCenter collector: vmware.log lines skipped as bad (logged with file and line), by {@link #TAG_VCENTER}. */
+  public static final String VCENTER_LOG_LINES_SKIPPED = "stunwatch.vcenter.log.lines.skipped";
+  /** Gauge, seconds: age of each vCenter collector's latest checkpoint (saved at least every heartbeat). */
   public static final String VCENTER_CHECKPOINT_AGE = "stunwatch.vcenter.checkpoint.age.seconds";
   /** Gauge, Unix seconds: time of the newest record seen, by {@link PipelineSource}. */
   public static final String LAST_EVENT = "stunwatch.last.event.timestamp.seconds";

@@ -57,13 +57,23 @@ final class Tracked {
       stuns = List.copyOf(stuns == null ? List.of() : stuns);
     }
 
+    /**
+     * The stuns with {@code s}, unless it is one already kept: the same figure from the same kind of line at the same
+     * time. Where it was read may differ: a log read again from another byte, or the rotated copy of it.
+     */
     Stuns with(StunObservation s) {
       List<StunObservation> out = new ArrayList<>(stuns);
-      if (!out.contains(s)) {
+      if (out.stream().noneMatch(k -> same(k, s))) {
         out.add(s);
       }
       return new Stuns(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
     }
+  }
+
+  private static boolean same(StunObservation a, StunObservation b) {
+    return a.timestamp() == null || b.timestamp() == null ? a.equals(b)
+        : a.timestamp().equals(b.timestamp()) && a.stunMicros() == b.stunMicros() && a.source() == b.source()
+            && java.util.Objects.equals(a.vmMoref(), b.vmMoref());
   }
 
   /**

@@ -109,7 +109,13 @@ public final class MigrationMetrics {
         String.valueOf(d.stage())).register(registry).increment();
   }
 
+  /**
+   * A checkpoint, saved at least every heartbeat: it says the collector read its vCenter up to {@code savedAt}, so
+   * the vCenter input is fresh even when the vCenter had nothing to tell.
+   */
   public void onCheckpoint(VcenterCheckpoint c) {
+    double saved = c.savedAt().toEpochMilli() / 1000.0;
+    lastVcenterEvent.accumulateAndGet(saved, (a, b) -> a == null || b > a ? b : a);
     if (checkpoints.put(c.vcenterUuid(), c.savedAt()) == null) {
       registry.gauge(Meters.VCENTER_CHECKPOINT_AGE, Tags.of(Meters.TAG_VCENTER, c.vcenterUuid()), checkpoints,
           m -> (clock.millis() - m.get(c.vcenterUuid()).toEpochMilli()) / 1000.0);

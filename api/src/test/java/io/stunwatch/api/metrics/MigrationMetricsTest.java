@@ -87,4 +87,19 @@ class MigrationMetricsTest {
   void beforeAnyVcenterEventTheLastEventTimeIsUnknownNotZero() {
     assertThat(registry.get(Meters.LAST_EVENT).tag(Meters.TAG_SOURCE, "vcenter_event").gauge().value()).isNaN();
   }
+
+  @Test
+  void aCheckpointHeartbeatOfAQuietVcenterKeepsTheVcenterInputFresh() {
+    // the last event is hours old, the collector saved its checkpoint a minute ago: quiet, not silent
+    metrics.onVcenterEvent(new io.stunwatch.model.VcenterEvent("vc", 1, null, T0.minusSeconds(3 * 3600),
+        "VmMigratedEvent", null, io.stunwatch.model.VcenterEventCategory.MIGRATION_COMPLETED, null,
+        new io.stunwatch.model.EntityRef("VirtualMachine", "vm-1", "a"), null, null, null, null, null, null, null,
+        null, null, null, null));
+    metrics.onCheckpoint(new io.stunwatch.model.VcenterCheckpoint("vc", T0.minusSeconds(3 * 3600), java.util.List.of(1L),
+        T0.plusSeconds(30), java.util.Map.of(), java.util.List.of()));
+    assertThat(registry.get(Meters.LAST_EVENT).tag(Meters.TAG_SOURCE, "vcenter_event").gauge().value())
+        .isEqualTo(T0.plusSeconds(30).getEpochSecond());
+    assertThat(registry.get(Meters.VCENTER_CHECKPOINT_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value())
+        .isEqualTo(60.0);
+  }
 }

@@ -35,9 +35,13 @@ public final class MigrationEventTypes {
       Map.entry("VmResumingEvent", VcenterEventCategory.POWER),
       Map.entry("DrsVmPoweredOnEvent", VcenterEventCategory.POWER));
 
-  /** Every event type id the collector asks vCenter for. */
+  /**
+   * Every event type id the collector asks vCenter for. A real vCenter matches an {@code EventEx} or
+   * {@code ExtendedEvent} by its own {@code eventTypeId}, not by its class: listing the class name {@code EventEx}
+   * would let none of them through, so the encrypted-vMotion id is listed itself.
+   */
   public static final List<String> EVENT_TYPE_IDS = List.copyOf(
-      new java.util.TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", "EventEx", "ExtendedEvent"))));
+      new java.util.TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", ENCRYPTED_VMOTION))));
 
   private MigrationEventTypes() {
   }

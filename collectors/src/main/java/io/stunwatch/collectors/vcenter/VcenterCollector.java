@@ -2,7 +2,11 @@ package io.stunwatch.collectors.vcenter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.Backoff;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.logging.LogLimiter;
+import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
@@ -32,6 +36,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -51,6 +56,26 @@ public final class VcenterCollector implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(VcenterCollector.class);
   private static final Pattern VMX_PATH = Pattern.compile("^\\[([^]]+)]\\s*(.*)$");
+  private static final Pattern ROTATED = Pattern.compile("vmware-\\d{1,9}\\.log");
+
+  /**
+   * How long before a migration's completion its stun can be: the switchover comes at the end of a vMotion, and
+   * this covers a migration of hours. Older stuns in the log belong to earlier migrations.
+   */
+  static final Duration STUN_LOOKBEHIND = Duration.ofHours(2);
+
+  /** A log line dated further ahead than this is not believed (a guest's forgery or a broken host clock). */
+  static final Duration LOG_FUTURE_TOLERANCE = Duration.ofMinutes(5);
+
+  /** The rotated logs tried when the current one has no new stun: ESXi keeps six by default. */
+  static final int MAX_ROTATED_LOGS = 6;
+
+  /**
+   * The most VMs the checkpoint remembers a last stun for: 100k VMs would make it several MB, past Kafka's record
+   * limit, and then every transaction of the vCenter would fail. A VM forgotten early can have a stun published
+   * twice; the processor keeps a VM's stuns as a set, so that changes nothing downstream.
+   */
+  static final int MAX_REMEMBERED_STUNS = 2_000;
 
   private final VcenterConnector connector;
   private final VcenterConfig config;
@@ -62,8 +87,10 @@ public final class VcenterCollector implements AutoCloseable {
   private final Backoff backoff = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60));
   private final Thread thread;
   private final AtomicLong published = new AtomicLong();
-  private final AtomicLong reconnects = new AtomicLong();
-  private final AtomicLong unmappable = new AtomicLong();
+  private final Counter reconnects;
+  private final Counter unmappable;
+  private final Counter logLinesSkipped;
+  private final java.util.concurrent.CompletableFuture<String> fatal = new java.util.concurrent.CompletableFuture<>();
   private volatile boolean running;
   private volatile VcenterCheckpoint checkpoint;
 
@@ -75,6 +102,20 @@ public final class VcenterCollector implements AutoCloseable {
 
   public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
       Clock clock) {
+    this(connector, config, kafkaProperties, clock, new SimpleMeterRegistry());
+  }
+
+  /**
+   * @param registry where the collector's counters go, tagged with the vCenter's host name
+   */
+  public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
+      Clock clock, MeterRegistry registry) {
+    String host = hostOf(connector.url());
+    this.reconnects = Counter.builder(Meters.VCENTER_RECONNECTS).tag(Meters.TAG_VCENTER, host).register(registry);
+    this.unmappable = Counter.builder(Meters.VCENTER_EVENTS_UNMAPPABLE).tag(Meters.TAG_VCENTER, host)
+        .register(registry);
+    this.logLinesSkipped = Counter.builder(Meters.VCENTER_LOG_LINES_SKIPPED).tag(Meters.TAG_VCENTER, host)
+        .register(registry);
     this.connector = connector;
     this.config = config;
     this.kafkaProperties = kafkaProperties;
@@ -96,12 +137,33 @@ public final class VcenterCollector implements AutoCloseable {
 
   /** Sessions re-established after a failure. */
   public long reconnects() {
-    return reconnects.get();
+    return (long) reconnects.count();
   }
 
   /** Events that could not be mapped (logged, skipped, checkpoint advanced). */
   public long unmappableEvents() {
-    return unmappable.get();
+    return (long) unmappable.count();
+  }
+
+  /** vmware.log lines skipped as bad (logged with their file and line). */
+  public long logLinesSkipped() {
+    return (long) logLinesSkipped.count();
+  }
+
+  /**
+   * Completes, with the reason, when the collector stops for good without being closed: another instance fenced
+   * it. Its supervisor should then restart the process, or leave the other one in charge.
+   */
+  public java.util.concurrent.CompletionStage<String> fatal() {
+    return fatal;
+  }
+
+  private static String hostOf(String url) {
+    try {
+      return java.net.URI.create(url).getHost();
+    } catch (IllegalArgumentException e) {
+      return url;
+    }
   }
 
   /** The last committed checkpoint, or null before the first. */
@@ -113,7 +175,7 @@ public final class VcenterCollector implements AutoCloseable {
     boolean first = true;
     while (running) {
       if (!first) {
-        reconnects.incrementAndGet();
+        reconnects.increment();
         Duration d = backoff.nextDelay();
         if (!sleep(d)) {
           return;
@@ -134,10 +196,22 @@ public final class VcenterCollector implements AutoCloseable {
             return;
           }
         }
-      } catch (ProducerFencedException e) {
-        LOG.error("Another collector instance took over {} (Kafka fenced this one); stopping", connector.url());
-        running = false;
-      } catch (IOException | RuntimeException e) {
+      } catch (RuntimeException e) {
+        if (fenced(e)) {
+          String why = "another collector instance took over " + connector.url() + " (Kafka fenced this one: "
+              + e.getMessage() + ")";
+          LOG.error("{}; stopping", why);
+          running = false;
+          resetProducerOnFailure();
+          fatal.complete(why);
+          return;
+        }
+        if (running) {
+          String why = e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage();
+          LOG.warn("vCenter {}: {}; reconnecting", connector.url(), why.replace('\n', ' '));
+        }
+        resetProducerOnFailure();
+      } catch (IOException e) {
         if (running) {
           String why = e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage();
           LOG.warn("vCenter {}: {}; reconnecting", connector.url(), why.replace('\n', ' '));
@@ -214,7 +288,7 @@ public final class VcenterCollector implements AutoCloseable {
           }
         }
       } catch (VimEventMapper.MappingException ex) {
-        unmappable.incrementAndGet();
+        unmappable.increment();
         String suffix = problemLog.admit();
         if (suffix != null) {
           LOG.warn("vCenter {} event key {}: skipped: {}{}", connector.url(), key, ex.getMessage(), suffix);
@@ -236,19 +310,22 @@ public final class VcenterCollector implements AutoCloseable {
     for (VcenterEvent e : completed) {
       fetchStuns(c, e, lastStun, out);
     }
-    boolean moved = checkpoint == null ? last != null
-        : !last.equals(checkpoint.lastCreatedTime()) || !keysAtLast.equals(Set.copyOf(checkpoint.keysAtLastCreated()))
-            || !lastStun.equals(checkpoint.lastStunByVm())
-            || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks());
-    if (out.isEmpty() && !moved) {
-      return; // nothing new: no empty transaction
+    // A first start that has seen no event yet stands at the start of its window.
+    Instant position = last != null ? last : since;
+    prune(lastStun, position);
+    boolean moved = checkpoint == null
+        || !position.equals(checkpoint.lastCreatedTime())
+        || !keysAtLast.equals(Set.copyOf(checkpoint.keysAtLastCreated()))
+        || !lastStun.equals(checkpoint.lastStunByVm())
+        || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks());
+    boolean heartbeat = checkpoint == null || !now.isBefore(checkpoint.savedAt().plus(config.heartbeatInterval()));
+    if (out.isEmpty() && !moved && !heartbeat) {
+      return; // nothing new, and the last checkpoint is fresh: no empty transaction
     }
-    VcenterCheckpoint next = last == null ? checkpoint
-        : new VcenterCheckpoint(vcenterUuid, last, List.copyOf(keysAtLast), now, lastStun,
-            List.copyOf(pending.values()));
-    if (next != null) {
-      out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
-    }
+    // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
+    VcenterCheckpoint next = new VcenterCheckpoint(vcenterUuid, position, List.copyOf(keysAtLast), now, lastStun,
+        List.copyOf(pending.values()));
+    out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
     producer.beginTransaction();
     try {
       for (ProducerRecord<byte[], byte[]> r : out) {
@@ -261,6 +338,23 @@ public final class VcenterCollector implements AutoCloseable {
     }
     checkpoint = next;
     published.addAndGet(events);
+  }
+
+  /**
+   * Forgets the last stun of VMs whose stun is too old to matter: a completion still to come is at or after
+   * {@code position}, and its stun is looked for no earlier than {@link #STUN_LOOKBEHIND} before it. Of the rest,
+   * the newest {@link #MAX_REMEMBERED_STUNS} are kept, so the checkpoint stays far below Kafka's record limit.
+   */
+  static void prune(Map<String, Instant> lastStun, Instant position) {
+    Instant horizon = position.minus(STUN_LOOKBEHIND);
+    lastStun.values().removeIf(t -> !t.isAfter(horizon));
+    if (lastStun.size() > MAX_REMEMBERED_STUNS) {
+      List<Map.Entry<String, Instant>> newest = lastStun.entrySet().stream()
+          .sorted(Map.Entry.<String, Instant>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+          .limit(MAX_REMEMBERED_STUNS).map(e -> Map.entry(e.getKey(), e.getValue())).toList();
+      lastStun.clear();
+      newest.forEach(e -> lastStun.put(e.getKey(), e.getValue()));
+    }
   }
 
   /**
@@ -355,7 +449,11 @@ public final class VcenterCollector implements AutoCloseable {
         a.observedAt()));
   }
 
-  /** Reads the migrated VM's vmware.log and adds the stuns not published before. */
+  /**
+   * Reads the migrated VM's vmware.log, or its newest rotated {@code vmware-N.log} that has one, and adds the stuns
+   * not published before: those after the last one published for the VM and at most {@link #STUN_LOOKBEHIND}
+   * before the completion, which is where this migration's stun can be.
+   */
   private void fetchStuns(VcenterConnection c, VcenterEvent e, Map<String, Instant> lastStun,
       List<ProducerRecord<byte[], byte[]>> out) {
     if (e.vm() == null) {
@@ -373,24 +471,85 @@ public final class VcenterCollector implements AutoCloseable {
     }
     String datastore = m.group(1);
     String dir = m.group(2).contains("/") ? m.group(2).substring(0, m.group(2).lastIndexOf('/') + 1) : "";
-    String logPath = dir + "vmware.log";
-    String logFile = "[" + datastore + "] " + logPath;
-    byte[] log;
-    try {
-      log = c.datastoreFile(vm.datacenter(), datastore, logPath);
-    } catch (FileNotFoundException ex) {
-      problem(logFile + " of " + e.vmKey() + " not found");
-      return;
-    } catch (IOException ex) {
-      problem("cannot read " + logFile + " of " + e.vmKey() + ": " + ex.getMessage());
-      return;
+    Instant floor = e.createdTime().minus(STUN_LOOKBEHIND);
+    Instant published = lastStun.get(vm.moref());
+    Instant after = published != null && published.isAfter(floor) ? published : floor;
+    LogRead read = readLog(c, vm, datastore, dir + "vmware.log", after);
+    if (read.stuns().isEmpty()) {
+      // vMotion and power operations start a new vmware.log: the stun may be in the one rotated out
+      for (String rotated : rotatedLogs(c, vm, datastore, dir)) {
+        read = readLog(c, vm, datastore, dir + rotated, after);
+        if (!read.stuns().isEmpty()) {
+          break;
+        }
+      }
     }
-    Instant after = lastStun.get(vm.moref());
-    for (VmwareLogParser.Stun s : logParser.parseAfter(new String(log, StandardCharsets.UTF_8), after)) {
-      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), logFile);
+    for (VmwareLogParser.Stun s : read.stuns()) {
+      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), read.file());
       out.add(record(Topics.STUN_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
       lastStun.merge(vm.moref(), s.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
     }
+  }
+
+  /**
+   * What one log gave.
+   *
+   * @param stuns the new stuns
+   * @param file  {@code [ds] path}, and the byte its lines are counted from when only its end was read
+   */
+  private record LogRead(List<VmwareLogParser.Stun> stuns, String file) {
+  }
+
+  /** The stuns after {@code after} in the end of one log file; none when it cannot be read (said why). */
+  private LogRead readLog(VcenterConnection c, VmInventoryEntry vm, String datastore, String path, Instant after) {
+    String file = "[" + datastore + "] " + path;
+    VcenterConnection.Tail tail;
+    try {
+      tail = c.datastoreTail(vm.datacenter(), datastore, path, config.logTailBytes());
+    } catch (FileNotFoundException ex) {
+      return new LogRead(List.of(), file); // not every VM has every log; the rotated ones are looked for next
+    } catch (IOException ex) {
+      problem("cannot read " + file + " of " + vm.key() + ": " + ex.getMessage());
+      return new LogRead(List.of(), file);
+    }
+    byte[] bytes = tail.content();
+    int from = 0;
+    String name = file;
+    if (tail.offset() > 0) {
+      // cut inside a line: its rest is no line of its own
+      while (from < bytes.length && bytes[from] != '\n') {
+        from++;
+      }
+      from = Math.min(from + 1, bytes.length);
+      name = file + " from byte " + (tail.offset() + from);
+    }
+    String where = name;
+    try {
+      return new LogRead(VmwareLogParser.after(logParser.parse(new java.io.ByteArrayInputStream(bytes, from,
+          bytes.length - from), clock.instant().plus(LOG_FUTURE_TOLERANCE), (line, why) -> {
+            logLinesSkipped.increment();
+            problem(where + ":" + line + ": skipped: " + why);
+          }), after), name);
+    } catch (IOException ex) {
+      throw new java.io.UncheckedIOException(ex); // not from a byte array
+    }
+  }
+
+  /** The rotated logs in a VM's directory, newest (highest N) first, at most {@link #MAX_ROTATED_LOGS}. */
+  private List<String> rotatedLogs(VcenterConnection c, VmInventoryEntry vm, String datastore, String dir) {
+    List<String> names;
+    try {
+      names = c.datastoreDirectory(vm.datacenter(), datastore, dir);
+    } catch (FileNotFoundException ex) {
+      return List.of();
+    } catch (IOException ex) {
+      problem("cannot list [" + datastore + "] " + dir + " of " + vm.key() + ": " + ex.getMessage());
+      return List.of();
+    }
+    return names.stream().filter(n -> ROTATED.matcher(n).matches())
+        .sorted(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring(7, n.length() - 4)))
+            .reversed())
+        .limit(MAX_ROTATED_LOGS).toList();
   }
 
   /** The Kafka key of a record about the VM {@code vmKey}: its VM id when the inventory knows it. */
@@ -424,6 +583,16 @@ public final class VcenterCollector implements AutoCloseable {
     } catch (RuntimeException ignored) {
       // the producer is closed and recreated on the next connect
     }
+  }
+
+  /** Whether {@code e} says that a newer producer with this transactional id took over. */
+  static boolean fenced(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void resetProducerOnFailure() {

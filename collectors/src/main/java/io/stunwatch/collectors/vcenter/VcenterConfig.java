@@ -30,9 +30,21 @@ import javax.net.ssl.X509TrustManager;
  * @param pollInterval      how often new events are read
  * @param inventoryInterval how often the inventory is refreshed
  * @param startLookback     how far back a first start (no checkpoint) reads events
+ * @param logTailBytes      how much of the end of a vmware.log is fetched
+ * @param heartbeatInterval how often the checkpoint is saved when nothing happens
+ * @param metricsPort       port of the collector's /metrics page, 0 for none
+ * @param metricsHost       interface of the /metrics page
  */
 public record VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
-    Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
+    Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback,
+    long logTailBytes, Duration heartbeatInterval, int metricsPort, String metricsHost) {
+
+  /** The settings of a test or a tool: the defaults of everything after {@code startLookback}. */
+  public VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
+      Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
+    this(urls, username, password, thumbprints, caFile, insecure, pollInterval, inventoryInterval, startLookback,
+        LOG_TAIL_KIB.defaultValue() * 1024L, HEARTBEAT_INTERVAL.defaultValue(), 0, METRICS_HOST.defaultValue());
+  }
 
   public static final ConfigKey<List<URL>> URLS = ConfigKeys.custom("vcenter.urls", "URL list",
       "a comma-separated list of https://HOST/sdk URLs without credentials", List.of(),
@@ -59,14 +71,31 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
       Duration.ofHours(1), Duration.ZERO, Duration.ofDays(30),
       "On a first start (no checkpoint yet), how far back events are read.");
 
+  public static final ConfigKey<Integer> LOG_TAIL_KIB = ConfigKeys.integer("vcenter.log-tail-kib", 8192, 64,
+      1024 * 1024, "How much of the end of a migrated VM's vmware.log is fetched (an HTTP Range request), KiB. The "
+          + "stun lines are at the end; a log can reach gigabytes.");
+  public static final ConfigKey<Duration> HEARTBEAT_INTERVAL = ConfigKeys.duration("vcenter.heartbeat-interval",
+      Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofMinutes(10),
+      "How often the checkpoint is saved when a vCenter has no new events: a quiet vCenter is not a silent "
+          + "collector.");
+  public static final ConfigKey<Integer> METRICS_PORT = ConfigKeys.port("vcenter.metrics-port", 0,
+      "Port of the vCenter collector's Prometheus /metrics page; 0 turns it off.");
+  public static final ConfigKey<String> METRICS_HOST = ConfigKeys.string("vcenter.metrics-host", "localhost",
+      "Interface of the vCenter collector's /metrics page. Loopback by default; 0.0.0.0 lets a remote Prometheus "
+          + "scrape it.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(URLS, USERNAME, PASSWORD, THUMBPRINTS, CA_FILE, INSECURE,
-      POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK);
+      POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK, LOG_TAIL_KIB, HEARTBEAT_INTERVAL, METRICS_PORT,
+      METRICS_HOST);
 
   /** Reads the settings; for live collection, {@code requireLive} also demands URLs and credentials. */
   public static VcenterConfig from(ConfigSource source, boolean requireLive) {
     ConfigReader r = source.reader();
     VcenterConfig c = new VcenterConfig(r.get(URLS), r.get(USERNAME), r.get(PASSWORD), r.get(THUMBPRINTS),
-        r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK));
+        r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK),
+        r.get(LOG_TAIL_KIB) * 1024L, r.get(HEARTBEAT_INTERVAL), r.get(METRICS_PORT), r.get(METRICS_HOST));
+    r.check(c.insecure || c.urls.stream().allMatch(u -> u.getProtocol().equals("https")), URLS,
+        "must be https URLs: http sends the vCenter password in clear (set vcenter.insecure=true for a lab)");
     if (requireLive) {
       r.check(!c.urls.isEmpty(), URLS, "is required to collect from vCenter (or use --replay)");
       r.check(c.username != null, USERNAME, "is required; set it in the config file or STUNWATCH_VCENTER_USERNAME");
@@ -105,18 +134,30 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
       try {
         u = URI.create(t).toURL();
       } catch (IllegalArgumentException | MalformedURLException e) {
-        throw new IllegalArgumentException("'" + t + "' is not a URL");
+        throw new IllegalArgumentException("'" + redacted(t) + "' is not a URL");
       }
       if (u.getUserInfo() != null) {
         throw new IllegalArgumentException("must not carry credentials (" + u.getHost() + "): use vcenter.username "
             + "and STUNWATCH_VCENTER_PASSWORD_FILE");
       }
       if (!u.getProtocol().equals("https") && !u.getProtocol().equals("http")) {
-        throw new IllegalArgumentException("'" + t + "' must be an https URL");
+        throw new IllegalArgumentException("'" + redacted(t) + "' must be an https URL");
       }
       out.add(u);
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * {@code url} fit for a message: any user info (everything between {@code //} and the last {@code @} before the
+   * path) is replaced by {@code ****}, even where the URL is too broken to parse.
+   */
+  static String redacted(String url) {
+    int scheme = url.indexOf("//");
+    int from = scheme < 0 ? 0 : scheme + 2;
+    int pathAt = url.indexOf('/', from);
+    int at = url.lastIndexOf('@', pathAt < 0 ? url.length() - 1 : pathAt);
+    return at < from ? url : url.substring(0, from) + "****" + url.substring(at);
   }
 
   private static Map<String, String> thumbprints(String raw) {

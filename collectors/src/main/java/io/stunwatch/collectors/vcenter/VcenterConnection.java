@@ -37,11 +37,31 @@ public interface VcenterConnection extends AutoCloseable {
   List<HostInventoryEntry> hosts(Instant observedAt) throws IOException;
 
   /**
-   * A file of a datastore, over the datastore HTTP interface ({@code /folder/<path>?dcPath=..&dsName=..}).
+   * The end of a datastore file, over the datastore HTTP interface ({@code /folder/<path>?dcPath=..&dsName=..}),
+   * with an HTTP Range request: at most {@code maxBytes}, the last ones. A redirect is never followed: it would carry
+   * the session cookie to another host.
    *
+   * @param datacenter the datacenter's name as the inventory gives it; the connection sends its full inventory path
    * @throws java.io.FileNotFoundException when it does not exist
    */
-  byte[] datastoreFile(String datacenter, String datastore, String path) throws IOException;
+  Tail datastoreTail(String datacenter, String datastore, String path, long maxBytes) throws IOException;
+
+  /**
+   * The names of the files in a datastore directory (from its HTML listing), e.g. {@code vmware-3.log}.
+   *
+   * @param dir the directory, e.g. {@code gpu-vm-01/}
+   * @throws java.io.FileNotFoundException when it does not exist
+   */
+  List<String> datastoreDirectory(String datacenter, String datastore, String dir) throws IOException;
+
+  /**
+   * The end of a file.
+   *
+   * @param content the bytes read
+   * @param offset  where they start in the file: 0 when they are the whole file
+   */
+  record Tail(byte[] content, long offset) {
+  }
 
   /** Logs out; never throws. */
   @Override

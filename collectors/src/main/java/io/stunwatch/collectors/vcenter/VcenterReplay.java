@@ -172,9 +172,13 @@ public final class VcenterReplay {
         .findFirst().orElse(null);
     java.util.LinkedHashSet<StunObservation> out = new java.util.LinkedHashSet<>();
     for (Path file : files) {
-      // Undecodable bytes (a guest can write to vmware.log) become U+FFFD; the stun lines around them still parse.
-      String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
-      for (VmwareLogParser.Stun s : logParser.parse(text)) {
+      // A guest can write to vmware.log: each line the parser skips is reported with its number, the rest counts.
+      List<VmwareLogParser.Stun> stuns;
+      try (var in = Files.newInputStream(file)) {
+        stuns = logParser.parse(in, null,
+            (line, why) -> onError.accept(new InputParseException(file.toString(), line, why)));
+      }
+      for (VmwareLogParser.Stun s : stuns) {
         out.add(s.observation(vcenterUuid, moref, name, file.toString()));
       }
     }

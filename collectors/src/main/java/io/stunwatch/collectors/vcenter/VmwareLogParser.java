@@ -1,7 +1,18 @@
 package io.stunwatch.collectors.vcenter;
 
 import io.stunwatch.model.StunObservation.StunSource;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -16,19 +27,61 @@ import java.util.regex.Pattern;
  * 2012-01-01T00:00:00.000Z| vcpu-0| Checkpoint_Unstun: vm stopped for 188405 us         (5.0)
  * 2023-04-15T08:52:34.879Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 18500 us  (8.x)
  * </pre>
- * and the {@code Migrate: VM starting stun} / {@code VM successfully stunned} pair. Several records run together on
- * one line are all found. The vMotion migration id ({@code migration id N}, {@code mid=<hex>}, {@code mid id N}) seen
- * before a stun is attached to it, in decimal.
+ * and the {@code Migrate: VM starting stun} / {@code VM successfully stunned} pair. The vMotion migration id
+ * ({@code migration id N}, {@code mid=<hex>}, {@code mid id N}) seen before a stun is attached to it, in decimal.
+ *
+ * <p><b>The log is not trusted.</b> A guest writes into {@code vmware.log} through VMware Tools, so a figure is taken
+ * only from a message that begins right after the line's own header (timestamp, thread, level): a guest's text sits
+ * behind a {@code Guest:} prefix and never counts. A line that is not valid UTF-8, longer than
+ * {@value #MAX_LINE_BYTES} bytes (ESXi caps an entry at 4 KB), dated after {@code notAfter}, or with a stun over
+ * {@link #MAX_STUN} is reported to {@link Problems} with its line number and skipped; the rest of the log still
+ * counts. The log is read as a stream, a line at a time, so a 1 GiB log needs no more memory than a small one.
+ *
+ * <p>Lines with no header at all (excerpts quoted in KB articles, several records run together on one line) still
+ * give their {@code Checkpoint_Unstun} figures, without a timestamp: such stuns are never published by the live
+ * collector, which needs the time.
  */
 public final class VmwareLogParser {
 
+  /** The longest line read; a longer one is skipped and reported. */
+  public static final int MAX_LINE_BYTES = 16 * 1024;
+
+  /** The longest stun believed: vMotion gives up after 100 s of switchover by default; an hour is no stun. */
+  public static final Duration MAX_STUN = Duration.ofHours(1);
+
+  private static final long MAX_STUN_MICROS = MAX_STUN.toNanos() / 1000;
+
+  /**
+   * The line's header: a timestamp token, then {@code | thread| I120: }, {@code | thread| } or
+   * {@code  In(05) thread - }. The message is what follows.
+   */
+  private static final Pattern HEADER = Pattern.compile(
+      "^(\\S+?)(?:\\| ?[^\\s|]+\\| (?:[A-Z]\\d{3}(?:\\(\\d+\\))?: )?| [A-Z][a-z]\\(\\d{2}\\)(?:\\[\\+\\])? \\S+ - )");
   private static final Pattern TIMESTAMP = Pattern.compile(
-      "(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:Z|[+-]\\d{2}:\\d{2}))");
-  private static final Pattern UNSTUN = Pattern.compile("Checkpoint_Unstun: vm stopped for (\\d+) us");
-  private static final Pattern STUN_START = Pattern.compile("Migrate: VM starting stun");
-  private static final Pattern STUNNED = Pattern.compile("VM successfully stunned");
+      "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:Z|[+-]\\d{2}:\\d{2})");
+  private static final Pattern UNSTUN = Pattern.compile("^Checkpoint_Unstun: vm stopped for (\\d+) us");
+  /** Headerless records run together: {@code vmx| Checkpoint_Unstun: vm stopped for N us}. */
+  private static final Pattern BARE_UNSTUN = Pattern.compile(
+      "(?:^|\\s)[\\w.-]+\\| Checkpoint_Unstun: vm stopped for (\\d+) us");
+  private static final String STUN_START = "Migrate: VM starting stun";
+  private static final String STUNNED = "Migrate: VM successfully stunned";
   private static final Pattern MIGRATION_ID = Pattern.compile(
-      "(?:migration id|mid id|mid=)\\s*([0-9a-fA-F]+)\\b");
+      "(?:migration id|mid id|mid=)\\s*([0-9a-fA-F]{1,20})\\b");
+
+  /** Where the lines the parser skips are reported. */
+  @FunctionalInterface
+  public interface Problems {
+    /** Nothing is reported. */
+    Problems IGNORE = (line, why) -> { };
+
+    /**
+     * A line that was skipped.
+     *
+     * @param line 1-based line number in what was read
+     * @param why  what is wrong with it
+     */
+    void badLine(long line, String why);
+  }
 
   /**
    * One stun found in the log.
@@ -54,8 +107,13 @@ public final class VmwareLogParser {
    * what a collector that re-reads a growing log has not published yet.
    */
   public List<Stun> parseAfter(String text, Instant after) {
+    return after(parse(text), after);
+  }
+
+  /** The stuns of {@code stuns} with a timestamp after {@code after} (all timestamped ones when null). */
+  public static List<Stun> after(List<Stun> stuns, Instant after) {
     List<Stun> out = new ArrayList<>();
-    for (Stun s : parse(text)) {
+    for (Stun s : stuns) {
       if (s.timestamp() != null && (after == null || s.timestamp().isAfter(after))) {
         out.add(s);
       }
@@ -63,52 +121,191 @@ public final class VmwareLogParser {
     return out;
   }
 
-  /** Every stun in {@code text}, in file order. */
+  /** Every stun in {@code text}, in file order; bad lines are skipped silently. */
   public List<Stun> parse(String text) {
-    List<Stun> out = new ArrayList<>();
-    String migrationId = null;
-    Instant stunStartAt = null;
-    String[] lines = text.split("\\R", -1);
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i];
-      Matcher mid = MIGRATION_ID.matcher(line);
-      while (mid.find()) {
-        migrationId = decimal(mid.group(1), line.substring(mid.start(), mid.start(1)).contains("="));
-      }
-      if (STUN_START.matcher(line).find()) {
-        stunStartAt = timestampBefore(line, line.length());
-      }
-      Matcher stunned = STUNNED.matcher(line);
-      if (stunned.find()) {
-        Instant at = timestampBefore(line, stunned.start());
-        if (stunStartAt != null && at != null && !at.isBefore(stunStartAt)) {
-          long micros = (at.getEpochSecond() - stunStartAt.getEpochSecond()) * 1_000_000L
-              + (at.getNano() - stunStartAt.getNano()) / 1000;
-          out.add(new Stun(at, micros, StunSource.MIGRATE_STUN_PAIR, migrationId, i + 1));
-        }
-        stunStartAt = null;
-      }
-      Matcher unstun = UNSTUN.matcher(line);
-      while (unstun.find()) {
-        out.add(new Stun(timestampBefore(line, unstun.start()), Long.parseLong(unstun.group(1)),
-            StunSource.CHECKPOINT_UNSTUN, migrationId, i + 1));
-      }
+    try {
+      return parse(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), null, Problems.IGNORE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // not from a byte array
     }
-    return out;
   }
 
-  /** The last timestamp on the line before {@code end}: the one that heads this record. */
-  private static Instant timestampBefore(String line, int end) {
-    Matcher m = TIMESTAMP.matcher(line);
-    Instant last = null;
-    while (m.find() && m.start() < end) {
-      try {
-        last = Instant.parse(m.group(1));
-      } catch (DateTimeParseException e) {
-        last = null;
+  /**
+   * Every stun in {@code in}, in file order.
+   *
+   * @param notAfter a stun dated after this is reported and skipped (a guest's forgery or a broken clock must not
+   *                 stand for a real stun, nor hide the real ones after it); null for no limit
+   * @param problems told of every line skipped
+   * @throws IOException only when reading {@code in} fails
+   */
+  public List<Stun> parse(InputStream in, Instant notAfter, Problems problems) throws IOException {
+    Reader reader = new Reader(in, notAfter, problems);
+    reader.run();
+    return reader.out;
+  }
+
+  /** The state of one pass over a log. */
+  private static final class Reader {
+    private final InputStream in;
+    private final Instant notAfter;
+    private final Problems problems;
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final List<Stun> out = new ArrayList<>();
+    private String migrationId;
+    private Instant stunStartAt;
+
+    Reader(InputStream in, Instant notAfter, Problems problems) {
+      this.in = in;
+      this.notAfter = notAfter;
+      this.problems = problems;
+    }
+
+    void run() throws IOException {
+      byte[] buf = new byte[64 * 1024];
+      byte[] line = new byte[MAX_LINE_BYTES];
+      int len = 0;
+      boolean tooLong = false;
+      long lineNo = 1;
+      int n;
+      while ((n = in.read(buf)) >= 0) {
+        for (int i = 0; i < n; i++) {
+          byte b = buf[i];
+          if (b == '\n') {
+            finish(line, len, tooLong, lineNo++);
+            len = 0;
+            tooLong = false;
+          } else if (len < line.length) {
+            line[len++] = b;
+          } else {
+            tooLong = true;
+          }
+        }
+      }
+      if (len > 0 || tooLong) {
+        finish(line, len, tooLong, lineNo);
       }
     }
-    return last;
+
+    private void finish(byte[] bytes, int len, boolean tooLong, long lineNo) {
+      if (tooLong) {
+        problems.badLine(lineNo, "longer than " + MAX_LINE_BYTES + " bytes");
+        return;
+      }
+      if (len > 0 && bytes[len - 1] == '\r') {
+        len--;
+      }
+      String text = decode(bytes, len, lineNo);
+      if (text != null) {
+        line(text, lineNo);
+      }
+    }
+
+    private String decode(byte[] bytes, int len, long lineNo) {
+      boolean ascii = true;
+      for (int i = 0; i < len && ascii; i++) {
+        ascii = bytes[i] >= 0;
+      }
+      if (ascii) {
+        return new String(bytes, 0, len, StandardCharsets.ISO_8859_1);
+      }
+      try {
+        CharBuffer chars = utf8.reset().decode(ByteBuffer.wrap(bytes, 0, len));
+        return chars.toString();
+      } catch (CharacterCodingException e) {
+        problems.badLine(lineNo, "not valid UTF-8");
+        return null;
+      }
+    }
+
+    private void line(String line, long lineNo) {
+      boolean candidate = line.contains("Checkpoint_Unstun") || line.contains("Migrate") || line.contains("mid");
+      if (!candidate) {
+        return; // most lines: nothing to look at
+      }
+      Matcher header = HEADER.matcher(line);
+      if (!header.find()) {
+        bare(line, lineNo);
+        return;
+      }
+      String message = line.substring(header.end());
+      Instant at = timestamp(header.group(1));
+      if (message.startsWith("Guest")) {
+        return; // written by the guest: never a figure, never a migration id
+      }
+      Matcher mid = MIGRATION_ID.matcher(message);
+      while (mid.find()) {
+        migrationId = decimal(mid.group(1), message.substring(mid.start(), mid.start(1)).contains("="));
+      }
+      if (message.startsWith(STUN_START)) {
+        stunStartAt = at;
+        return;
+      }
+      if (message.startsWith(STUNNED)) {
+        Instant start = stunStartAt;
+        stunStartAt = null;
+        if (start != null && at != null && !at.isBefore(start) && inTime(at, lineNo)) {
+          Duration d = Duration.between(start, at);
+          if (d.compareTo(MAX_STUN) > 0) {
+            problems.badLine(lineNo, "stun of " + d.toSeconds() + " s since '" + STUN_START + "' is longer than "
+                + MAX_STUN.toMinutes() + " min");
+          } else {
+            out.add(new Stun(at, d.toNanos() / 1000, StunSource.MIGRATE_STUN_PAIR, migrationId, intLine(lineNo)));
+          }
+        }
+        return;
+      }
+      Matcher unstun = UNSTUN.matcher(message);
+      if (unstun.find()) {
+        Long micros = micros(unstun.group(1), lineNo);
+        if (micros != null && inTime(at, lineNo)) {
+          out.add(new Stun(at, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
+        }
+      }
+    }
+
+    /** A line without a header: records quoted without their timestamps, possibly several run together. */
+    private void bare(String line, long lineNo) {
+      Matcher unstun = BARE_UNSTUN.matcher(line);
+      while (unstun.find()) {
+        Long micros = micros(unstun.group(1), lineNo);
+        if (micros != null) {
+          out.add(new Stun(null, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
+        }
+      }
+    }
+
+    private Long micros(String digits, long lineNo) {
+      if (digits.length() > 12 || Long.parseLong(digits) > MAX_STUN_MICROS) {
+        problems.badLine(lineNo, "stun figure " + (digits.length() > 24 ? digits.substring(0, 24) + "..." : digits)
+            + " us is over " + MAX_STUN.toMinutes() + " min");
+        return null;
+      }
+      return Long.parseLong(digits);
+    }
+
+    private boolean inTime(Instant at, long lineNo) {
+      if (at != null && notAfter != null && at.isAfter(notAfter)) {
+        problems.badLine(lineNo, "dated " + at + ", after " + notAfter);
+        return false;
+      }
+      return true;
+    }
+  }
+
+  private static int intLine(long lineNo) {
+    return lineNo > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) lineNo;
+  }
+
+  private static Instant timestamp(String token) {
+    if (!TIMESTAMP.matcher(token).matches()) {
+      return null; // redacted, or not a time
+    }
+    try {
+      return Instant.parse(token);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
   }
 
   /** A migration id in decimal: {@code mid=7958ea7f2d34d435} is hex; the other forms are decimal already. */

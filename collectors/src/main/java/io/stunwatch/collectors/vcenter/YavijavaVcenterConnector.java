@@ -108,13 +108,39 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     }
   }
 
-  private final class Connection implements VcenterConnection {
+  final class Connection implements VcenterConnection {
     private final ServiceInstance si;
     private final String instanceUuid;
+
+    /** Datacenter name to its inventory path ({@code Folder/Sub/DC}), as the datastore interface's dcPath wants. */
+    private final java.util.Map<String, String> dcPaths = new java.util.concurrent.ConcurrentHashMap<>();
 
     Connection(ServiceInstance si) {
       this.si = si;
       this.instanceUuid = si.getAboutInfo().getInstanceUuid();
+    }
+
+    /**
+     * Every datacenter's inventory path, walked top-down from the root folder: a datacenter may sit in folders, and
+     * the datastore interface finds it only by its full path. A {@code /} in a name is escaped as {@code %2f}.
+     */
+    private java.util.Map<String, String> datacenterPaths() throws IOException {
+      java.util.Map<String, String> out = new java.util.HashMap<>();
+      java.util.ArrayDeque<java.util.Map.Entry<com.vmware.vim25.mo.Folder, String>> todo = new java.util.ArrayDeque<>();
+      todo.add(java.util.Map.entry(si.getRootFolder(), ""));
+      while (!todo.isEmpty()) {
+        var next = todo.poll();
+        ManagedEntity[] children = next.getKey().getChildEntity();
+        for (ManagedEntity child : children == null ? new ManagedEntity[0] : children) {
+          String path = next.getValue() + child.getName().replace("%", "%25").replace("/", "%2f");
+          if (child instanceof Datacenter) {
+            out.putIfAbsent(child.getName(), path);
+          } else if (child instanceof com.vmware.vim25.mo.Folder f) {
+            todo.add(java.util.Map.entry(f, path + "/"));
+          }
+        }
+      }
+      return out;
     }
 
     @Override
@@ -124,12 +150,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
 
     @Override
     public List<JsonNode> eventsSince(Instant since) throws IOException {
-      EventFilterSpec spec = new EventFilterSpec();
-      EventFilterSpecByTime time = new EventFilterSpecByTime();
-      time.setBeginTime(calendar(since));
-      spec.setTime(time);
-      spec.setEventTypeId(MigrationEventTypes.EVENT_TYPE_IDS.toArray(String[]::new));
-      EventHistoryCollector collector = si.getEventManager().createCollectorForEvents(spec);
+      EventHistoryCollector collector = si.getEventManager().createCollectorForEvents(eventFilter(since));
       List<Event> events = new ArrayList<>();
       try {
         // The biggest page, then back to the oldest event of the time window: a new collector's view starts at its
@@ -193,6 +214,8 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       java.util.Map<String, EntityRef> clusters = clustersByHost();
       java.util.Map<String, String> hostNames = new java.util.HashMap<>();
       List<VmInventoryEntry> out = new ArrayList<>();
+      java.util.Map<String, String> paths = datacenterPaths();
+      dcPaths.putAll(paths);
       for (ManagedEntity dcEntity : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("Datacenter")) {
         Datacenter dc = (Datacenter) dcEntity;
         for (ManagedEntity me : new InventoryNavigator(dc).searchManagedEntities("VirtualMachine")) {
@@ -249,9 +272,54 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     }
 
     @Override
-    public byte[] datastoreFile(String datacenter, String datastore, String path) throws IOException {
-      URL url = new URL(sdkUrl.getProtocol(), sdkUrl.getHost(), sdkUrl.getPort(), "/folder/" + encodePath(path)
-          + "?dcPath=" + URLEncoder.encode(datacenter, StandardCharsets.UTF_8) + "&dsName="
+    public Tail datastoreTail(String datacenter, String datastore, String path, long maxBytes) throws IOException {
+      HttpURLConnection c = open(datacenter, datastore, encodePath(path));
+      c.setRequestProperty("Range", "bytes=-" + maxBytes);
+      int status = c.getResponseCode();
+      String what = "[" + datastore + "] " + path;
+      if (status == 416) {
+        return new Tail(new byte[0], 0); // an empty file has no last bytes
+      }
+      check(c, status, what, datacenter);
+      try (InputStream in = c.getInputStream()) {
+        if (status == 206) {
+          long offset = rangeStart(c.getHeaderField("Content-Range"), what);
+          return new Tail(in.readNBytes((int) Math.min(maxBytes, Integer.MAX_VALUE - 8)), offset);
+        }
+        return lastBytes(in, maxBytes); // the server ignored the range: keep only the end, reading it through
+      }
+    }
+
+    @Override
+    public List<String> datastoreDirectory(String datacenter, String datastore, String dir) throws IOException {
+      String d = dir.isEmpty() || dir.endsWith("/") ? dir : dir + "/";
+      HttpURLConnection c = open(datacenter, datastore, encodePath(d) + (d.isEmpty() ? "" : "/"));
+      int status = c.getResponseCode();
+      check(c, status, "[" + datastore + "] " + d, datacenter);
+      byte[] page;
+      try (InputStream in = c.getInputStream()) {
+        page = in.readNBytes(4 * 1024 * 1024); // a listing, not a file: a VM directory holds a few dozen names
+      }
+      List<String> names = new ArrayList<>();
+      java.util.regex.Matcher m = LINK_TEXT.matcher(new String(page, StandardCharsets.UTF_8));
+      while (m.find()) {
+        names.add(m.group(1).trim());
+      }
+      return names;
+    }
+
+    /** The inventory path of the datacenter named {@code name}: {@code name} itself when at the top. */
+    String datacenterPath(String name) throws IOException {
+      if (!dcPaths.containsKey(name)) {
+        dcPaths.putAll(datacenterPaths()); // a new session reads files before its first inventory
+      }
+      return dcPaths.getOrDefault(name, name);
+    }
+
+    private HttpURLConnection open(String datacenter, String datastore, String encodedPath) throws IOException {
+      String dcPath = datacenterPath(datacenter);
+      URL url = new URL(sdkUrl.getProtocol(), sdkUrl.getHost(), sdkUrl.getPort(), "/folder/" + encodedPath
+          + "?dcPath=" + URLEncoder.encode(dcPath, StandardCharsets.UTF_8) + "&dsName="
           + URLEncoder.encode(datastore, StandardCharsets.UTF_8));
       HttpURLConnection c = (HttpURLConnection) url.openConnection();
       if (c instanceof HttpsURLConnection https) {
@@ -263,21 +331,28 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
           throw new IOException("TLS setup failed: " + e.getMessage(), e);
         }
       }
+      // The session cookie is vCenter's: a redirect to anywhere else must not carry it, so none is followed.
+      c.setInstanceFollowRedirects(false);
       c.setConnectTimeout(30_000);
       c.setReadTimeout(120_000);
       c.setRequestProperty("Cookie", si.getServerConnection().getSessionStr());
-      int status = c.getResponseCode();
-      if (status == 404) {
-        throw new FileNotFoundException("[" + datastore + "] " + path + " in " + datacenter + ": not found");
-      }
-      if (status != 200) {
-        throw new IOException("GET [" + datastore + "] " + path + ": HTTP " + status);
-      }
-      try (InputStream in = c.getInputStream()) {
-        return in.readNBytes(64 * 1024 * 1024);
-      }
+      return c;
     }
 
+    private void check(HttpURLConnection c, int status, String what, String datacenter) throws IOException {
+      if (status == 404) {
+        throw new FileNotFoundException(what + " in " + dcPaths.getOrDefault(datacenter, datacenter)
+            + ": not found");
+      }
+      if (status >= 300 && status < 400) {
+        throw new IOException("GET " + what + ": HTTP " + status + " redirect to '"
+            + VcenterConfig.redacted(String.valueOf(c.getHeaderField("Location")))
+            + "' not followed: the session cookie is only for " + sdkUrl.getHost());
+      }
+      if (status != 200 && status != 206) {
+        throw new IOException("GET " + what + ": HTTP " + status);
+      }
+    }
     @Override
     public void close() {
       try {
@@ -286,6 +361,55 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
         // already gone
       }
     }
+  }
+
+  /** The filter of {@code eventsSince}: the migration-relevant types, created at or after {@code since}. */
+  static EventFilterSpec eventFilter(Instant since) {
+    EventFilterSpec spec = new EventFilterSpec();
+    EventFilterSpecByTime time = new EventFilterSpecByTime();
+    time.setBeginTime(calendar(since));
+    spec.setTime(time);
+    spec.setEventTypeId(MigrationEventTypes.EVENT_TYPE_IDS.toArray(String[]::new));
+    return spec;
+  }
+
+  private static final java.util.regex.Pattern LINK_TEXT = java.util.regex.Pattern.compile(
+      "<a\\s[^>]*>\\s*([^<>/]+?)\\s*</a>", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  /** The first byte of a 206 answer, from {@code Content-Range: bytes START-END/TOTAL}. */
+  static long rangeStart(String contentRange, String what) throws IOException {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("bytes\\s+(\\d+)-\\d+/(?:\\d+|\\*)")
+        .matcher(contentRange == null ? "" : contentRange.trim());
+    if (!m.matches()) {
+      throw new IOException("GET " + what + ": HTTP 206 with Content-Range '" + contentRange + "'");
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  /** The last {@code max} bytes of a stream read to its end, in a ring: a 1 GiB answer costs {@code max} bytes. */
+  static VcenterConnection.Tail lastBytes(InputStream in, long max) throws IOException {
+    int size = (int) Math.min(max, Integer.MAX_VALUE - 8);
+    byte[] ring = new byte[size];
+    long total = 0;
+    byte[] buf = new byte[64 * 1024];
+    int n;
+    while ((n = in.read(buf)) >= 0) {
+      for (int i = 0; i < n; ) {
+        int at = (int) (total % size);
+        int k = Math.min(n - i, size - at);
+        System.arraycopy(buf, i, ring, at, k);
+        i += k;
+        total += k;
+      }
+    }
+    if (total <= size) {
+      return new VcenterConnection.Tail(java.util.Arrays.copyOf(ring, (int) total), 0);
+    }
+    int at = (int) (total % size);
+    byte[] out = new byte[size];
+    System.arraycopy(ring, at, out, 0, size - at);
+    System.arraycopy(ring, 0, out, size - at, at);
+    return new VcenterConnection.Tail(out, total - size);
   }
 
   private static String encodePath(String path) {

@@ -5,10 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stunwatch.collectors.vcenter.VmwareLogParser.Stun;
 import io.stunwatch.model.StunObservation.StunSource;
 import io.stunwatch.testsupport.SharedFixtures;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class VmwareLogParserTest {
@@ -79,5 +86,228 @@ class VmwareLogParserTest {
     String vic = Files.readString(dir.resolve("github-vmware-vic-issue-6701.txt"));
     assertThat(parser.parse(vic + "\n2018-02-15T02:55:02.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 1 us"))
         .last().extracting(Stun::migrationId).isEqualTo("1518663295492956");
+  }
+
+  private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
+
+  /** Bad lines reported by the parser: "line: why". */
+  private final List<String> bad = new ArrayList<>();
+
+  private List<Stun> read(byte[] log) throws IOException {
+    return read(new ByteArrayInputStream(log));
+  }
+
+  private List<Stun> read(InputStream log) throws IOException {
+    return parser.parse(log, NOW, (line, why) -> bad.add(line + ": " + why));
+  }
+
+  private static byte[] lines(String... lines) {
+    return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aTwentyDigitFigureIsABadLineAndTheStunsAroundItCount() throws Exception {
+    List<Stun> s = read(lines(
+        "2026-11-26T10:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 2000000 us",
+        "2026-11-26T10:05:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 99999999999999999999 us",
+        "2026-11-26T10:06:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 3600000001 us",
+        "2026-11-26T10:10:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 3000000 us"));
+    assertThat(s).extracting(Stun::stunMicros, Stun::lineNumber)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(2000000L, 1), org.assertj.core.groups.Tuple.tuple(3000000L, 4));
+    assertThat(bad).hasSize(2);
+    assertThat(bad.get(0)).startsWith("2: ").contains("99999999999999999999").contains("over 60 min");
+    assertThat(bad.get(1)).startsWith("3: ").contains("3600000001");
+  }
+
+  @Test
+  void aLineDatedInTheFutureIsABadLineAndHidesNothingAfterIt() throws Exception {
+    List<Stun> s = read(lines(
+        "2099-01-01T00:00:05.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 2750000 us",
+        "2026-11-26T11:59:00.000Z In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
+        "2099-01-01T00:00:06.000Z In(05) vcpu-0 - Migrate: VM successfully stunned",
+        "2026-11-26T11:59:30.000Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 30000000 us"));
+    assertThat(s).singleElement().satisfies(x -> {
+      assertThat(x.stunMicros()).isEqualTo(30_000_000L);
+      assertThat(x.timestamp()).isEqualTo(Instant.parse("2026-11-26T11:59:30Z"));
+    });
+    assertThat(bad).hasSize(2).allSatisfy(b -> assertThat(b).contains("2099-01-01").contains("after " + NOW));
+    assertThat(bad.get(0)).startsWith("1: ");
+    assertThat(VmwareLogParser.after(s, null)).as("what a collector remembers as published stays in the past")
+        .allSatisfy(x -> assertThat(x.timestamp()).isBeforeOrEqualTo(NOW));
+  }
+
+  @Test
+  void aLineThatIsNotUtf8IsABadLineAndTheNextOneStillCounts() throws Exception {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    log.writeBytes("2026-11-26T10:00:00.000Z| vmx| I125: Migrate_Open: Restoring with migration id 77\n"
+        .getBytes(StandardCharsets.UTF_8));
+    log.writeBytes("2026-11-26T10:00:01.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 5 us \u00e9"
+        .getBytes(StandardCharsets.UTF_8));
+    log.writeBytes(new byte[] {(byte) 0xC3, (byte) 0x28, (byte) 0xFF, '\n'});
+    log.writeBytes("2026-11-26T10:00:02.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 1500000 us \u00e9\r\n"
+        .getBytes(StandardCharsets.UTF_8));
+    List<Stun> s = read(log.toByteArray());
+    assertThat(s).singleElement().satisfies(x -> {
+      assertThat(x.stunMicros()).isEqualTo(1_500_000L);
+      assertThat(x.lineNumber()).isEqualTo(3);
+      assertThat(x.migrationId()).isEqualTo("77");
+    });
+    assertThat(bad).containsExactly("2: not valid UTF-8");
+  }
+
+  @Test
+  void whatTheGuestWritesIsNeverAFigureNorAMigrationId() throws Exception {
+    // VMware Tools' "log" RPC lands in vmware.log behind the vmx's own header and a "Guest:" prefix
+    List<Stun> s = read(lines(
+        "2026-11-26T10:00:00.000Z| vmx| I125: Migrate_Open: Restoring from <10.0.0.2> with migration id 1446046703473901",
+        "2026-11-26T10:00:01.000Z| vcpu-1| I125: Guest: Checkpoint_Unstun: vm stopped for 1 us",
+        "2026-11-26T10:00:02.000Z| vcpu-1| I125: Guest: 2026-11-26T10:00:02.000Z| vcpu-0| I125: Checkpoint_Unstun: vm "
+            + "stopped for 2 us",
+        "2026-11-26T10:00:03.000Z In(05) vcpu-1 - Guest: with migration id 666 mid=deadbeefdeadbeef",
+        "2026-11-26T10:00:04.000Z In(05) vcpu-1 - GuestRpc: Migrate: VM starting stun",
+        "2026-11-26T10:00:05.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 800000 us"));
+    assertThat(s).singleElement().satisfies(x -> {
+      assertThat(x.stunMicros()).isEqualTo(800_000L);
+      assertThat(x.migrationId()).isEqualTo("1446046703473901");
+      assertThat(x.source()).isEqualTo(StunSource.CHECKPOINT_UNSTUN);
+    });
+  }
+
+  @Test
+  void aGibibyteLogWithAHugeLineIsReadAsAStreamAndItsLastStunFound() throws Exception {
+    long size = 1L << 30;
+    byte[] tail = lines("", "2026-11-26T11:00:00.000Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 4200000 us");
+    List<Stun> s = read(new GeneratedLog(size, tail));
+    assertThat(s).singleElement().satisfies(x -> {
+      assertThat(x.stunMicros()).isEqualTo(4_200_000L);
+      assertThat(x.lineNumber()).isGreaterThan(1_000_000);
+    });
+    assertThat(bad).as("the 256 MiB line without a newline").singleElement()
+        .satisfies(b -> assertThat(b).endsWith("longer than " + VmwareLogParser.MAX_LINE_BYTES + " bytes"));
+  }
+
+  @Test
+  void tenThousandMutatedLinesNeverThrowAndGiveOnlyPlausibleStuns() throws Exception {
+    String[] seeds = {
+        "2026-11-26T10:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 188405 us",
+        "2026-11-26T10:00:00.500Z| vcpu-0| Checkpoint_Unstun: vm stopped for 2000000 us",
+        "2026-11-26T10:00:34.879Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 18500 us",
+        "2026-11-26T10:00:10.551Z In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
+        "2026-11-26T10:00:10.626Z In(05) vcpu-0 - Migrate: VM successfully stunned",
+        "2026-11-26T10:00:00.000Z In(05) vmx - MigrateVMXdrToSpec: type: 1 mid=7958ea7f2d34d435 uuid=x",
+        "2026-11-26T10:00:01.542Z| vmx| I125: Migrate_Open: Restoring from <10.193.58.103> with migration id 15186632",
+        "vmx| Checkpoint_Unstun: vm stopped for 3711025 us vmx| Checkpoint_Unstun: vm stopped for 574655 us"};
+    Random random = new Random(20261126L); // fixed: a failure reproduces
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    int lines = 10_000;
+    for (int i = 0; i < lines; i++) {
+      byte[] line = mutate(seeds[random.nextInt(seeds.length)].getBytes(StandardCharsets.UTF_8), random);
+      all.writeBytes(line);
+      all.write('\n');
+      List<String> lineBad = new ArrayList<>();
+      List<Stun> one = parser.parse(new ByteArrayInputStream(line), NOW, (n, why) -> lineBad.add(why));
+      assertThat(one.size() + lineBad.size()).as("line %d: %s", i, new String(line, StandardCharsets.ISO_8859_1))
+          .isLessThanOrEqualTo(4); // a doubled line of two records holds four
+    }
+    List<Stun> s = read(all.toByteArray());
+    assertThat(s).as("the mutations keep many figures whole").hasSizeGreaterThan(lines / 10);
+    assertThat(bad).as("and break many").hasSizeGreaterThan(lines / 100);
+    assertThat(s).allSatisfy(x -> {
+      assertThat(x.stunMicros()).isBetween(0L, VmwareLogParser.MAX_STUN.toNanos() / 1000);
+      assertThat(x.lineNumber()).isBetween(1, lines);
+      if (x.timestamp() != null) {
+        assertThat(x.timestamp()).isBeforeOrEqualTo(NOW);
+      }
+    });
+    assertThat(bad).allSatisfy(b -> assertThat(Long.parseLong(b.substring(0, b.indexOf(':')))).isBetween(1L,
+        (long) lines));
+  }
+
+  /** One random change of the kind a corrupted or hostile log shows. */
+  private static byte[] mutate(byte[] line, Random r) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int at = r.nextInt(line.length + 1);
+    switch (r.nextInt(8)) {
+      case 0 -> { // flip a byte to anything but a newline, invalid UTF-8 included
+        byte[] copy = line.clone();
+        int b = r.nextInt(255);
+        copy[Math.min(at, copy.length - 1)] = (byte) (b == '\n' ? 255 : b);
+        return copy;
+      }
+      case 1 -> { // a run of digits: huge figures, year 99999
+        out.write(line, 0, at);
+        out.writeBytes("9".repeat(1 + r.nextInt(30)).getBytes(StandardCharsets.US_ASCII));
+        out.write(line, at, line.length - at);
+      }
+      case 2 -> out.write(line, 0, at); // truncated
+      case 3 -> { // a future or impossible date
+        String s = new String(line, StandardCharsets.ISO_8859_1);
+        String[] dates = {"2099-01-01", "9999-12-31", "2026-13-45", "0000-00-00", "2026-11-26"};
+        return s.replace("2026-11-26", dates[r.nextInt(dates.length)]).getBytes(StandardCharsets.ISO_8859_1);
+      }
+      case 4 -> { // a Guest prefix or a second header in the message
+        String s = new String(line, StandardCharsets.ISO_8859_1);
+        return s.replaceFirst("(I125: | - |vmx\\| )", "$1Guest: ").getBytes(StandardCharsets.ISO_8859_1);
+      }
+      case 5 -> { // control characters and NULs
+        out.write(line, 0, at);
+        out.writeBytes(new byte[] {0, 1, '\r', 0x1b, (byte) 0x80});
+        out.write(line, at, line.length - at);
+      }
+      case 6 -> { // doubled
+        out.writeBytes(line);
+        out.write(' ');
+        out.writeBytes(line);
+      }
+      default -> { // a negative or fractional figure
+        String s = new String(line, StandardCharsets.ISO_8859_1);
+        return s.replace("for ", r.nextBoolean() ? "for -" : "for 0.").getBytes(StandardCharsets.ISO_8859_1);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  /** {@code size} bytes of ordinary lines with a 256 MiB line without a newline in the middle, then {@code tail}. */
+  private static final class GeneratedLog extends InputStream {
+    private static final byte[] LINE = "2026-11-26T10:00:00.000Z In(05) vmx - Tools: running status rotated.\n"
+        .getBytes(StandardCharsets.US_ASCII);
+    private final long fill;
+    private final long hugeFrom;
+    private final long hugeTo;
+    private final byte[] tail;
+    private long pos;
+
+    GeneratedLog(long size, byte[] tail) {
+      this.fill = size - tail.length;
+      this.hugeFrom = fill / 2;
+      this.hugeTo = hugeFrom + (256L << 20);
+      this.tail = tail;
+    }
+
+    @Override
+    public int read() {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (pos >= fill + tail.length) {
+        return -1;
+      }
+      int n = 0;
+      while (n < len && pos < fill + tail.length) {
+        if (pos >= fill) {
+          b[off + n] = tail[(int) (pos - fill)];
+        } else if (pos >= hugeFrom && pos < hugeTo) {
+          b[off + n] = pos == hugeTo - 1 ? (byte) '\n' : (byte) 'x';
+        } else {
+          b[off + n] = LINE[(int) (pos % LINE.length)];
+        }
+        n++;
+        pos++;
+      }
+      return n;
+    }
   }
 }
