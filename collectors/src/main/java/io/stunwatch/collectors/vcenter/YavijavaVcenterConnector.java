@@ -273,39 +273,16 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
 
     @Override
     public Tail datastoreTail(String datacenter, String datastore, String path, long maxBytes) throws IOException {
-      HttpURLConnection c = open(datacenter, datastore, encodePath(path));
-      c.setRequestProperty("Range", "bytes=-" + maxBytes);
-      int status = c.getResponseCode();
-      String what = "[" + datastore + "] " + path;
-      if (status == 416) {
-        return new Tail(new byte[0], 0); // an empty file has no last bytes
-      }
-      check(c, status, what, datacenter);
-      try (InputStream in = c.getInputStream()) {
-        if (status == 206) {
-          long offset = rangeStart(c.getHeaderField("Content-Range"), what);
-          return new Tail(in.readNBytes((int) Math.min(maxBytes, Integer.MAX_VALUE - 8)), offset);
-        }
-        return lastBytes(in, maxBytes); // the server ignored the range: keep only the end, reading it through
-      }
+      return files().tail(datacenterPath(datacenter), datastore, path, maxBytes);
     }
 
     @Override
     public List<String> datastoreDirectory(String datacenter, String datastore, String dir) throws IOException {
-      String d = dir.isEmpty() || dir.endsWith("/") ? dir : dir + "/";
-      HttpURLConnection c = open(datacenter, datastore, encodePath(d) + (d.isEmpty() ? "" : "/"));
-      int status = c.getResponseCode();
-      check(c, status, "[" + datastore + "] " + d, datacenter);
-      byte[] page;
-      try (InputStream in = c.getInputStream()) {
-        page = in.readNBytes(4 * 1024 * 1024); // a listing, not a file: a VM directory holds a few dozen names
-      }
-      List<String> names = new ArrayList<>();
-      java.util.regex.Matcher m = LINK_TEXT.matcher(new String(page, StandardCharsets.UTF_8));
-      while (m.find()) {
-        names.add(m.group(1).trim());
-      }
-      return names;
+      return files().directory(datacenterPath(datacenter), datastore, dir);
+    }
+
+    private DatastoreHttp files() {
+      return new DatastoreHttp(sdkUrl, trust, si.getServerConnection().getSessionStr());
     }
 
     /** The inventory path of the datacenter named {@code name}: {@code name} itself when at the top. */
@@ -316,43 +293,6 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       return dcPaths.getOrDefault(name, name);
     }
 
-    private HttpURLConnection open(String datacenter, String datastore, String encodedPath) throws IOException {
-      String dcPath = datacenterPath(datacenter);
-      URL url = new URL(sdkUrl.getProtocol(), sdkUrl.getHost(), sdkUrl.getPort(), "/folder/" + encodedPath
-          + "?dcPath=" + URLEncoder.encode(dcPath, StandardCharsets.UTF_8) + "&dsName="
-          + URLEncoder.encode(datastore, StandardCharsets.UTF_8));
-      HttpURLConnection c = (HttpURLConnection) url.openConnection();
-      if (c instanceof HttpsURLConnection https) {
-        try {
-          SSLContext ctx = SSLContext.getInstance("TLS");
-          ctx.init(null, new TrustManager[] {trust}, null);
-          https.setSSLSocketFactory(ctx.getSocketFactory());
-        } catch (GeneralSecurityException e) {
-          throw new IOException("TLS setup failed: " + e.getMessage(), e);
-        }
-      }
-      // The session cookie is vCenter's: a redirect to anywhere else must not carry it, so none is followed.
-      c.setInstanceFollowRedirects(false);
-      c.setConnectTimeout(30_000);
-      c.setReadTimeout(120_000);
-      c.setRequestProperty("Cookie", si.getServerConnection().getSessionStr());
-      return c;
-    }
-
-    private void check(HttpURLConnection c, int status, String what, String datacenter) throws IOException {
-      if (status == 404) {
-        throw new FileNotFoundException(what + " in " + dcPaths.getOrDefault(datacenter, datacenter)
-            + ": not found");
-      }
-      if (status >= 300 && status < 400) {
-        throw new IOException("GET " + what + ": HTTP " + status + " redirect to '"
-            + VcenterConfig.redacted(String.valueOf(c.getHeaderField("Location")))
-            + "' not followed: the session cookie is only for " + sdkUrl.getHost());
-      }
-      if (status != 200 && status != 206) {
-        throw new IOException("GET " + what + ": HTTP " + status);
-      }
-    }
     @Override
     public void close() {
       try {
@@ -371,56 +311,6 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     spec.setTime(time);
     spec.setEventTypeId(MigrationEventTypes.EVENT_TYPE_IDS.toArray(String[]::new));
     return spec;
-  }
-
-  private static final java.util.regex.Pattern LINK_TEXT = java.util.regex.Pattern.compile(
-      "<a\\s[^>]*>\\s*([^<>/]+?)\\s*</a>", java.util.regex.Pattern.CASE_INSENSITIVE);
-
-  /** The first byte of a 206 answer, from {@code Content-Range: bytes START-END/TOTAL}. */
-  static long rangeStart(String contentRange, String what) throws IOException {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("bytes\\s+(\\d+)-\\d+/(?:\\d+|\\*)")
-        .matcher(contentRange == null ? "" : contentRange.trim());
-    if (!m.matches()) {
-      throw new IOException("GET " + what + ": HTTP 206 with Content-Range '" + contentRange + "'");
-    }
-    return Long.parseLong(m.group(1));
-  }
-
-  /** The last {@code max} bytes of a stream read to its end, in a ring: a 1 GiB answer costs {@code max} bytes. */
-  static VcenterConnection.Tail lastBytes(InputStream in, long max) throws IOException {
-    int size = (int) Math.min(max, Integer.MAX_VALUE - 8);
-    byte[] ring = new byte[size];
-    long total = 0;
-    byte[] buf = new byte[64 * 1024];
-    int n;
-    while ((n = in.read(buf)) >= 0) {
-      for (int i = 0; i < n; ) {
-        int at = (int) (total % size);
-        int k = Math.min(n - i, size - at);
-        System.arraycopy(buf, i, ring, at, k);
-        i += k;
-        total += k;
-      }
-    }
-    if (total <= size) {
-      return new VcenterConnection.Tail(java.util.Arrays.copyOf(ring, (int) total), 0);
-    }
-    int at = (int) (total % size);
-    byte[] out = new byte[size];
-    System.arraycopy(ring, at, out, 0, size - at);
-    System.arraycopy(ring, 0, out, size - at, at);
-    return new VcenterConnection.Tail(out, total - size);
-  }
-
-  private static String encodePath(String path) {
-    StringBuilder b = new StringBuilder();
-    for (String part : path.split("/")) {
-      if (b.length() > 0) {
-        b.append('/');
-      }
-      b.append(URLEncoder.encode(part, StandardCharsets.UTF_8).replace("+", "%20"));
-    }
-    return b.toString();
   }
 
   private static Calendar calendar(Instant t) {
