@@ -8,8 +8,9 @@ import java.util.List;
  * Where a vCenter collector has got to, so a restart resumes with no gap and no duplicate. Compacted topic keyed by
  * {@code vcenterUuid}.
  *
- * <p>Events are ordered by {@code (createdTime, key)}: on resume the collector re-reads from
- * {@link #lastCreatedTime()} and skips the keys already published at exactly that time.
+ * <p>Events are ordered by {@code (createdTime, key)}. Each poll re-reads an overlap window behind
+ * {@link #lastCreatedTime()} and skips the keys of {@link #recentEvents()}: an event that becomes visible late, with
+ * an older createdTime, is still published, and none twice.
  *
  * @param vcenterUuid        instance UUID of the vCenter
  * @param lastCreatedTime    createdTime of the newest event published
@@ -18,6 +19,8 @@ import java.util.List;
  * @param lastStunByVm       per VM moref, the time of the newest vmware.log stun published, so a stun is published
  *                           once even when the log is read again after a restart
  * @param pendingTasks       migration tasks not yet final, followed until they are, across restarts too
+ * @param recentEvents       the events published within the overlap window behind {@code lastCreatedTime}; empty in
+ *                           a checkpoint written before the window existed
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
@@ -26,7 +29,14 @@ public record VcenterCheckpoint(
     List<Long> keysAtLastCreated,
     Instant savedAt,
     java.util.Map<String, Instant> lastStunByVm,
-    List<PendingTask> pendingTasks) {
+    List<PendingTask> pendingTasks,
+    List<RecentEvent> recentEvents) {
+
+  /** A checkpoint with no overlap window: only the keys at exactly {@code lastCreatedTime} are known. */
+  public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
+      java.util.Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
+    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of());
+  }
 
   public VcenterCheckpoint {
     Checks.requiredText(vcenterUuid, "vcenterUuid");
@@ -35,6 +45,20 @@ public record VcenterCheckpoint(
     Checks.required(savedAt, "savedAt");
     lastStunByVm = Checks.map(lastStunByVm);
     pendingTasks = Checks.list(pendingTasks);
+    recentEvents = Checks.list(recentEvents);
+  }
+
+  /**
+   * An event published recently.
+   *
+   * @param key         its event key
+   * @param createdTime its createdTime
+   */
+  public record RecentEvent(long key, Instant createdTime) {
+
+    public RecentEvent {
+      Checks.required(createdTime, "createdTime");
+    }
   }
 
   /**

@@ -24,11 +24,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -246,14 +244,28 @@ public final class VcenterCollector implements AutoCloseable {
         : "after " + checkpoint.lastCreatedTime() + " " + checkpoint.keysAtLastCreated());
   }
 
-  /** One poll: read new events, refresh inventory when due, fetch stun times, publish all in one transaction. */
+  /**
+   * One poll: read the events since the overlap window behind the checkpoint, then publish the new ones with their
+   * inventory changes, stun times and the checkpoint, in transactions of at most
+   * {@link VcenterConfig#maxEventsPerTransaction()} events each: a catch-up of a day commits as it goes, and never
+   * outgrows the transaction timeout.
+   */
   void poll(VcenterConnection c) throws IOException {
     Instant now = clock.instant();
-    Instant since = checkpoint == null ? now.minus(config.startLookback()) : checkpoint.lastCreatedTime();
-    List<JsonNode> raw = c.eventsSince(since);
+    Instant firstStart = now.minus(config.startLookback());
+    List<JsonNode> raw = c.eventsSince(EventCursor.from(checkpoint, config.eventOverlap()).readFrom(firstStart));
+    int batch = config.maxEventsPerTransaction();
+    for (int from = 0; from == 0 || from < raw.size(); from += batch) {
+      List<JsonNode> part = raw.subList(from, Math.min(raw.size(), from + batch));
+      publish(c, now, firstStart, part, from + batch >= raw.size());
+    }
+  }
+
+  /** Publishes one part of a poll's events in one transaction; the last part also follows the pending tasks. */
+  private void publish(VcenterConnection c, Instant now, Instant firstStart, List<JsonNode> raw, boolean lastPart)
+      throws IOException {
+    EventCursor cursor = EventCursor.from(checkpoint, config.eventOverlap());
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
-    Instant last = checkpoint == null ? null : checkpoint.lastCreatedTime();
-    Set<Long> keysAtLast = checkpoint == null ? new HashSet<>() : new HashSet<>(checkpoint.keysAtLastCreated());
     Map<String, Instant> lastStun = new HashMap<>(checkpoint == null ? Map.of() : checkpoint.lastStunByVm());
     Map<String, VcenterCheckpoint.PendingTask> pending = new java.util.LinkedHashMap<>();
     if (checkpoint != null) {
@@ -265,14 +277,9 @@ public final class VcenterCollector implements AutoCloseable {
     for (JsonNode node : raw) {
       long key = node.path("key").asLong();
       Instant created = Instant.parse(node.path("createdTime").asText());
-      if (last != null && (created.isBefore(last) || created.equals(last) && keysAtLast.contains(key))) {
-        continue; // published before this poll
+      if (!cursor.accept(key, created)) {
+        continue; // published before
       }
-      if (last == null || created.isAfter(last)) {
-        last = created;
-        keysAtLast.clear();
-      }
-      keysAtLast.add(key);
       try {
         Optional<VcenterEvent> e = mapper.map(node, vcenterUuid, null);
         if (e.isPresent()) {
@@ -295,7 +302,9 @@ public final class VcenterCollector implements AutoCloseable {
         }
       }
     }
-    events += followTasks(c, pending, mapped, completed);
+    if (lastPart) {
+      events += followTasks(c, pending, mapped, completed);
+    }
     // A VM the inventory does not know yet (created since the last refresh) is looked up before its events are
     // keyed: keyed by VM id they meet the VM's samples, and the processor need not hold them for its inventory.
     boolean unknownVm = mapped.stream().anyMatch(e -> e.vm() != null && !vms.containsKey(e.vmKey()));
@@ -311,11 +320,12 @@ public final class VcenterCollector implements AutoCloseable {
       fetchStuns(c, e, lastStun, out);
     }
     // A first start that has seen no event yet stands at the start of its window.
-    Instant position = last != null ? last : since;
+    Instant position = cursor.last() != null ? cursor.last() : firstStart;
     prune(lastStun, position);
+    List<VcenterCheckpoint.RecentEvent> recent = cursor.recent();
     boolean moved = checkpoint == null
         || !position.equals(checkpoint.lastCreatedTime())
-        || !keysAtLast.equals(Set.copyOf(checkpoint.keysAtLastCreated()))
+        || !recent.equals(checkpoint.recentEvents())
         || !lastStun.equals(checkpoint.lastStunByVm())
         || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks());
     boolean heartbeat = checkpoint == null || !now.isBefore(checkpoint.savedAt().plus(config.heartbeatInterval()));
@@ -323,8 +333,8 @@ public final class VcenterCollector implements AutoCloseable {
       return; // nothing new, and the last checkpoint is fresh: no empty transaction
     }
     // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
-    VcenterCheckpoint next = new VcenterCheckpoint(vcenterUuid, position, List.copyOf(keysAtLast), now, lastStun,
-        List.copyOf(pending.values()));
+    VcenterCheckpoint next = new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
+        List.copyOf(pending.values()), recent);
     out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
     producer.beginTransaction();
     try {

@@ -34,16 +34,20 @@ import javax.net.ssl.X509TrustManager;
  * @param heartbeatInterval how often the checkpoint is saved when nothing happens
  * @param metricsPort       port of the collector's /metrics page, 0 for none
  * @param metricsHost       interface of the /metrics page
+ * @param eventOverlap      how far behind the newest event published each read starts again
+ * @param maxEventsPerTransaction the most events one transaction publishes
  */
 public record VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
     Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback,
-    long logTailBytes, Duration heartbeatInterval, int metricsPort, String metricsHost) {
+    long logTailBytes, Duration heartbeatInterval, int metricsPort, String metricsHost, Duration eventOverlap,
+    int maxEventsPerTransaction) {
 
   /** The settings of a test or a tool: the defaults of everything after {@code startLookback}. */
   public VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
       Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
     this(urls, username, password, thumbprints, caFile, insecure, pollInterval, inventoryInterval, startLookback,
-        LOG_TAIL_KIB.defaultValue() * 1024L, HEARTBEAT_INTERVAL.defaultValue(), 0, METRICS_HOST.defaultValue());
+        LOG_TAIL_KIB.defaultValue() * 1024L, HEARTBEAT_INTERVAL.defaultValue(), 0, METRICS_HOST.defaultValue(),
+        EVENT_OVERLAP.defaultValue(), MAX_EVENTS_PER_TRANSACTION.defaultValue());
   }
 
   public static final ConfigKey<List<URL>> URLS = ConfigKeys.custom("vcenter.urls", "URL list",
@@ -84,16 +88,26 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
       "Interface of the vCenter collector's /metrics page. Loopback by default; 0.0.0.0 lets a remote Prometheus "
           + "scrape it.");
 
+  public static final ConfigKey<Duration> EVENT_OVERLAP = ConfigKeys.duration("vcenter.event-overlap",
+      Duration.ofMinutes(10), Duration.ZERO, Duration.ofDays(1),
+      "How far behind the newest event published each read of events starts again, to catch an event that becomes "
+          + "visible late with an older createdTime (a host's events when it reconnects). An event later than this "
+          + "is lost.");
+  public static final ConfigKey<Integer> MAX_EVENTS_PER_TRANSACTION = ConfigKeys.integer(
+      "vcenter.max-events-per-transaction", 1000, 10, 100_000,
+      "The most events one Kafka transaction publishes: a long catch-up commits in parts, each with its checkpoint.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(URLS, USERNAME, PASSWORD, THUMBPRINTS, CA_FILE, INSECURE,
       POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK, LOG_TAIL_KIB, HEARTBEAT_INTERVAL, METRICS_PORT,
-      METRICS_HOST);
+      METRICS_HOST, EVENT_OVERLAP, MAX_EVENTS_PER_TRANSACTION);
 
   /** Reads the settings; for live collection, {@code requireLive} also demands URLs and credentials. */
   public static VcenterConfig from(ConfigSource source, boolean requireLive) {
     ConfigReader r = source.reader();
     VcenterConfig c = new VcenterConfig(r.get(URLS), r.get(USERNAME), r.get(PASSWORD), r.get(THUMBPRINTS),
         r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK),
-        r.get(LOG_TAIL_KIB) * 1024L, r.get(HEARTBEAT_INTERVAL), r.get(METRICS_PORT), r.get(METRICS_HOST));
+        r.get(LOG_TAIL_KIB) * 1024L, r.get(HEARTBEAT_INTERVAL), r.get(METRICS_PORT), r.get(METRICS_HOST),
+        r.get(EVENT_OVERLAP), r.get(MAX_EVENTS_PER_TRANSACTION));
     r.check(c.insecure || c.urls.stream().allMatch(u -> u.getProtocol().equals("https")), URLS,
         "must be https URLs: http sends the vCenter password in clear (set vcenter.insecure=true for a lab)");
     if (requireLive) {

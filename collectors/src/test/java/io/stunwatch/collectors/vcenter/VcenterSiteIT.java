@@ -55,11 +55,11 @@ class VcenterSiteIT {
     }
   }
 
-  private VcenterCollector collector(long logTailBytes, Duration heartbeat) throws Exception {
+  private VcenterCollector collector(long logTailBytes, Duration heartbeat, int maxPerTransaction) throws Exception {
     URI sdk = vcsim.sdk();
     VcenterConfig config = new VcenterConfig(List.of(sdk.toURL()), vcsim.username(), vcsim.password(),
         Map.of("127.0.0.1", vcsim.sha256()), null, false, Duration.ofMillis(200), Duration.ofSeconds(2),
-        Duration.ofHours(1), logTailBytes, heartbeat, 0, "localhost");
+        Duration.ofHours(1), logTailBytes, heartbeat, 0, "localhost", Duration.ofMinutes(10), maxPerTransaction);
     VcenterCollector c = new VcenterCollector(connector(), config,
         Map.of("bootstrap.servers", KAFKA.bootstrapServers()), Clock.systemUTC());
     c.start();
@@ -74,7 +74,7 @@ class VcenterSiteIT {
   @Test
   void aQuietVcenterKeepsAFreshCheckpointAndASecondInstanceStopsTheFirstWithTheReason() throws Exception {
     Instant began = Instant.now();
-    try (VcenterCollector first = collector(64 * 1024, Duration.ofSeconds(1))) {
+    try (VcenterCollector first = collector(64 * 1024, Duration.ofSeconds(1), 1000)) {
       // no migration at all: only the heartbeat writes, and it keeps the checkpoint young
       Await.until(Duration.ofSeconds(30), () -> checkpoints().size() >= 3, "three heartbeats",
           () -> checkpoints().stream().map(VcenterCheckpoint::savedAt).toList());
@@ -93,7 +93,7 @@ class VcenterSiteIT {
           .isBeforeOrEqualTo(last.lastCreatedTime()));
       assertThat(first.fatal().toCompletableFuture()).isNotDone();
 
-      try (VcenterCollector second = collector(64 * 1024, Duration.ofSeconds(1))) {
+      try (VcenterCollector second = collector(64 * 1024, Duration.ofSeconds(1), 1000)) {
         // the second's producer fences the first: at its next heartbeat the first stops, and says why
         String why = first.fatal().toCompletableFuture().get(60, TimeUnit.SECONDS);
         assertThat(why).contains("another collector instance took over").contains("fenced");
@@ -117,7 +117,7 @@ class VcenterSiteIT {
     site.writeVmFile(vm, "vmware-3.log", log(200 * 1024, earlier + "| vcpu-0| I125: Checkpoint_Unstun: vm stopped "
         + "for 333 us", now + "| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 4100000 us"));
 
-    try (VcenterCollector c = collector(64 * 1024, Duration.ofSeconds(60))) {
+    try (VcenterCollector c = collector(64 * 1024, Duration.ofSeconds(60), 1000)) {
       site.relocateAndPost(vm);
       Await.until(Duration.ofSeconds(60), () -> !stuns().isEmpty(), "the stun of the rotated log");
     }
@@ -138,6 +138,29 @@ class VcenterSiteIT {
       assertThat(((YavijavaVcenterConnector.Connection) c).datacenterPath("DC0"))
           .isEqualTo(folder.getName() + "/DC0");
     }
+  }
+
+  @Test
+  void aLongCatchUpCommitsInBoundedTransactionsAndPublishesEveryEventOnce() throws Exception {
+    // two hours' worth of power operations happened while no collector ran
+    VirtualMachine vm = site.vms().get(2);
+    List<Integer> posted = new java.util.ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      posted.add(site.postPowerOn(vm));
+    }
+    int before = checkpoints().size();
+    try (VcenterCollector c = collector(64 * 1024, Duration.ofSeconds(60), 50)) {
+      Await.until(Duration.ofSeconds(60), () -> publishedKeys().containsAll(posted), "the 120 events");
+    }
+    List<VcenterCheckpoint> parts = checkpoints().subList(before, checkpoints().size());
+    assertThat(parts).as("120 events, 50 a transaction, a checkpoint each").hasSizeGreaterThanOrEqualTo(3);
+    assertThat(parts).extracting(VcenterCheckpoint::lastCreatedTime).isSorted();
+    assertThat(publishedKeys().stream().filter(posted::contains)).as("each once").hasSize(posted.size());
+  }
+
+  private List<Integer> publishedKeys() {
+    return read(Topics.VCENTER_EVENTS).stream().filter(r -> UUID.equals(r.value().vcenterUuid()))
+        .map(r -> (int) r.value().eventKey()).toList();
   }
 
   /** About {@code size} bytes of ordinary log lines between an optional first and last line. */

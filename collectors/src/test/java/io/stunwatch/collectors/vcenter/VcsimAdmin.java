@@ -101,7 +101,22 @@ final class VcsimAdmin {
     return newestEventKey(vm);
   }
 
+  /** Posts a VmPoweredOnEvent of the VM, as a host does on a power-on; its key. */
+  int postPowerOn(VirtualMachine vm) throws Exception {
+    com.vmware.vim25.VmPoweredOnEvent e = new com.vmware.vim25.VmPoweredOnEvent();
+    e.setVm(vmArg(vm));
+    e.setHost(hostArg(new HostSystem(si.getServerConnection(), vm.getRuntime().getHost())));
+    e.setUserName(vcsim.username());
+    e.setCreatedTime(java.util.Calendar.getInstance());
+    si.getEventManager().postEvent(e, null);
+    return newestEventKey(vm, com.vmware.vim25.VmPoweredOnEvent.class);
+  }
+
   private int newestEventKey(VirtualMachine vm) throws Exception {
+    return newestEventKey(vm, VmMigratedEvent.class);
+  }
+
+  private int newestEventKey(VirtualMachine vm, Class<? extends com.vmware.vim25.Event> type) throws Exception {
     com.vmware.vim25.EventFilterSpec spec = new com.vmware.vim25.EventFilterSpec();
     com.vmware.vim25.EventFilterSpecByEntity byEntity = new com.vmware.vim25.EventFilterSpecByEntity();
     byEntity.setEntity(vm.getMOR());
@@ -109,11 +124,11 @@ final class VcsimAdmin {
     spec.setEntity(byEntity);
     int newest = -1;
     for (com.vmware.vim25.Event ev : si.getEventManager().queryEvents(spec)) {
-      if (ev instanceof VmMigratedEvent) {
+      if (type.isInstance(ev)) {
         newest = Math.max(newest, ev.getKey());
       }
     }
-    assertThat(newest).as("posted VmMigratedEvent of " + vm.getName()).isPositive();
+    assertThat(newest).as("posted " + type.getSimpleName() + " of " + vm.getName()).isPositive();
     return newest;
   }
 
