@@ -1,10 +1,9 @@
 package io.stunwatch.launcher;
 
-import io.stunwatch.collectors.vcenter.VcenterCollector;
+import io.stunwatch.collectors.vcenter.VcenterCollectors;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
-import io.stunwatch.collectors.vcenter.YavijavaVcenterConnector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.collectors.worker.CollectorMetrics;
@@ -20,7 +19,6 @@ import io.stunwatch.metrics.DropReason;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.TypedProducer;
-import java.net.URL;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -195,24 +193,16 @@ final class CollectCommand implements Runnable {
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       MetricsServer metrics = vc.metricsPort() == 0 ? null
           : MetricsServer.start(registry, vc.metricsHost(), vc.metricsPort());
-      List<VcenterCollector> collectors = new ArrayList<>();
-      java.util.concurrent.CompletableFuture<String> fatal = new java.util.concurrent.CompletableFuture<>();
-      for (URL url : vc.urls()) {
-        VcenterCollector c = new VcenterCollector(new YavijavaVcenterConnector(url, vc.username(),
-            vc.password().toCharArray(), vc.trustFor(url)), vc, kafka.clientProperties(), ctx.clock(), registry);
-        c.fatal().thenAccept(fatal::complete);
-        collectors.add(c);
-        c.start();
-      }
+      VcenterCollectors collectors = VcenterCollectors.start(vc, kafka.clientProperties(), ctx.clock(), registry);
       ctx.out().println("vCenter collector running for " + vc.urls()
           + (metrics == null ? "" : ", /metrics on port " + metrics.port()) + "; Ctrl-C to stop.");
       ctx.out().flush();
       String failure = UntilStopped.awaitOrFailure(() -> {
-        collectors.forEach(VcenterCollector::close);
+        collectors.close();
         if (metrics != null) {
           metrics.close();
         }
-      }, Duration.ofSeconds(30), fatal);
+      }, Duration.ofSeconds(30), collectors.fatal());
       if (failure != null) {
         // a supervisor restarts a process that exits non-zero; the reason says whether it should
         ctx.err().println("stunwatch collect vcenter: stopped: " + failure);

@@ -77,7 +77,7 @@ public final class Meters {
   public static final String MIGRATIONS_UNDER_LOAD = "stunwatch.migrations.under.load";
   /** Counter: dead letters written, by source topic and stage. */
   public static final String DEAD_LETTERS = "stunwatch.dead.letters";
-  /** vCenter collector: sessions re-established after a failure, by {@link #TAG_VCENTER} (its host name). */
+  /** vCenter collector: sessions re-established after a failure, by {@link #TAG_VCENTER} (its host, and port when not 443). */
   public static final String VCENTER_RECONNECTS = "stunwatch.vcenter.reconnects";
   /** vCenter collector: events that could not be mapped, skipped with a log line, by {@link #TAG_VCENTER}. */
   public static final String VCENTER_EVENTS_UNMAPPABLE = "stunwatch.vcenter.events.unmappable";

@@ -104,7 +104,7 @@ public final class VcenterCollector implements AutoCloseable {
   }
 
   /**
-   * @param registry where the collector's counters go, tagged with the vCenter's host name
+   * @param registry where the collector's counters go, tagged with the vCenter's host (and port when not 443)
    */
   public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
       Clock clock, MeterRegistry registry) {
@@ -156,9 +156,11 @@ public final class VcenterCollector implements AutoCloseable {
     return fatal;
   }
 
+  /** The host of {@code url}, with its port when not 443: two vCenters may share a host. */
   private static String hostOf(String url) {
     try {
-      return java.net.URI.create(url).getHost();
+      java.net.URI u = java.net.URI.create(url);
+      return u.getPort() < 0 || u.getPort() == 443 ? u.getHost() : u.getHost() + ":" + u.getPort();
     } catch (IllegalArgumentException e) {
       return url;
     }

@@ -36,18 +36,20 @@ import javax.net.ssl.X509TrustManager;
  * @param metricsHost       interface of the /metrics page
  * @param eventOverlap      how far behind the newest event published each read starts again
  * @param maxEventsPerTransaction the most events one transaction publishes
+ * @param credentials       per vCenter login and trust, by {@code host} or {@code host:port} (see
+ *                          {@link VcenterCredentials})
  */
 public record VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
     Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback,
     long logTailBytes, Duration heartbeatInterval, int metricsPort, String metricsHost, Duration eventOverlap,
-    int maxEventsPerTransaction) {
+    int maxEventsPerTransaction, Map<String, VcenterCredentials> credentials) {
 
   /** The settings of a test or a tool: the defaults of everything after {@code startLookback}. */
   public VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
       Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
     this(urls, username, password, thumbprints, caFile, insecure, pollInterval, inventoryInterval, startLookback,
         LOG_TAIL_KIB.defaultValue() * 1024L, HEARTBEAT_INTERVAL.defaultValue(), 0, METRICS_HOST.defaultValue(),
-        EVENT_OVERLAP.defaultValue(), MAX_EVENTS_PER_TRANSACTION.defaultValue());
+        EVENT_OVERLAP.defaultValue(), MAX_EVENTS_PER_TRANSACTION.defaultValue(), Map.of());
   }
 
   public static final ConfigKey<List<URL>> URLS = ConfigKeys.custom("vcenter.urls", "URL list",
@@ -97,44 +99,81 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
       "vcenter.max-events-per-transaction", 1000, 10, 100_000,
       "The most events one Kafka transaction publishes: a long catch-up commits in parts, each with its checkpoint.");
 
+  public static final ConfigKey<Path> CREDENTIALS_FILE = ConfigKeys.path("vcenter.credentials-file", null,
+      "Each vCenter's own username, password file, CA file and thumbprint, one HOST.FIELD=VALUE a line (FIELD: "
+          + "username, password-file, ca-file, thumbprint; HOST or HOST:PORT). What a vCenter leaves out comes from "
+          + "the global keys.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(URLS, USERNAME, PASSWORD, THUMBPRINTS, CA_FILE, INSECURE,
-      POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK, LOG_TAIL_KIB, HEARTBEAT_INTERVAL, METRICS_PORT,
-      METRICS_HOST, EVENT_OVERLAP, MAX_EVENTS_PER_TRANSACTION);
+      CREDENTIALS_FILE, POLL_INTERVAL, INVENTORY_INTERVAL, START_LOOKBACK, LOG_TAIL_KIB, HEARTBEAT_INTERVAL,
+      METRICS_PORT, METRICS_HOST, EVENT_OVERLAP, MAX_EVENTS_PER_TRANSACTION);
 
   /** Reads the settings; for live collection, {@code requireLive} also demands URLs and credentials. */
   public static VcenterConfig from(ConfigSource source, boolean requireLive) {
     ConfigReader r = source.reader();
+    Path credentialsFile = r.get(CREDENTIALS_FILE);
+    Map<String, VcenterCredentials> credentials = Map.of();
+    if (credentialsFile != null) {
+      try {
+        credentials = VcenterCredentials.read(credentialsFile);
+      } catch (IllegalArgumentException e) {
+        r.check(false, CREDENTIALS_FILE, e.getMessage());
+      }
+    }
     VcenterConfig c = new VcenterConfig(r.get(URLS), r.get(USERNAME), r.get(PASSWORD), r.get(THUMBPRINTS),
         r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK),
         r.get(LOG_TAIL_KIB) * 1024L, r.get(HEARTBEAT_INTERVAL), r.get(METRICS_PORT), r.get(METRICS_HOST),
-        r.get(EVENT_OVERLAP), r.get(MAX_EVENTS_PER_TRANSACTION));
+        r.get(EVENT_OVERLAP), r.get(MAX_EVENTS_PER_TRANSACTION), credentials);
     r.check(c.insecure || c.urls.stream().allMatch(u -> u.getProtocol().equals("https")), URLS,
         "must be https URLs: http sends the vCenter password in clear (set vcenter.insecure=true for a lab)");
     if (requireLive) {
       r.check(!c.urls.isEmpty(), URLS, "is required to collect from vCenter (or use --replay)");
-      r.check(c.username != null, USERNAME, "is required; set it in the config file or STUNWATCH_VCENTER_USERNAME");
-      r.check(c.password != null, PASSWORD,
-          "is required; set STUNWATCH_VCENTER_PASSWORD_FILE to a file holding it, or STUNWATCH_VCENTER_PASSWORD");
+      for (URL u : c.urls) {
+        r.check(c.usernameFor(u) != null, USERNAME, "is required for " + u.getHost() + "; set it in the config "
+            + "file or STUNWATCH_VCENTER_USERNAME, or " + u.getHost() + ".username in vcenter.credentials-file");
+        r.check(c.passwordFor(u) != null, PASSWORD, "is required for " + u.getHost() + "; set "
+            + "STUNWATCH_VCENTER_PASSWORD_FILE to a file holding it, or " + u.getHost()
+            + ".password-file in vcenter.credentials-file");
+      }
     }
     r.done();
     return c;
   }
 
-  /** How {@code url}'s certificate is verified: its pin, else the CA file, else insecure, else the system store. */
+  /** The user that logs in to {@code url}: its own from the credentials file, else {@code vcenter.username}. */
+  public String usernameFor(URL url) {
+    VcenterCredentials own = VcenterCredentials.lookup(credentials, url);
+    return own != null && own.username() != null ? own.username() : username;
+  }
+
+  /** The password of {@code url}: its own password file, else {@code vcenter.password}. */
+  public String passwordFor(URL url) {
+    VcenterCredentials own = VcenterCredentials.lookup(credentials, url);
+    return own != null && own.password() != null ? own.password() : password;
+  }
+
+  /**
+   * How {@code url}'s certificate is verified: its pin, else its CA file, else insecure, else the system store;
+   * its own entry of the credentials file first.
+   */
   public X509TrustManager trustFor(URL url) throws IOException {
-    String pin = thumbprints.get(url.getHost().toLowerCase(Locale.ROOT));
+    VcenterCredentials own = VcenterCredentials.lookup(credentials, url);
+    String pin = own != null && own.thumbprint() != null ? own.thumbprint()
+        : thumbprints.get(url.getHost().toLowerCase(Locale.ROOT));
     if (pin != null) {
       return VcenterTrust.pinned(pin);
     }
-    if (caFile != null) {
-      return VcenterTrust.caFile(caFile);
+    Path ca = own != null && own.caFile() != null ? own.caFile() : caFile;
+    if (ca != null) {
+      return VcenterTrust.caFile(ca);
     }
     return insecure ? VcenterTrust.insecure() : VcenterTrust.system();
   }
 
   @Override
   public String toString() {
-    return "VcenterConfig[urls=" + urls + ", username=" + username + ", password=****]";
+    return "VcenterConfig[urls=" + urls + ", username=" + username + ", password=****, credentials="
+        + credentials.keySet() + "]";
   }
 
   private static List<URL> urls(String raw) {

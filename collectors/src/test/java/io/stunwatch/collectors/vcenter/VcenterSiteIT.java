@@ -14,7 +14,6 @@ import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.TopicContents;
 import io.stunwatch.testsupport.Vcsim;
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -56,10 +55,13 @@ class VcenterSiteIT {
   }
 
   private VcenterCollector collector(long logTailBytes, Duration heartbeat, int maxPerTransaction) throws Exception {
-    URI sdk = vcsim.sdk();
-    VcenterConfig config = new VcenterConfig(List.of(sdk.toURL()), vcsim.username(), vcsim.password(),
-        Map.of("127.0.0.1", vcsim.sha256()), null, false, Duration.ofMillis(200), Duration.ofSeconds(2),
-        Duration.ofHours(1), logTailBytes, heartbeat, 0, "localhost", Duration.ofMinutes(10), maxPerTransaction);
+    VcenterConfig config = VcenterConfig.from(io.stunwatch.config.ConfigSource.of(Map.of(
+        "vcenter.urls", vcsim.sdk().toString(), "vcenter.username", vcsim.username(),
+        "vcenter.password", vcsim.password(), "vcenter.thumbprints", "127.0.0.1=" + vcsim.sha256(),
+        "vcenter.poll-interval", "200ms", "vcenter.inventory-interval", "2s",
+        "vcenter.log-tail-kib", String.valueOf(logTailBytes / 1024),
+        "vcenter.heartbeat-interval", heartbeat.toSeconds() + "s",
+        "vcenter.max-events-per-transaction", String.valueOf(maxPerTransaction))), true);
     VcenterCollector c = new VcenterCollector(connector(), config,
         Map.of("bootstrap.servers", KAFKA.bootstrapServers()), Clock.systemUTC());
     c.start();
