@@ -29,7 +29,16 @@ func main() {
 	password := flag.String("password", "", "its password")
 	folders := flag.Int("folder", 0, "put the datacenter inside this many folders (as sites do)")
 	uuid := flag.String("uuid", "", "the instance UUID (default: govmomi's fixed one)")
+	vmotion := flag.Bool("vmotion", false, "select vmk0 for vMotion on every host, as a site configures it")
 	flag.Parse()
+	if *vmotion {
+		for i := range esx.HostConfigInfo.VirtualNicManagerInfo.NetConfig {
+			nc := &esx.HostConfigInfo.VirtualNicManagerInfo.NetConfig[i]
+			if nc.NicType == "vmotion" {
+				nc.SelectedVnic = []string{"vmotion.key-vim.host.VirtualNic-vmk0"}
+			}
+		}
+	}
 	if *uuid != "" {
 		vpx.ServiceContent.About.InstanceUuid = *uuid
 	}

@@ -34,7 +34,8 @@ import java.util.function.Consumer;
  * the collector reads live: {@code name}, {@code config.uuid}, {@code config.instanceUuid},
  * {@code config.hardware.memoryMB}, {@code config.hardware.device[].backing.vgpu}, {@code config.files.vmPathName},
  * {@code runtime.host}, and the extras {@code datacenter} (name) and {@code cluster} (MoRef with {@code name});
- * hosts: {@code name} and {@code cluster}.
+ * hosts: {@code name}, {@code cluster}, and {@code config.virtualNicManagerInfo} with {@code config.network}, which
+ * give the vMotion link speed ({@link VmotionLinkSpeed}).
  */
 public final class VcenterReplay {
 
@@ -124,7 +125,8 @@ public final class VcenterReplay {
             + "(\"moref\" or \"self\"): its VMs' host has no name"));
         continue;
       }
-      hosts.put(moref, new HostInventoryEntry(vcenterUuid, moref, text(h, "name"), cluster(h), List.of(), null,
+      hosts.put(moref, new HostInventoryEntry(vcenterUuid, moref, text(h, "name"), cluster(h), List.of(),
+          VmotionLinkSpeed.mbps(h.path("config").get("virtualNicManagerInfo"), h.path("config").get("network")),
           observedAt));
     }
     List<VmInventoryEntry> vms = new ArrayList<>();

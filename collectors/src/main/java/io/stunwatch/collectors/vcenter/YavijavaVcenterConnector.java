@@ -176,6 +176,18 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       return events.stream().map(VimObjects::toViJson).toList();
     }
 
+    /** The host's vMotion link speed, Mbit/s; null when unknown (see {@link VmotionLinkSpeed}). */
+    private Long vmotionSpeed(HostSystem h) {
+      try {
+        Object nics = h.getPropertyByPath("config.virtualNicManagerInfo");
+        Object network = h.getPropertyByPath("config.network");
+        return nics == null || network == null ? null
+            : VmotionLinkSpeed.mbps(VimObjects.toViJson(nics), VimObjects.toViJson(network));
+      } catch (RuntimeException e) {
+        return null; // a host not connected has no config: its speed is unknown, the rest of it still counts
+      }
+    }
+
     /** Host moref to its cluster, built top-down: vcsim's parent references confuse yavijava's getParent(). */
     private java.util.Map<String, EntityRef> clustersByHost() throws IOException {
       java.util.Map<String, EntityRef> byHost = new java.util.HashMap<>();
@@ -266,7 +278,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
           }
         }
         out.add(new HostInventoryEntry(instanceUuid, h.getMOR().getVal(), h.getName(),
-            clusters.get(h.getMOR().getVal()), gpus, null, observedAt));
+            clusters.get(h.getMOR().getVal()), gpus, vmotionSpeed(h), observedAt));
       }
       return out;
     }

@@ -3,6 +3,7 @@ package io.stunwatch.collectors.vcenter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
 import java.nio.file.Files;
@@ -26,6 +27,11 @@ class VcenterReplayTest {
     VcenterReplay.Inventory inv = replay.inventory(Path.of("src/test/resources/vcenter/inventory-vi-json.jsonl"),
         Instant.parse("2026-11-21T12:00:00Z"));
     assertThat(inv.hosts()).hasSize(2);
+    // esx01: vmk1 on a standard switch, its active uplinks 25G and one with no link; the standby 100G is not used.
+    // esx02: two vmknics on one distributed switch: both run over its fastest uplink, counted once.
+    assertThat(inv.hosts()).extracting(HostInventoryEntry::name, HostInventoryEntry::vmotionNicSpeedMbps)
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("esx01", 25_000L),
+            org.assertj.core.groups.Tuple.tuple("esx02", 100_000L));
     VmInventoryEntry vm = inv.vms().get(0);
     assertThat(vm.key()).isEqualTo("vc-1/vm-42");
     assertThat(vm.biosUuid()).isEqualTo("421c9f3a-5b6c-7d8e-9fa0-b1c2d3e4f506");

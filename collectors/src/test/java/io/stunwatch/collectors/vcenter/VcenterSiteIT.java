@@ -43,7 +43,7 @@ class VcenterSiteIT {
 
   @BeforeAll
   static void start() throws Exception {
-    vcsim = Vcsim.start(true, "-folder", "1", "-uuid", UUID);
+    vcsim = Vcsim.start(true, "-folder", "1", "-uuid", UUID, "-vmotion");
     site = new VcsimAdmin(vcsim);
   }
 
@@ -132,6 +132,10 @@ class VcenterSiteIT {
           long from = Long.parseLong(s.logFile().substring(s.logFile().lastIndexOf(' ') + 1));
           assertThat(from).isGreaterThan(200 * 1024 - 64 * 1024).isLessThanOrEqualTo(200 * 1024 - 64 * 1024 + 200);
         });
+
+    // each host's vMotion vmknic (vmk0) runs over vmnic0, the active uplink of its port group, at 10 Gbit/s
+    assertThat(read(Topics.HOST_INVENTORY)).isNotEmpty().allSatisfy(r -> assertThat(r.value().vmotionNicSpeedMbps())
+        .as(r.key()).isEqualTo(10_000L));
 
     // the datastore interface is given the datacenter's full inventory path, which a real vCenter requires
     ManagedEntity folder = site.serviceInstance().getRootFolder().getChildEntity()[0];
