@@ -29,6 +29,7 @@ func main() {
 	password := flag.String("password", "", "its password")
 	folders := flag.Int("folder", 0, "put the datacenter inside this many folders (as sites do)")
 	uuid := flag.String("uuid", "", "the instance UUID (default: govmomi's fixed one)")
+	newerAPI := flag.Bool("newer-api", false, "keep the ServiceContent properties newer than API 6.0")
 	vmotion := flag.Bool("vmotion", false, "select vmk0 for vMotion on every host, as a site configures it")
 	flag.Parse()
 	if *vmotion {
@@ -43,13 +44,16 @@ func main() {
 		vpx.ServiceContent.About.InstanceUuid = *uuid
 	}
 
-	// yavijava's decoder fails on ServiceContent properties newer than API 6.0.
-	vpx.ServiceContent.VStorageObjectManager = nil
-	vpx.ServiceContent.CryptoManager = nil
-	vpx.ServiceContent.FailoverClusterConfigurator = nil
-	vpx.ServiceContent.FailoverClusterManager = nil
-	vpx.ServiceContent.HealthUpdateManager = nil
-	vpx.ServiceContent.HostSpecManager = nil
+	// yavijava's own decoder fails on ServiceContent properties newer than API 6.0; -newer-api keeps them, as a
+	// vCenter 8 sends them, for the tests of the collector's tolerant decoding.
+	if !*newerAPI {
+		vpx.ServiceContent.VStorageObjectManager = nil
+		vpx.ServiceContent.CryptoManager = nil
+		vpx.ServiceContent.FailoverClusterConfigurator = nil
+		vpx.ServiceContent.FailoverClusterManager = nil
+		vpx.ServiceContent.HealthUpdateManager = nil
+		vpx.ServiceContent.HostSpecManager = nil
+	}
 	// govmomi 0.24's VmMigratedEvent template misses two braces: PostEvent of that type would panic.
 	for i := range esx.EventInfo {
 		f := esx.EventInfo[i].FullFormat

@@ -83,6 +83,11 @@ public final class Meters {
   public static final String VCENTER_EVENTS_UNMAPPABLE = "stunwatch.vcenter.events.unmappable";
   /** vCenter collector: vmware.log lines skipped as bad (logged with file and line), by {@link #TAG_VCENTER}. */
   public static final String VCENTER_LOG_LINES_SKIPPED = "stunwatch.vcenter.log.lines.skipped";
+  /**
+   * vCenter collector: elements of the vCenter's answers newer than the vim25 binding (properties, types, enum
+   * values), skipped so the rest of each answer is kept, by {@link #TAG_VCENTER}.
+   */
+  public static final String VCENTER_ELEMENTS_SKIPPED = "stunwatch.vcenter.answer.elements.skipped";
   /** Gauge, seconds: age of each vCenter collector's latest checkpoint (saved at least every heartbeat). */
   public static final String VCENTER_CHECKPOINT_AGE = "stunwatch.vcenter.checkpoint.age.seconds";
   /** Gauge, Unix seconds: time of the newest record seen, by {@link PipelineSource}. */

@@ -114,6 +114,8 @@ public final class VcenterCollector implements AutoCloseable {
         .register(registry);
     this.logLinesSkipped = Counter.builder(Meters.VCENTER_LOG_LINES_SKIPPED).tag(Meters.TAG_VCENTER, host)
         .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(Meters.VCENTER_ELEMENTS_SKIPPED, connector,
+        VcenterConnector::skippedElements).tag(Meters.TAG_VCENTER, host).register(registry);
     this.connector = connector;
     this.config = config;
     this.kafkaProperties = kafkaProperties;

@@ -50,6 +50,10 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
 
   private static final int PAGE = 1000;
 
+  static {
+    YavijavaTolerantClient.install(); // before any connection: a vCenter 8 answer must not fail the login
+  }
+
   private final URL sdkUrl;
   private final String username;
   private final char[] password;
@@ -71,6 +75,11 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
   @Override
   public String url() {
     return sdkUrl.toString();
+  }
+
+  @Override
+  public long skippedElements() {
+    return YavijavaTolerantClient.skipped(sdkUrl);
   }
 
   @Override

@@ -37,8 +37,12 @@ final class VcsimAdmin {
 
   VcsimAdmin(Vcsim vcsim) throws Exception {
     this.vcsim = vcsim;
-    this.si = new ServiceInstance(vcsim.sdk().toURL(), vcsim.username(), vcsim.password(),
-        VcenterTrust.pinned(vcsim.sha256()), 30_000, 60_000);
+    // yavijava caches the first trust manager's context process-wide: reset it, as the connector does
+    synchronized (com.vmware.vim25.ws.CustomSSLTrustContextCreator.class) {
+      com.vmware.vim25.ws.CustomSSLTrustContextCreator.setContextAlreadyCreated(false);
+      this.si = new ServiceInstance(vcsim.sdk().toURL(), vcsim.username(), vcsim.password(),
+          VcenterTrust.pinned(vcsim.sha256()), 30_000, 60_000);
+    }
   }
 
   ServiceInstance serviceInstance() {
