@@ -2,6 +2,7 @@ package io.stunwatch.collectors.nvidiasmi;
 
 import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.collectors.worker.CollectorSource;
+import io.stunwatch.collectors.worker.Commands;
 import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.LineReader;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,21 +21,27 @@ import org.slf4j.LoggerFactory;
  * GPU samples from ONE long-running {@code nvidia-smi --query-gpu=... --format=csv,noheader,nounits -lms N} child:
  * nvidia-smi keeps NVML open and prints a line per GPU per interval, which costs a fraction of forking it for every
  * sample. When the child exits, it is restarted with exponential backoff; lines it prints that do not parse are
- * counted and skipped.
+ * counted and skipped. A child that prints nothing for three intervals (a hung driver call) is killed with all it
+ * started, and restarted the same way; its first line may take {@link #STARTUP_GRACE}, as NVML initialises.
  */
 public final class NvidiaSmiStreamingSource implements CollectorSource {
 
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaSmiStreamingSource.class);
   private static final int MAX_LINE = 64 * 1024;
   private static final Duration HEALTHY_RUN = Duration.ofSeconds(30);
+  /** How long a new child may take to print its first line: NVML starts slowly without persistence mode. */
+  static final Duration STARTUP_GRACE = Duration.ofSeconds(30);
 
   private final NvidiaSmiConfig config;
   private final ZoneId zone;
   private final Inputs inputs;
   private final Backoff backoff;
   private final Thread thread;
+  private final java.util.concurrent.ScheduledExecutorService watchdog;
   private volatile boolean running;
   private volatile Process child;
+  private volatile long lastLine;
+  private volatile boolean seenLine;
 
   /**
    * @param config its settings
@@ -50,6 +56,32 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
         ? config.restartBackoffMax() : Duration.ofSeconds(1), config.restartBackoffMax());
     this.thread = new Thread(this::run, "stunwatch-nvidia-smi");
     this.thread.setDaemon(true);
+    this.watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "stunwatch-nvidia-smi-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** How long a child may print nothing, after its first line. */
+  Duration silenceLimit() {
+    return config.interval().multipliedBy(3);
+  }
+
+  /** Kills the child when it has been silent too long: its reader then sees the end and restarts it. */
+  private void watch() {
+    Process p = child;
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    Duration limit = seenLine ? silenceLimit()
+        : STARTUP_GRACE.compareTo(silenceLimit()) > 0 ? STARTUP_GRACE : silenceLimit();
+    long silent = System.nanoTime() - lastLine;
+    if (silent > limit.toNanos()) {
+      LOG.warn("nvidia-smi printed nothing for {} ms (limit {} ms); killing it to restart", silent / 1_000_000,
+          limit.toMillis());
+      Commands.kill(p);
+    }
   }
 
   @Override
@@ -60,6 +92,8 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   @Override
   public void start() {
     running = true;
+    long period = Math.max(50, Math.min(1000, config.interval().toMillis() / 2));
+    watchdog.scheduleWithFixedDelay(this::watch, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
     thread.start();
   }
 
@@ -93,11 +127,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   /** Asks the driver which fields it knows; on failure queries them all and lets nvidia-smi say what is wrong. */
   NvidiaSmiQuery learnQuery() {
     try {
-      Process p = new ProcessBuilder(config.executable(), "--help-query-gpu").redirectErrorStream(true).start();
-      byte[] out = p.getInputStream().readNBytes(1 << 20);
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
+      byte[] out = Commands.run(List.of(config.executable(), "--help-query-gpu"), Duration.ofSeconds(30));
       NvidiaSmiQuery query = NvidiaSmiQuery.fromHelp(new String(out, StandardCharsets.UTF_8));
       if (!query.missing().isEmpty()) {
         LOG.info("This nvidia-smi lacks {}: those values will be absent",
@@ -119,12 +149,16 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     Process p = new ProcessBuilder(command(query))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
+    seenLine = false;
+    lastLine = System.nanoTime();
     child = p;
     LineReader lines = new LineReader(p.getInputStream(), MAX_LINE);
     long lineNumber = 0;
     try {
       String line;
       while ((line = lines.readLine()) != null) {
+        lastLine = System.nanoTime();
+        seenLine = true;
         lineNumber++;
         if (line.isBlank()) {
           continue;
@@ -132,8 +166,8 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
         accept(parser, line, lineNumber, lines.truncated(), inputs);
       }
     } finally {
-      p.destroy();
       child = null;
+      Commands.kill(p);
     }
   }
 
@@ -177,9 +211,10 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   @Override
   public void close() {
     running = false;
+    watchdog.shutdownNow();
     Process p = child;
     if (p != null) {
-      p.destroy();
+      Commands.kill(p);
     }
     thread.interrupt();
     try {

@@ -1,16 +1,23 @@
 package io.stunwatch.collectors.worker;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Runs a short-lived command (a snapshot, not a stream) with a time limit. */
+/**
+ * Runs a short-lived command (a snapshot, not a stream) within a deadline. Its standard output and error are read
+ * to their end by threads of their own, so neither a silent child nor one that fills its stderr pipe can hold the
+ * caller past the deadline; at the deadline the child and everything it started are killed.
+ */
 public final class Commands {
 
   private static final int MAX_OUTPUT = 32 * 1024 * 1024;
+  private static final int MAX_ERROR_KEPT = 4096;
 
   private Commands() {
   }
@@ -18,27 +25,85 @@ public final class Commands {
   /**
    * Runs {@code command} and returns its standard output.
    *
-   * @throws IOException naming the command when it cannot start, runs past {@code timeout} or exits non-zero (with
-   *                     the start of its standard error)
+   * @throws IOException naming the command when it cannot start, runs past {@code timeout}, prints more than 32 MiB
+   *                     or exits non-zero (with the start of its standard error)
    */
   public static byte[] run(List<String> command, Duration timeout) throws IOException, InterruptedException {
+    String name = String.join(" ", command);
+    long deadline = System.nanoTime() + timeout.toNanos();
     Process p = new ProcessBuilder(command).start();
-    CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
-      try {
-        return p.getErrorStream().readNBytes(4096);
-      } catch (IOException e) {
-        return new byte[0];
+    try {
+      Drain out = Drain.start(p.getInputStream(), MAX_OUTPUT, name);
+      Drain err = Drain.start(p.getErrorStream(), MAX_ERROR_KEPT, name);
+      if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+          || !out.await(deadline) || !err.await(deadline)) {
+        // still running, or exited leaving a child of its own that holds the pipes
+        throw new IOException(name + " did not finish within " + timeout);
       }
-    });
-    byte[] out = p.getInputStream().readNBytes(MAX_OUTPUT);
-    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish within " + timeout);
+      if (p.exitValue() != 0) {
+        throw new IOException(name + " exited " + p.exitValue() + ": "
+            + InputParseException.quote(new String(err.bytes(), StandardCharsets.UTF_8).strip(), 300));
+      }
+      if (out.total() > MAX_OUTPUT) {
+        throw new IOException(name + " printed " + out.total() + " bytes, more than " + MAX_OUTPUT);
+      }
+      return out.bytes();
+    } finally {
+      kill(p);
     }
-    if (p.exitValue() != 0) {
-      throw new IOException(String.join(" ", command) + " exited " + p.exitValue() + ": "
-          + InputParseException.quote(new String(err.join(), StandardCharsets.UTF_8).strip(), 300));
+  }
+
+  /** Kills {@code p} and everything it started; nothing when they are gone already. */
+  public static void kill(Process p) {
+    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+  }
+
+  /** Reads a stream to its end on a thread of its own, keeping its first bytes. */
+  private static final class Drain {
+    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final int keep;
+    private long total;
+
+    private Drain(int keep) {
+      this.keep = keep;
     }
-    return out;
+
+    static Drain start(InputStream in, int keep, String name) {
+      Drain d = new Drain(keep);
+      Thread t = new Thread(() -> {
+        byte[] buf = new byte[64 * 1024];
+        try (in) {
+          int n;
+          while ((n = in.read(buf)) >= 0) {
+            synchronized (d) {
+              int room = (int) Math.max(0, Math.min(n, keep - d.total));
+              d.kept.write(buf, 0, room);
+              d.total += n;
+            }
+          }
+        } catch (IOException e) {
+          // the child was killed: what was read is what there is
+        } finally {
+          d.done.countDown();
+        }
+      }, "stunwatch-drain-" + name);
+      t.setDaemon(true);
+      t.start();
+      return d;
+    }
+
+    boolean await(long deadline) throws InterruptedException {
+      return done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    synchronized byte[] bytes() {
+      return kept.toByteArray();
+    }
+
+    synchronized long total() {
+      return total;
+    }
   }
 }

@@ -57,6 +57,23 @@ class NvidiaSmiStreamingSourceTest {
   }
 
   @Test
+  void aChildThatHangsSilentForThreeIntervalsIsKilledWithWhatItStartedAndRestarted() throws Exception {
+    // one line, then a hung driver call: a grandchild holds the pipe, so only killing the whole tree ends it
+    FakeNvidiaSmi fake = FakeNvidiaSmi.write(dir, List.of(
+        "echo \"$LINE\"; (exec -a \"$0-hung\" sleep 600)",
+        "while true; do echo \"$LINE\"; sleep 0.02; done"));
+    try (NvidiaSmiStreamingSource s = source(fake.script)) {
+      s.start();
+      Await.until(Duration.ofSeconds(20), () -> fake.starts() >= 2 && metrics.readCount(IN) >= 10,
+          "restarted after the silence", () -> fake.starts() + " starts, " + metrics.readCount(IN) + " read");
+    }
+    assertThat(metrics.restartCount(IN)).isEqualTo(1);
+    String hung = fake.script + "-hung";
+    assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(hung))
+        .filter(ProcessHandle::isAlive).count()).as("the hung child is gone").isZero();
+  }
+
+  @Test
   void aMissingExecutableIsRetriedWithBackoffNotFatal() {
     try (NvidiaSmiStreamingSource s = source(dir.resolve("no-such-nvidia-smi"))) {
       s.start();
