@@ -30,7 +30,8 @@ public final class NvidiaSmiCsvParser {
   private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss[.SSS]");
 
   private final List<GpuField> columns;
-  private final ZoneId zone;
+  /** One per parser, as a parser reads one stream: the fall-back hour is read in the stream's order. */
+  private final io.stunwatch.collectors.worker.LocalTimes localTimes;
   private final WorkerIdentity identity;
   private final Clock clock;
   private final String source;
@@ -44,7 +45,7 @@ public final class NvidiaSmiCsvParser {
    */
   NvidiaSmiCsvParser(List<GpuField> columns, ZoneId zone, WorkerIdentity identity, Clock clock, String source) {
     this.columns = new ArrayList<>(columns);
-    this.zone = zone;
+    this.localTimes = new io.stunwatch.collectors.worker.LocalTimes(zone, clock);
     this.identity = identity;
     this.clock = clock;
     this.source = source;
@@ -119,7 +120,7 @@ public final class NvidiaSmiCsvParser {
       return clock.instant(); // the driver has no timestamp field: the read time is the best we know
     }
     try {
-      return LocalDateTime.parse(t, TIMESTAMP).atZone(zone).toInstant();
+      return localTimes.resolve(LocalDateTime.parse(t, TIMESTAMP));
     } catch (DateTimeParseException e) {
       throw new FieldException(GpuField.TIMESTAMP, "'" + t + "' is not YYYY/MM/DD HH:MM:SS.mmm");
     }

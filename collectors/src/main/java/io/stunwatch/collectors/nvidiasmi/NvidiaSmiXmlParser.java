@@ -39,13 +39,14 @@ public final class NvidiaSmiXmlParser {
       Locale.ENGLISH);
 
   private final DocumentBuilderFactory factory;
-  private final ZoneId zone;
+  /** One per parser, as a parser reads one host's snapshots in order: the fall-back hour reads forward. */
+  private final io.stunwatch.collectors.worker.LocalTimes localTimes;
   private final WorkerIdentity identity;
   private final Clock clock;
 
   public NvidiaSmiXmlParser(ZoneId zone, WorkerIdentity identity, Clock clock) {
     this.factory = secureFactory();
-    this.zone = zone;
+    this.localTimes = new io.stunwatch.collectors.worker.LocalTimes(zone, clock);
     this.identity = identity;
     this.clock = clock;
   }
@@ -151,7 +152,7 @@ public final class NvidiaSmiXmlParser {
       return clock.instant(); // trimmed logs have no timestamp: the read time is the best we know
     }
     // "Fri Aug  4 11:44:30 2023" pads the day with a space; "Sun Mar 2 15:02:02 2025" does not.
-    return LocalDateTime.parse(raw.replaceAll("\\s+", " "), TIMESTAMP).atZone(zone).toInstant();
+    return localTimes.resolve(LocalDateTime.parse(raw.replaceAll("\\s+", " "), TIMESTAMP));
   }
 
   private static Integer integer(String raw) {

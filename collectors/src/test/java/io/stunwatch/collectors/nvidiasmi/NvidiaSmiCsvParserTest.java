@@ -82,4 +82,14 @@ class NvidiaSmiCsvParserTest {
         CLOCK, "s");
     assertThat(p.parse("1, 50", 1).timestamp()).isEqualTo(CLOCK.instant());
   }
+
+  @Test
+  void theFallBackHourOfANvidiaSmiStreamIsReadForwardNotAnHourEarly() throws Exception {
+    // Berlin, 2026-10-25: 02:59:59 CEST is followed by 02:00:00 CET; received live at 01:00:00.5Z
+    NvidiaSmiCsvParser p = NvidiaSmiCsvParser.forQuery(NvidiaSmiQuery.all(), BERLIN, ID,
+        Clock.fixed(Instant.parse("2026-10-25T01:00:00.500Z"), ZoneOffset.UTC));
+    String rest = ", 0, GPU-1, GRID T4-16C, 00000000:02:00.0, 50, 10, 1000, 16384, [N/A], [N/A], 1590, P0";
+    assertThat(p.parse("2026/10/25 02:59:59.000" + rest, 1).timestamp()).isEqualTo("2026-10-25T00:59:59Z");
+    assertThat(p.parse("2026/10/25 02:00:00.000" + rest, 2).timestamp()).isEqualTo("2026-10-25T01:00:00Z");
+  }
 }

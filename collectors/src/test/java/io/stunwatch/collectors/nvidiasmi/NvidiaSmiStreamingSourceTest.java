@@ -64,13 +64,21 @@ class NvidiaSmiStreamingSourceTest {
         "while true; do echo \"$LINE\"; sleep 0.02; done"));
     try (NvidiaSmiStreamingSource s = source(fake.script)) {
       s.start();
-      Await.until(Duration.ofSeconds(20), () -> fake.starts() >= 2 && metrics.readCount(IN) >= 10,
-          "restarted after the silence", () -> fake.starts() + " starts, " + metrics.readCount(IN) + " read");
+      Await.until(Duration.ofSeconds(20), () -> starts(fake) >= 2 && metrics.readCount(IN) >= 10,
+          "restarted after the silence", () -> starts(fake) + " starts, " + metrics.readCount(IN) + " read");
     }
     assertThat(metrics.restartCount(IN)).isEqualTo(1);
     String hung = fake.script + "-hung";
     assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(hung))
         .filter(ProcessHandle::isAlive).count()).as("the hung child is gone").isZero();
+  }
+
+  private static int starts(FakeNvidiaSmi fake) {
+    try {
+      return fake.starts();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
