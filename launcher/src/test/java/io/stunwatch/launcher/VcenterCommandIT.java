@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real {@code stunwatch collect vcenter} command against vcsim: credentials from the environment and a file,
- * the certificate pinned in the config file, and the process killed with SIGKILL mid-stream and started again.
+ * the certificate pinned in the config file, the process killed with SIGKILL mid-stream and started again, and a
+ * second instance that fences the first.
  */
 class VcenterCommandIT {
 
@@ -82,6 +83,33 @@ class VcenterCommandIT {
       }
       assertThat(counts).as("the 20 posted events, each exactly once").hasSize(20)
           .allSatisfy((k, n) -> assertThat(n).as("event " + k).isEqualTo(1));
+    }
+  }
+
+  @Test
+  void aCollectorFencedByASecondInstanceExitsNonZeroWithTheReason() throws Exception {
+    try (Vcsim vcsim = Vcsim.start(true)) {
+      Path config = dir.resolve("fenced.properties");
+      Files.writeString(config, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1=" + vcsim.sha256()
+          + "\nvcenter.poll-interval=200ms\nvcenter.heartbeat-interval=1s\nkafka.bootstrap-servers="
+          + KAFKA.bootstrapServers() + "\n");
+      Path password = dir.resolve("fenced.pw");
+      Files.writeString(password, vcsim.password() + "\n");
+      Map<String, String> env = Map.of("STUNWATCH_VCENTER_USERNAME", vcsim.username(),
+          "STUNWATCH_VCENTER_PASSWORD_FILE", password.toString());
+      try (StunwatchProcess first = StunwatchProcess.start(env, "collect", "vcenter", "--config", config.toString())) {
+        first.awaitStdout("vCenter collector running", Duration.ofSeconds(60));
+        first.awaitStderr("resuming", Duration.ofSeconds(60));
+        try (StunwatchProcess second = StunwatchProcess.start(env, "collect", "vcenter", "--config",
+            config.toString())) {
+          second.awaitStderr("resuming", Duration.ofSeconds(60));
+          // the second's producer fences the first: its next heartbeat fails, and it exits for its supervisor
+          assertThat(first.awaitExit(Duration.ofSeconds(60))).as("exit code").isEqualTo(ExitCodes.FAILED);
+          assertThat(first.stderr()).anyMatch(l -> l.contains("stopped: another collector instance took over"));
+          assertThat(second.isAlive()).as("the second runs on").isTrue();
+          assertThat(second.stderr()).noneMatch(l -> l.contains("took over"));
+        }
+      }
     }
   }
 

@@ -128,6 +128,11 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
         "must be https URLs: http sends the vCenter password in clear (set vcenter.insecure=true for a lab)");
     if (requireLive) {
       r.check(!c.urls.isEmpty(), URLS, "is required to collect from vCenter (or use --replay)");
+      if (c.urls.isEmpty()) {
+        r.check(c.username != null, USERNAME, "is required; set it in the config file or STUNWATCH_VCENTER_USERNAME");
+        r.check(c.password != null, PASSWORD,
+            "is required; set STUNWATCH_VCENTER_PASSWORD_FILE to a file holding it, or STUNWATCH_VCENTER_PASSWORD");
+      }
       for (URL u : c.urls) {
         r.check(c.usernameFor(u) != null, USERNAME, "is required for " + u.getHost() + "; set it in the config "
             + "file or STUNWATCH_VCENTER_USERNAME, or " + u.getHost() + ".username in vcenter.credentials-file");
