@@ -64,8 +64,20 @@ public final class ApiApplication implements AutoCloseable {
     var feed = new io.stunwatch.api.metrics.TopicMetricsFeed(kafka, processorConfig.applicationId(),
         new io.stunwatch.api.metrics.MigrationMetrics(registry, clock)).start();
     try {
-      String server = new ApiServer(vertx, config, reader,
-          () -> processor.streams().state() == KafkaStreams.State.RUNNING, registry, reader,
+      java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+      ApiServer.Readiness readiness = () -> {
+        if (processor.streams().state() != KafkaStreams.State.RUNNING) {
+          return false;
+        }
+        java.util.Optional<String> why = reader.whyNotQueryable();
+        if (why.isPresent() && !warned.getAndSet(true)) {
+          org.slf4j.LoggerFactory.getLogger(ApiApplication.class).error("Not ready: {}", why.get());
+        } else if (why.isEmpty()) {
+          warned.set(false);
+        }
+        return why.isEmpty();
+      };
+      String server = new ApiServer(vertx, config, reader, readiness, registry, reader,
           processorConfig.migrationTimeout(), clock).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
       return new ApiApplication(vertx, processor, server, port, registry, feed);

@@ -198,6 +198,9 @@ public final class ApiServer {
       status = a.status();
       parameter = a.parameter();
       reason = a.getMessage();
+    } else if (t instanceof StoreReader.StateOutOfReachException) {
+      status = 503;
+      reason = t.getMessage();
     } else if (t instanceof StoreReader.StoresUnavailableException) {
       status = 503;
       reason = "the processor's stores are not ready (rebalancing or restoring); retry shortly";

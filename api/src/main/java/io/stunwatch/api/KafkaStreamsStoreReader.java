@@ -52,6 +52,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   static final String INTERNAL = "/internal/";
 
+  /** The partitioned stores the API reads: each must be reachable on some instance. */
+  private static final List<String> QUERIED_STORES = List.of(StoreNames.VM_LOAD_CURRENT, StoreNames.MIGRATIONS,
+      StoreNames.MIGRATIONS_BY_START, StoreNames.MIGRATIONS_BY_VM, StoreNames.IMPACTS, StoreNames.ALERTS,
+      StoreNames.UTILIZATION_DAILY, StoreNames.ANNOTATIONS_BY_HOUR);
+
   private final Vertx vertx;
   private final KafkaStreams streams;
   private final HostInfo self;
@@ -278,9 +283,15 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   /** This instance's part and every other instance's, as {@code remote} asks for it, concatenated. */
   private <V> Future<List<V>> everywhere(Callable<List<V>> local, Function<HostInfo, Future<List<V>>> remote) {
+    List<HostInfo> others;
+    try {
+      others = others();
+    } catch (StateOutOfReachException e) {
+      return Future.failedFuture(e);
+    }
     List<Future<List<V>>> parts = new ArrayList<>();
     parts.add(blocking(local));
-    for (HostInfo h : others()) {
+    for (HostInfo h : others) {
       parts.add(remote.apply(h));
     }
     return Future.all(parts).map(all -> {
@@ -292,7 +303,16 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     });
   }
 
+  /**
+   * The other instances; fails when an instance that owns partitions serves no queries, rather than answer without
+   * its part.
+   */
   private List<HostInfo> others() {
+    if (streams.state() == KafkaStreams.State.RUNNING) { // while rebalancing, partitions are between owners
+      cachedWhyNotQueryable().ifPresent(why -> {
+        throw new StateOutOfReachException(why);
+      });
+    }
     List<HostInfo> out = new ArrayList<>();
     for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
       if (!m.hostInfo().equals(self) && m.hostInfo().port() > 0) {
@@ -300,6 +320,55 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       }
     }
     return out;
+  }
+
+  /**
+   * Why part of the application's state cannot be queried: an instance of the group owns partitions but gave no
+   * address ({@code application.server}), as {@code stunwatch process} does. A list would lack its part without a
+   * word, and a lookup of one of its VMs would go nowhere. Empty when every part can be reached.
+   */
+  private volatile long checkedAt = Long.MIN_VALUE;
+  private volatile java.util.Optional<String> lastCheck = java.util.Optional.empty();
+
+  /** {@link #whyNotQueryable}, asked at most once a second: lists ask it on every request. */
+  private java.util.Optional<String> cachedWhyNotQueryable() {
+    long now = System.nanoTime();
+    if (checkedAt == Long.MIN_VALUE || now - checkedAt > 1_000_000_000L) {
+      lastCheck = whyNotQueryable();
+      checkedAt = now;
+    }
+    return lastCheck;
+  }
+
+  public java.util.Optional<String> whyNotQueryable() {
+    // Streams knows the address of every member that gave one; a partition of a member that gave none shows as
+    // owned by the "unavailable" host. Every store the API reads is asked, partition by partition.
+    java.util.Set<String> unreachable = new java.util.TreeSet<>();
+    for (String store : QUERIED_STORES) {
+      int[] partitions = {0};
+      try {
+        streams.queryMetadataForKey(store, "", (topic, key, value, n) -> {
+          partitions[0] = n;
+          return java.util.Optional.of(java.util.Set.of(0));
+        });
+        for (int p = 0; p < partitions[0]; p++) {
+          int partition = p;
+          KeyQueryMetadata m = streams.queryMetadataForKey(store, "",
+              (topic, key, value, n) -> java.util.Optional.of(java.util.Set.of(partition)));
+          if (m != null && !m.equals(KeyQueryMetadata.NOT_AVAILABLE) && m.activeHost() != null
+              && m.activeHost().port() <= 0) {
+            unreachable.add(store + "-" + partition);
+          }
+        }
+      } catch (InvalidStateStoreException | IllegalArgumentException e) {
+        // rebalancing, or a store this topology does not have: nothing to say about it now
+      }
+    }
+    return unreachable.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(unreachable.size()
+        + " store partitions of this application (" + String.join(", ", unreachable.stream().limit(4).toList())
+        + (unreachable.size() > 4 ? ", ..." : "") + ") are owned by an instance that serves no queries (a "
+        + "`stunwatch process` under the same process.application-id): run only `stunwatch api` instances where "
+        + "the API is used");
   }
 
   /**
@@ -311,7 +380,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private Future<KeyQueryMetadata> owner(String vmId) {
     try {
       return Future.succeededFuture(locate(vmId));
-    } catch (StoresUnavailableException e) {
+    } catch (StoresUnavailableException | StateOutOfReachException e) {
       return Future.failedFuture(e);
     }
   }
@@ -326,6 +395,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     }
     if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
       throw new StoresUnavailableException("no instance owns " + vmId + "'s partition right now");
+    }
+    if (m.activeHost() != null && m.activeHost().port() <= 0) {
+      throw new StateOutOfReachException(vmId + "'s partition is owned by an instance that serves no queries (a "
+          + "`stunwatch process` under the same process.application-id): run only `stunwatch api` instances where "
+          + "the API is used");
     }
     return m;
   }

@@ -80,6 +80,16 @@ public interface StoreReader {
       double unknownSeconds) {
   }
 
+  /**
+   * Part of the state is owned by an instance that serves no queries: a deployment error that retrying does not
+   * cure, answered with a 503 that says so rather than a list without that part.
+   */
+  final class StateOutOfReachException extends RuntimeException {
+    public StateOutOfReachException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   /** Stores cannot be queried now (rebalancing, restoring): the client should retry. */
   final class StoresUnavailableException extends RuntimeException {
     public StoresUnavailableException(String message) {

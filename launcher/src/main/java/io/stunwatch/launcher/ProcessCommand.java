@@ -14,7 +14,9 @@ import picocli.CommandLine.Option;
 @Command(name = "process", mixinStandardHelpOptions = true,
     description = {"Run the stream processor (Kafka Streams, exactly once): migrations assembled from vCenter events, "
         + "per-VM load, migration-under-load alerts. Runs until stopped; instances with the same "
-        + "process.application-id share the work."})
+        + "process.application-id share the work.",
+        "It serves no queries: where the API is used, run `stunwatch api` instances instead (each is a processor "
+            + "too), never both under one process.application-id."})
 final class ProcessCommand implements Callable<Integer> {
 
   private final LaunchContext ctx;
@@ -35,7 +37,8 @@ final class ProcessCommand implements Callable<Integer> {
     ProcessorConfig processor = ProcessorConfig.from(source);
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
     StreamsProcessor p = StreamsProcessor.start(processor, kafka, ctx.clock());
-    ctx.out().println("Stream processor " + processor.applicationId() + " started; Ctrl-C to stop.");
+    ctx.out().println("Stream processor " + processor.applicationId() + " started; it serves no queries, so run no "
+        + "`stunwatch api` under the same application id. Ctrl-C to stop.");
     ctx.out().flush();
     UntilStopped.await(p, Duration.ofSeconds(40));
     return ExitCodes.OK;

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -154,7 +155,51 @@ class ApiIT {
       HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.port()
           + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(metrics.body()).contains("stunwatch_api_requests").contains("kafka_stream");
+
+      // each VM's gauges are on the /metrics of the instance that owns it, and only there: together, every VM once
+      // (labelled by its name, or by its id while its name is not known)
+      Await.until(Duration.ofSeconds(30), () -> {
+        List<String> both = new java.util.ArrayList<>(vmsOnMetrics(a.port()));
+        both.addAll(vmsOnMetrics(b.port()));
+        return both.size() >= scenario.vms().size();
+      }, "every VM's GPU gauge on one of the instances");
+      List<String> onA = vmsOnMetrics(a.port());
+      List<String> onB = vmsOnMetrics(b.port());
+      assertThat(onA).as("on a").isNotEmpty();
+      assertThat(onB).as("on b").isNotEmpty();
+      List<String> all = new java.util.ArrayList<>(onA);
+      all.addAll(onB);
+      assertThat(all).as("one series per VM").hasSize(scenario.vms().size());
+      for (FleetScenario.Vm vm : scenario.vms()) {
+        assertThat(all.stream().filter(l -> l.equals(vm.name()) || l.equals(vm.id())).count())
+            .as(vm.name() + " on exactly one instance").isEqualTo(1);
+      }
     }
+  }
+
+  /** The {@code vm} label of each GPU utilization series on an instance's /metrics page. */
+  private List<String> vmsOnMetrics(int port) {
+    String page;
+    try {
+      page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    java.util.regex.Pattern vm = java.util.regex.Pattern.compile("[{,]vm=\"([^\"]*)\"");
+    List<String> out = new java.util.ArrayList<>();
+    for (String line : page.split("\n")) {
+      if (line.startsWith(io.stunwatch.metrics.Meters.VM_GPU_UTILIZATION.replace('.', '_') + "{")) {
+        java.util.regex.Matcher m = vm.matcher(line);
+        if (m.find()) {
+          out.add(m.group(1));
+        }
+      }
+    }
+    return out;
   }
 
   private boolean settledOn(int port, Set<String> settled) throws Exception {

@@ -49,12 +49,33 @@ class DeploymentFilesTest {
 
   @Test
   void theSiteHasEveryServiceTheDeploymentNeeds() {
-    assertThat(services().keySet()).contains("kafka", "stunwatch-processor", "stunwatch-api",
+    assertThat(services().keySet()).contains("kafka", "stunwatch-api",
         "stunwatch-vcenter-collector", "prometheus", "grafana", "vcsim");
     assertThat(services().get("vcsim").get("profiles")).isEqualTo(List.of("vcsim"));
     assertThat(String.valueOf(services().get("kafka").get("image"))).startsWith("apache/kafka:4.1");
     assertThat(String.valueOf(((Map<?, ?>) services().get("grafana").get("environment")).get("GF_INSTALL_PLUGINS")))
         .contains("yesoreyeram-infinity-datasource");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void noInstanceThatServesNoQueriesSharesAnApplicationWithTheApi() {
+    // `stunwatch process` sets no application.server: partitions it owns could not be listed, looked up or scraped
+    Map<String, Set<String>> commandsByApplication = new java.util.HashMap<>();
+    services().forEach((name, s) -> {
+      if (!runsStunwatch(s) || !(s.get("command") instanceof List<?> command) || command.isEmpty()) {
+        return;
+      }
+      String first = String.valueOf(command.get(0));
+      if (first.equals("process") || first.equals("api")) {
+        Map<String, Object> env = (Map<String, Object>) s.getOrDefault("environment", Map.of());
+        String app = String.valueOf(env.getOrDefault("STUNWATCH_PROCESS_APPLICATION_ID",
+            io.stunwatch.processor.ProcessorConfig.APPLICATION_ID.defaultValue()));
+        commandsByApplication.computeIfAbsent(app, k -> new java.util.TreeSet<>()).add(first);
+      }
+    });
+    assertThat(commandsByApplication).isNotEmpty()
+        .allSatisfy((app, commands) -> assertThat(commands).as("commands under " + app).doesNotContain("process"));
   }
 
   @Test
@@ -120,36 +141,99 @@ class DeploymentFilesTest {
 
   @Test
   @SuppressWarnings("unchecked")
-  void grafanasVariablesAreTheOnesItsProvisioningReadsAndTheTokenComesFromTheSecret() throws Exception {
-    Map<String, Object> env = (Map<String, Object>) services().get("grafana").get("environment");
-    String datasources = Files.readString(ROOT.resolve("grafana/provisioning/datasources/stunwatch.yml"));
-    Matcher m = Pattern.compile("\\$\\{(STUNWATCH_[A-Z_]+)").matcher(datasources);
-    Set<String> read = new HashSet<>();
-    while (m.find()) {
-      read.add(m.group(1));
+  void grafanasProvisioningExpandsAsGrafanaDoesToUrlsHostsAndTheMountedSecret() throws Exception {
+    Map<String, Object> grafana = services().get("grafana");
+    Map<String, String> env = new java.util.HashMap<>();
+    ((Map<String, Object>) grafana.getOrDefault("environment", Map.of())).forEach((k, v) ->
+        env.put(k, composeValue(String.valueOf(v))));
+    Set<String> mounted = new HashSet<>();
+    for (Object secret : (List<Object>) grafana.getOrDefault("secrets", List.of())) {
+      mounted.add("/run/secrets/" + secret);
     }
-    assertThat(env.keySet().stream().filter(k -> k.startsWith("STUNWATCH_")).toList())
-        .containsExactlyInAnyOrderElementsOf(read);
-    assertThat(String.valueOf(env.get("STUNWATCH_API_TOKEN"))).contains("/run/secrets/api-token");
-    assertThat(datasources).doesNotContainPattern("bearerToken: [A-Za-z0-9]");
+    List<String> read = new ArrayList<>();
+    GrafanaInterpolation grafanaExpands = new GrafanaInterpolation(env, path -> {
+      assertThat(mounted).as("$__file{" + path + "} reads a secret Grafana mounts").contains(path);
+      read.add(path);
+      return "secret:" + path;
+    });
+    Set<String> serviceNames = services().keySet();
+    try (var files = Files.walk(ROOT.resolve("grafana/provisioning"))) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".yml")).toList()) {
+        String rel = ROOT.relativize(f).toString();
+        expandAll(GrafanaFiles.yaml(rel), rel, grafanaExpands);
+      }
+    }
+    Map<String, Object> ds = (Map<String, Object>) GrafanaFiles.yaml("grafana/provisioning/datasources/stunwatch.yml");
+    for (Map<String, Object> d : (List<Map<String, Object>>) ds.get("datasources")) {
+      String url = grafanaExpands.interpolate(String.valueOf(d.get("url")));
+      java.net.URI u = java.net.URI.create(url);
+      assertThat(u.getScheme()).as(d.get("name") + " url " + url).isIn("http", "https");
+      assertThat(serviceNames).as(d.get("name") + " url " + url + " names a compose service").contains(u.getHost());
+      Map<String, Object> json = (Map<String, Object>) d.getOrDefault("jsonData", Map.of());
+      for (Object host : (List<Object>) json.getOrDefault("allowedHosts", List.of())) {
+        String h = grafanaExpands.interpolate(String.valueOf(host));
+        assertThat(h).as(d.get("name") + " allowed host").isNotBlank();
+        assertThat(url).as("Infinity allows the url by its host prefix").startsWith(h);
+      }
+      Map<String, Object> secure = (Map<String, Object>) d.getOrDefault("secureJsonData", Map.of());
+      for (Map.Entry<String, Object> e : secure.entrySet()) {
+        assertThat(grafanaExpands.interpolate(String.valueOf(e.getValue()))).as(d.get("name") + " " + e.getKey())
+            .startsWith("secret:/run/secrets/");
+      }
+    }
+    assertThat(read).as("the API token is read from its secret").contains("/run/secrets/api-token");
+  }
+
+  /** Every string of a provisioning file that names something to expand must expand to something. */
+  @SuppressWarnings("unchecked")
+  private static void expandAll(Object node, String where, GrafanaInterpolation g) {
+    if (node instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> expandAll(v, where + "." + k, g));
+    } else if (node instanceof List<?> l) {
+      for (int i = 0; i < l.size(); i++) {
+        expandAll(l.get(i), where + "[" + i + "]", g);
+      }
+    } else if (node instanceof String s && s.contains("$")) {
+      assertThat(g.interpolate(s)).as(where + " = '" + s + "' as Grafana expands it").isNotBlank()
+          .doesNotContain("${");
+    }
+  }
+
+  /** A value of docker-compose.yml as compose hands it over: {@code $$} is a {@code $}, no .env file given. */
+  private static String composeValue(String raw) {
+    Matcher m = Pattern.compile("\\$\\{([A-Z0-9_]+)(?::?-([^}]*))?}").matcher(raw.replace("$$", "\u0000"));
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(m.group(2) == null ? "" : m.group(2)));
+    }
+    m.appendTail(out);
+    return out.toString().replace('\u0000', '$');
   }
 
   @Test
-  void theWorkerUnitRunsTheWorkerUnprivilegedWithSettingsStunwatchReads() {
-    List<String> unit = lines("deploy/systemd/stunwatch-worker.service");
-    assertThat(unit).contains("User=stunwatch", "NoNewPrivileges=true");
-    assertThat(unit).anyMatch(l -> l.startsWith("ExecStart=") && l.endsWith("stunwatch.jar collect worker"));
+  void theSystemdUnitsRunStunwatchUnprivilegedWithSettingsItReads() {
+    Map<String, String> units = Map.of("stunwatch-worker.service", "collect worker", "stunwatch-api.service", "api",
+        "stunwatch-vcenter.service", "collect vcenter");
     Set<String> known = knownVariables();
     Matcher m = Pattern.compile("^Environment=([A-Z_]+)=").matcher("");
-    for (String l : unit) {
-      if (m.reset(l).find()) {
-        assertThat(known).as(l).contains(m.group(1));
+    units.forEach((file, command) -> {
+      List<String> unit = lines("deploy/systemd/" + file);
+      assertThat(unit).as(file).contains("User=stunwatch", "NoNewPrivileges=true", "ProtectSystem=strict");
+      assertThat(unit).as(file).anyMatch(l -> l.startsWith("ExecStart=") && l.endsWith("stunwatch.jar " + command));
+      assertThat(unit).as(file + ": secrets come as credentials, never as values")
+          .noneMatch(l -> l.matches("Environment=STUNWATCH_[A-Z_]*(TOKEN|PASSWORD)=.*") && !l.contains("%d/"));
+      for (String l : unit) {
+        if (m.reset(l).find()) {
+          assertThat(known).as(file + ": " + l).contains(m.group(1));
+        }
       }
-    }
-    for (String l : lines("deploy/systemd/worker.conf.example")) {
-      if (!l.isBlank() && !l.startsWith("#")) {
-        String key = l.substring(0, l.indexOf('='));
-        assertThat(ConfigCatalog.ALL).as(l).anyMatch(k -> k.name().equals(key));
+    });
+    for (String example : List.of("worker.conf.example", "server.conf.example")) {
+      for (String l : lines("deploy/systemd/" + example)) {
+        if (!l.isBlank() && !l.startsWith("#")) {
+          String key = l.substring(0, l.indexOf('='));
+          assertThat(ConfigCatalog.ALL).as(example + ": " + l).anyMatch(k -> k.name().equals(key));
+        }
       }
     }
   }

@@ -89,7 +89,9 @@ final class GrafanaFiles {
       }
     }
     for (JsonNode v : d.path("templating").path("list")) {
-      if (v.path("query").isObject()) {
+      if (v.path("query").path("infinityQuery").isObject()) { // the Infinity plugin's variable query model
+        out.add(new Query(name + " variable '" + v.path("name").asText() + "'", v.get("query").get("infinityQuery")));
+      } else if (v.path("query").isObject()) {
         out.add(new Query(name + " variable '" + v.path("name").asText() + "'", v.get("query")));
       }
     }

@@ -34,6 +34,58 @@ class GrafanaProvisioningTest {
   }
 
   @Test
+  void noTwoPanelsOfADashboardOverlapAndEveryPanelFitsTheGrid() {
+    for (Path p : GrafanaFiles.dashboards()) {
+      List<JsonNode> panels = new java.util.ArrayList<>();
+      GrafanaFiles.dashboard(p).path("panels").forEach(panels::add);
+      for (int i = 0; i < panels.size(); i++) {
+        JsonNode a = panels.get(i).path("gridPos");
+        assertThat(a.path("x").asInt() + a.path("w").asInt()).as(p.getFileName() + ": " + title(panels.get(i))
+            + " within the 24 columns").isLessThanOrEqualTo(24);
+        for (int j = i + 1; j < panels.size(); j++) {
+          JsonNode b = panels.get(j).path("gridPos");
+          boolean overlap = a.path("x").asInt() < b.path("x").asInt() + b.path("w").asInt()
+              && b.path("x").asInt() < a.path("x").asInt() + a.path("w").asInt()
+              && a.path("y").asInt() < b.path("y").asInt() + b.path("h").asInt()
+              && b.path("y").asInt() < a.path("y").asInt() + a.path("h").asInt();
+          assertThat(overlap).as(p.getFileName() + ": " + title(panels.get(i)) + " " + a + " and "
+              + title(panels.get(j)) + " " + b + " overlap").isFalse();
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyInfinityVariableUsesThePluginsVariableQueryModel() {
+    // Infinity 2.x (src/types/variables.types.ts): { queryType: 'infinity', refId, infinityQuery: InfinityQuery };
+    // a data query at the top level is read as nothing, and the variable stays empty
+    int checked = 0;
+    for (Path p : GrafanaFiles.dashboards()) {
+      for (JsonNode v : GrafanaFiles.dashboard(p).path("templating").path("list")) {
+        if (!"yesoreyeram-infinity-datasource".equals(v.path("datasource").path("type").asText())) {
+          continue;
+        }
+        JsonNode q = v.path("query");
+        assertThat(q.path("queryType").asText()).as(p.getFileName() + " $" + v.path("name").asText())
+            .isEqualTo("infinity");
+        JsonNode inner = q.path("infinityQuery");
+        assertThat(inner.path("type").asText()).as("infinityQuery.type").isIn("json", "csv", "uql");
+        assertThat(inner.path("source").asText()).as("infinityQuery.source").isEqualTo("url");
+        assertThat(inner.path("url").asText()).as("infinityQuery.url").startsWith("/api/");
+        assertThat(inner.path("columns")).as("infinityQuery.columns").isNotEmpty();
+        inner.path("columns").forEach(c -> assertThat(c.path("type").asText())
+            .isIn("string", "number", "timestamp", "timestamp_epoch", "timestamp_epoch_s"));
+        checked++;
+      }
+    }
+    assertThat(checked).as("the drill-down's migration variable").isPositive();
+  }
+
+  private static String title(JsonNode panel) {
+    return "'" + panel.path("title").asText() + "'";
+  }
+
+  @Test
   void everyQueryUsesAProvisionedDatasource() {
     List<String> provisioned = GrafanaFiles.datasourceUids();
     for (Path p : GrafanaFiles.dashboards()) {
