@@ -120,6 +120,14 @@ final class DemoCommand implements Callable<Integer> {
         + demo.scenario().vms().get(0).id() + "'");
     out.println("  curl -s -H \"Authorization: Bearer $TOKEN\" '" + url + "/api/grafana/annotations'");
     out.println("  curl -s '" + url + "/metrics' | grep '^stunwatch_vm_'");
+    java.net.URI api = java.net.URI.create(url);
+    out.println("With your own Prometheus and Grafana:");
+    out.println("  prometheus.yml   scrape_configs: [{job_name: stunwatch, static_configs: [{targets: ['"
+        + api.getHost() + ":" + api.getPort() + "']}]}]   rule_files: [prometheus/rules.yml]");
+    out.println("  grafana          provisioning from grafana/provisioning and grafana/dashboards, with");
+    out.println("                   STUNWATCH_API_URL=" + url + " STUNWATCH_PROMETHEUS_URL=http://localhost:9090");
+    out.println("                   STUNWATCH_ALERT_WEBHOOK_URL=<where alerts go>, the token in "
+        + "/run/secrets/api-token (a copy of " + token + ")");
     out.println("Ctrl-C stops it.");
     out.println();
     out.flush();

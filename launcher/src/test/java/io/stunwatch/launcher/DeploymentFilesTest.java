@@ -199,15 +199,55 @@ class DeploymentFilesTest {
     }
   }
 
-  /** A value of docker-compose.yml as compose hands it over: {@code $$} is a {@code $}, no .env file given. */
+  /** What the README's site puts in .env: the variables compose requires. */
+  private static final Map<String, String> DOT_ENV = Map.of("STUNWATCH_ALERT_WEBHOOK_URL",
+      "https://alerts.example.com/hooks/stunwatch");
+
+  /**
+   * A value of docker-compose.yml as compose hands it over with the README's .env: {@code $$} is a {@code $},
+   * {@code ${VAR:-default}} its default when unset, {@code ${VAR:?why}} required.
+   */
   private static String composeValue(String raw) {
-    Matcher m = Pattern.compile("\\$\\{([A-Z0-9_]+)(?::?-([^}]*))?}").matcher(raw.replace("$$", "\u0000"));
+    Matcher m = Pattern.compile("\\$\\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?}").matcher(raw.replace("$$", "\u0000"));
     StringBuilder out = new StringBuilder();
     while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(m.group(2) == null ? "" : m.group(2)));
+      String set = DOT_ENV.get(m.group(1));
+      String value;
+      if (set != null) {
+        value = set;
+      } else if (m.group(2) != null && m.group(2).endsWith("?")) {
+        throw new AssertionError("compose requires " + m.group(1) + " (" + m.group(3) + "), which .env lacks");
+      } else {
+        value = m.group(3) == null ? "" : m.group(3);
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(value));
     }
     m.appendTail(out);
     return out.toString().replace('\u0000', '$');
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void grafanasAdminPasswordComesFromASecretAndItsAlertsHaveSomewhereToGo() {
+    Map<String, Object> grafana = services().get("grafana");
+    Map<String, Object> env = (Map<String, Object>) grafana.getOrDefault("environment", Map.of());
+    assertThat(env).doesNotContainKey("GF_SECURITY_ADMIN_PASSWORD");
+    assertThat(String.valueOf(env.get("GF_SECURITY_ADMIN_PASSWORD__FILE")))
+        .isEqualTo("/run/secrets/grafana-admin-password");
+    assertThat((List<Object>) grafana.get("secrets")).contains("grafana-admin-password");
+    Map<String, Object> notifications = GrafanaFiles.yaml("grafana/provisioning/alerting/notifications.yml");
+    List<Map<String, Object>> points = (List<Map<String, Object>>) notifications.get("contactPoints");
+    List<Map<String, Object>> policies = (List<Map<String, Object>>) notifications.get("policies");
+    assertThat(points).isNotEmpty();
+    assertThat(policies).singleElement().satisfies(p -> assertThat(points).extracting(c -> c.get("name"))
+        .contains(p.get("receiver")));
+    for (Map<String, Object> c : points) {
+      for (Map<String, Object> r : (List<Map<String, Object>>) c.get("receivers")) {
+        assertThat(r.get("uid")).as("a receiver uid").isNotNull();
+        assertThat(String.valueOf(((Map<String, Object>) r.get("settings")).get("url")))
+            .as("the webhook URL comes from the environment").isEqualTo("${STUNWATCH_ALERT_WEBHOOK_URL}");
+      }
+    }
   }
 
   @Test
