@@ -87,7 +87,7 @@ class ProcessBesideApiIT {
         }
       }
       assertThat(refused).as("VMs whose partition the process owns").isPositive();
-      assertThat(api.stderr()).anyMatch(l -> l.contains("serves no queries"));
+      api.awaitStderr("Not ready: .*serves no queries", Duration.ofSeconds(30)); // logged once, as /ready says so
 
       process.terminate(Duration.ofSeconds(60));
       Await.until(Duration.ofSeconds(120), () -> answers(port, "/api/migrations", 200, "[")
