@@ -134,8 +134,8 @@ final class BenchCommand implements Runnable {
         + "passthrough, the topology and the latency phase alike (default ${DEFAULT-VALUE}).")
     int threads;
 
-    // Five, not three: on the shared 2-core machines one jar's decoding ran 1,124 ns a sample in one minute and
-    // 1,773 in another (session 26), and the topology's passes moved with it, 162,000 to 238,000 rec/s in one run.
+    // Five, not three: on shared 2-core machines one jar's decoding can run 1,124 ns a sample in one minute and
+    // 1,773 in another, and the topology's passes move with it, 162,000 to 238,000 rec/s in one run.
     @Option(names = "--rounds", defaultValue = "5", description = "Measured rounds, each one pass of raw, "
         + "passthrough and topology back to back; each figure is its phase's median pass (default ${DEFAULT-VALUE}).")
     int rounds;

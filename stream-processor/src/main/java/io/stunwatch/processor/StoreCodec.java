@@ -293,7 +293,7 @@ abstract class StoreCodec<T> implements Serde<T> {
    * flag, {@code writeUTF}'s modified UTF-8), so that state written by earlier builds reads the same, straight into
    * a growing array. Why not that stream: it writes a flag or a byte through a virtual call to the stream beneath and
    * a number through a buffer of its own, and the deferred window stores encode every window they write at each
-   * commit (4 % of the stream threads in a catch-up, session 27).
+   * commit (4 % of the stream threads in a catch-up).
    */
   static final class Out {
     private byte[] buf = new byte[INITIAL_BUFFER];

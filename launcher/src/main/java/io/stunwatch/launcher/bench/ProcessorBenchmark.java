@@ -399,8 +399,8 @@ public final class ProcessorBenchmark {
 
   /**
    * Per round, the topology's stream-thread CPU per record over the passthrough's: the topology's own cost, with the
-   * machine's speed at that moment divided out. On these shared 2-core machines both moved from run to run (the
-   * passthrough's 1.6-2.3 µs a record, the topology's 4.1-7.3 µs, session 26), which moved every rate and left a
+   * machine's speed at that moment divided out. On shared 2-core machines both move from run to run (the
+   * passthrough's 1.6-2.3 µs a record, the topology's 4.1-7.3 µs), which moves every rate and leaves a
    * change of a tenth unreadable in them; the two passes of a round run back to back. NaN for a round either pass of
    * which has no CPU figure.
    */
@@ -592,9 +592,9 @@ public final class ProcessorBenchmark {
       long faultsAtEnd = -1;
       Map<String, Double> processedAtTenth = Map.of();
       // The window starts at the first tenth and after the group's last rebalance: a pass's second stream thread
-      // may join after the first has started, and a rebalance inside the window is start-up, not steady state. In
-      // one run of session 23 the two slow topology passes (main consumers waiting 0.57-0.75 of wall time, against
-      // about 0.1) were the two whose consumers' rebalance count rose after the first tenth.
+      // may join after the first has started, and a rebalance inside the window is start-up, not steady state: slow
+      // topology passes (main consumers waiting 0.57-0.75 of wall time, against about 0.1) are the ones whose
+      // consumers' rebalance count rises after the first tenth.
       java.util.concurrent.atomic.AtomicInteger rebalances = new java.util.concurrent.atomic.AtomicInteger();
       streams.setStateListener((to, from) -> {
         if (to == KafkaStreams.State.REBALANCING) {
@@ -733,7 +733,7 @@ public final class ProcessorBenchmark {
    * {@code tenthNanos} at which each thread has processed some records, to the first at which one has done
    * {@link #DONE_SHARE} of what it did in the whole pass (its last records may be a repartition hop's, which arrive a
    * commit later). NaN when there is no such time of at least half a second. Why: a thread whose tasks start later than
-   * the other's (sessions 18-24: the group leader's rejoin on a first start, waited out for a 3 s heartbeat) leaves
+   * the other's (the group leader's rejoin on a first start, waited out for a 3 s heartbeat) leaves
    * part of the steady window to the other thread alone, and so does a thread whose share is smaller; this rate shows
    * what both together do.
    */

@@ -41,8 +41,8 @@ final class WaitBreakdown {
    */
   private static final String IO_WAIT = "io-wait-time-ns-total";
   /**
-   * The fetch requests the clients sent. In session 19's runs a pass whose main consumers waited on their sockets sent
-   * 1.3 to 3 times as many as the fast passes of the same run (README, Performance), and with a zero fetch wait
+   * The fetch requests the clients sent. A pass whose main consumers wait on their sockets sends 1.3 to 3 times as
+   * many as the fast passes of the same run, and with a zero fetch wait
    * thousands: the count says whether the consumers were fetching or waiting on a fetch.
    */
   private static final String FETCHES = "fetch-total";
