@@ -12,6 +12,10 @@ missing=()
 command -v kcat >/dev/null 2>&1 || command -v kafkacat >/dev/null 2>&1 || missing+=(kafkacat)
 # prometheus and promtool: the real Prometheus that scrapes the API in ObservabilityIT, and the rule checker.
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# amtool: checks the Alertmanager configuration that docker-compose.yml renders (DeploymentFilesIT).
+command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+# openssl: makes the simulated vCenter's certificate, as its image does (deploy/vcsim/entrypoint.sh).
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # vcsim: govmomi's vCenter simulator, built from Debian's Go and govmomi sources (test-support/vcsim/build.sh).
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/vmware/govmomi ] || missing+=(golang-github-vmware-govmomi-dev)

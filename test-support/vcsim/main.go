@@ -1,6 +1,7 @@
 // vcsim for Stunwatch's integration tests: govmomi's vCenter simulator (Debian package
 // golang-github-vmware-govmomi-dev 0.24), adjusted so the yavijava vim25 binding can talk to it.
 // Prints "VCSIM_URL=<url>" (and "VCSIM_SHA256=<thumbprint>" with -tls) once it listens; runs until SIGTERM.
+// deploy/vcsim builds the same file into the image of the site's simulated vCenter.
 package main
 
 import (
@@ -27,6 +28,9 @@ func main() {
 	vms := flag.Int("vm", 4, "VMs per resource pool")
 	username := flag.String("username", "", "the only accepted user (default: any user and password)")
 	password := flag.String("password", "", "its password")
+	passwordFile := flag.String("password-file", "", "read the password from this file (trailing newline dropped); the URL printed then has no password")
+	tlsCert := flag.String("tlscert", "", "serve https with this PEM certificate (with -tlskey) instead of a self-signed one")
+	tlsKey := flag.String("tlskey", "", "the PEM private key of -tlscert")
 	folders := flag.Int("folder", 0, "put the datacenter inside this many folders (as sites do)")
 	uuid := flag.String("uuid", "", "the instance UUID (default: govmomi's fixed one)")
 	newerAPI := flag.Bool("newer-api", false, "keep the ServiceContent properties newer than API 6.0")
@@ -72,14 +76,35 @@ func main() {
 		os.Exit(1)
 	}
 	model.Service.Listen = &url.URL{Host: *listen}
+	if *passwordFile != "" {
+		b, err := os.ReadFile(*passwordFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vcsim: -password-file:", err)
+			os.Exit(2)
+		}
+		*password = strings.TrimRight(string(b), "\r\n")
+	}
 	if *username != "" {
 		model.Service.Listen.User = url.UserPassword(*username, *password)
 	}
-	if *useTLS {
+	if *useTLS || *tlsCert != "" {
+		*useTLS = true
 		model.Service.TLS = new(tls.Config)
+		if *tlsCert != "" {
+			pair, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "vcsim: -tlscert/-tlskey:", err)
+				os.Exit(2)
+			}
+			model.Service.TLS.Certificates = []tls.Certificate{pair}
+		}
 	}
 	server := model.Service.NewServer()
-	fmt.Printf("VCSIM_URL=%s\n", server.URL.String())
+	printed := *server.URL
+	if *passwordFile != "" && printed.User != nil {
+		printed.User = url.User(printed.User.Username())
+	}
+	fmt.Printf("VCSIM_URL=%s\n", printed.String())
 	if *useTLS {
 		sum := sha256.Sum256(server.Certificate().Raw)
 		hex := make([]string, len(sum))

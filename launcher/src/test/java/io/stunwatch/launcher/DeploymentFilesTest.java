@@ -50,8 +50,8 @@ class DeploymentFilesTest {
   @Test
   void theSiteHasEveryServiceTheDeploymentNeeds() {
     assertThat(services().keySet()).contains("kafka", "stunwatch-api",
-        "stunwatch-vcenter-collector", "prometheus", "grafana", "vcsim");
-    assertThat(services().get("vcsim").get("profiles")).isEqualTo(List.of("vcsim"));
+        "stunwatch-vcenter-collector", "prometheus", "grafana", "alertmanager");
+    assertThat(services().get("alertmanager").get("profiles")).isEqualTo(List.of("alertmanager"));
     assertThat(String.valueOf(services().get("kafka").get("image"))).startsWith("apache/kafka:4.1");
     assertThat(String.valueOf(((Map<?, ?>) services().get("grafana").get("environment")).get("GF_INSTALL_PLUGINS")))
         .contains("yesoreyeram-infinity-datasource");
@@ -83,11 +83,82 @@ class DeploymentFilesTest {
     Pattern pinned = Pattern.compile("[^:@]+(:(?!latest$)[^:]*\\d[^:]*|@sha256:[0-9a-f]{64})");
     services().forEach((name, s) -> assertThat(String.valueOf(s.get("image"))).as(name + " image")
         .matches(pinned));
-    for (String line : lines("Dockerfile")) {
-      if (line.startsWith("FROM ")) {
-        assertThat(line.split("\\s+")[1]).as(line).matches(pinned);
+    vcsimServices().forEach((name, s) -> {
+      if (s.containsKey("image")) {
+        assertThat(String.valueOf(s.get("image"))).as(name + " image").matches(pinned);
+      }
+    });
+    for (String dockerfile : List.of("Dockerfile", "deploy/vcsim/Dockerfile")) {
+      for (String line : lines(dockerfile)) {
+        if (line.startsWith("FROM ")) {
+          assertThat(line.split("\\s+")[1]).as(dockerfile + ": " + line).matches(pinned);
+        }
       }
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Map<String, Object>> vcsimServices() {
+    return (Map<String, Map<String, Object>>) GrafanaFiles.yaml("deploy/vcsim/docker-compose.vcsim.yml")
+        .get("services");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void theSimulatedVcenterIsOurOwnVcsimBuildWhoseGeneratedCertificateTheCollectorTrusts() throws Exception {
+    // The official vcsim image serves a certificate the collector cannot verify, and its ServiceContent is newer
+    // than the tests' simulator: the site's simulator is built from the tests' main.go, and the collector trusts
+    // exactly the certificate it generates, for the name it is reached by.
+    Map<String, Map<String, Object>> override = vcsimServices();
+    Map<String, Object> vcsim = override.get("vcsim");
+    Map<String, Object> build = (Map<String, Object>) vcsim.get("build");
+    assertThat(build.get("context")).as("built from the repository root").isEqualTo(".");
+    List<String> dockerfile = lines(String.valueOf(build.get("dockerfile")));
+    assertThat(dockerfile).contains("COPY test-support/vcsim/main.go /src/main.go",
+        "COPY deploy/vcsim/entrypoint.sh /usr/local/bin/vcsim-entrypoint");
+    assertThat(String.join("\n", lines("test-support/vcsim/build.sh")))
+        .as("the image builds main.go as the tests do").contains("GOPATH=/usr/share/gocode GO111MODULE=off");
+    assertThat(dockerfile).anyMatch(l -> l.contains("GOPATH=/usr/share/gocode GO111MODULE=off go build"));
+    Map<String, Object> collector = override.get("stunwatch-vcenter-collector");
+    Map<String, Object> env = (Map<String, Object>) collector.get("environment");
+    java.net.URI url = java.net.URI.create(String.valueOf(env.get("STUNWATCH_VCENTER_URLS")));
+    assertThat(url.getScheme()).isEqualTo("https");
+    assertThat(override.keySet()).contains(url.getHost());
+    assertThat(String.valueOf(((Map<String, Object>) vcsim.get("environment")).get("VCSIM_TLS_NAMES")))
+        .as("the certificate names the host the collector connects to").isEqualTo(url.getHost());
+    assertThat(url.getPort()).isEqualTo(8989);
+    assertThat(Files.readString(ROOT.resolve("deploy/vcsim/entrypoint.sh"))).contains("0.0.0.0:8989}");
+    // the CA file lies in the certificate volume, mounted where the collector looks, read-only
+    String volume = ((List<Object>) vcsim.get("volumes")).stream().map(String::valueOf)
+        .filter(v -> v.endsWith(":/tls")).findFirst().orElseThrow().split(":")[0];
+    String mount = ((List<Object>) collector.get("volumes")).stream().map(String::valueOf)
+        .filter(v -> v.startsWith(volume + ":")).findFirst().orElseThrow();
+    assertThat(mount).endsWith(":ro");
+    assertThat(String.valueOf(env.get("STUNWATCH_VCENTER_CA_FILE"))).isEqualTo(mount.split(":")[1] + "/vcsim.pem");
+    assertThat(env).doesNotContainKey("STUNWATCH_VCENTER_INSECURE");
+    // the vCenter user's password is the site's secret, read from a file by both sides
+    assertThat((List<Object>) vcsim.get("command")).containsSequence("-password-file", "/run/secrets/vcenter-password");
+    assertThat((List<Object>) vcsim.get("secrets")).contains("vcenter-password");
+    assertThat(((Map<String, Object>) GrafanaFiles.yaml("docker-compose.yml").get("secrets")))
+        .containsKey("vcenter-password");
+  }
+
+  @Test
+  void prometheusScrapesTheWorkersListedByServiceDiscoveryOnTheirMetricsPort() throws Exception {
+    String example = Files.readString(ROOT.resolve("deploy/prometheus/workers/gpu-workers.yml.example"));
+    String port = lines("deploy/systemd/worker.conf.example").stream()
+        .filter(l -> l.startsWith("worker.metrics-port=")).findFirst().orElseThrow().split("=")[1];
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> groups = (List<Map<String, Object>>) (Object) new org.yaml.snakeyaml.Yaml()
+        .load(example);
+    assertThat(groups).isNotEmpty().allSatisfy(g -> assertThat((List<?>) g.get("targets")).isNotEmpty()
+        .allSatisfy(t -> assertThat(String.valueOf(t)).endsWith(":" + port)));
+    assertThat(services().get("prometheus").get("volumes").toString())
+        .contains("./deploy/prometheus/workers:/etc/prometheus/workers:ro");
+    assertThat(Files.readString(ROOT.resolve("deploy/prometheus/prometheus.yml")))
+        .contains("- /etc/prometheus/workers/*.yml");
+    assertThat(Files.readString(ROOT.resolve(".gitignore"))).as("a site's worker list is its own")
+        .contains("deploy/prometheus/workers/*.yml");
   }
 
   @Test
@@ -207,7 +278,7 @@ class DeploymentFilesTest {
    * A value of docker-compose.yml as compose hands it over with the README's .env: {@code $$} is a {@code $},
    * {@code ${VAR:-default}} its default when unset, {@code ${VAR:?why}} required.
    */
-  private static String composeValue(String raw) {
+  static String composeValue(String raw) {
     Matcher m = Pattern.compile("\\$\\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?}").matcher(raw.replace("$$", "\u0000"));
     StringBuilder out = new StringBuilder();
     while (m.find()) {

@@ -118,6 +118,19 @@ final class GrafanaFiles {
     return out;
   }
 
+  /** A Prometheus alert rule's {@code for}, or null when it has none. */
+  @SuppressWarnings("unchecked")
+  static String prometheusRuleFor(String alert) {
+    for (Map<String, Object> g : (List<Map<String, Object>>) yaml("prometheus/rules.yml").get("groups")) {
+      for (Map<String, Object> r : (List<Map<String, Object>>) g.get("rules")) {
+        if (alert.equals(r.get("alert"))) {
+          return (String) r.get("for");
+        }
+      }
+    }
+    throw new IllegalArgumentException("no Prometheus rule " + alert);
+  }
+
   /** The PromQL to evaluate for an expression: a rule's signal without its threshold, dashboard ranges fixed. */
   static String evaluable(String expr) {
     Matcher m = THRESHOLD.matcher(expr);

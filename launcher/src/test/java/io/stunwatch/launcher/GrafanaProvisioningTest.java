@@ -86,6 +86,45 @@ class GrafanaProvisioningTest {
   }
 
   @Test
+  void everyAnnotationColumnHasTheTypeOfWhatTheApiAnswersAtItsSelector() throws Exception {
+    // Infinity's backend parser (gframer) turns an array into a JSON string whatever the column says, and Grafana
+    // splits a string tags field on commas: an array read as "string" becomes the tags `["vmotion"` and `"drs"]`.
+    java.time.Instant start = java.time.Instant.parse("2026-11-20T10:00:00Z");
+    io.stunwatch.processor.MigrationSummary s = new io.stunwatch.processor.MigrationSummary(
+        new io.stunwatch.model.Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-01",
+            "4211c0de-0001-aaaa-bbbb-ccccddddeeee", "T4-16C", io.stunwatch.model.MigrationState.SUCCEEDED,
+            io.stunwatch.model.Initiator.DRS, "DRS", Boolean.TRUE, null, null, null, null, null, null, start,
+            start.plusSeconds(95), null, start.plusSeconds(96)),
+        true, new io.stunwatch.model.StunTime(31.5, io.stunwatch.model.StunTime.Source.VMWARE_LOG), null, null);
+    JsonNode answer = GrafanaFiles.JSON.readTree(io.stunwatch.model.json.Json.mapper()
+        .writeValueAsString(io.stunwatch.processor.MigrationAnnotation.of(s)));
+    int checked = 0;
+    for (Path p : GrafanaFiles.dashboards()) {
+      for (GrafanaFiles.Query q : GrafanaFiles.queries(p)) {
+        if (!q.target().path("url").asText().equals("/api/grafana/annotations")) {
+          continue;
+        }
+        for (JsonNode c : q.target().path("columns")) {
+          JsonNode v = answer.path(c.path("selector").asText());
+          String as = q.where() + " column " + c.path("selector").asText() + " (" + c.path("type").asText() + ")";
+          assertThat(v.isMissingNode()).as(as + " is in the answer " + answer).isFalse();
+          switch (c.path("type").asText()) {
+            case "string" -> assertThat(v.isTextual()).as(as + " is text, not " + v).isTrue();
+            case "number", "timestamp_epoch", "timestamp_epoch_s" -> assertThat(v.isNumber()).as(as).isTrue();
+            default -> throw new AssertionError(as + ": a type the annotation does not use");
+          }
+          checked++;
+        }
+        assertThat(q.target().path("columns").findValuesAsText("text")).as(q.where())
+            .contains("time", "timeEnd", "title", "text", "tags");
+      }
+    }
+    assertThat(checked).isGreaterThanOrEqualTo(20);
+    assertThat(answer.path("tagsJoined").asText().split(",")).as("Grafana's split of the tags")
+        .containsExactly("vmotion", "drs", "succeeded", "under-load");
+  }
+
+  @Test
   void everyQueryUsesAProvisionedDatasource() {
     List<String> provisioned = GrafanaFiles.datasourceUids();
     for (Path p : GrafanaFiles.dashboards()) {
@@ -161,7 +200,7 @@ class GrafanaProvisioningTest {
     Map<String, String> prometheus = GrafanaFiles.prometheusRules();
     assertThat(prometheus.keySet()).containsExactlyInAnyOrder("StunwatchMigrationUnderLoad",
         "StunwatchStunTimeHigh", "StunwatchCollectorSilent", "StunwatchCheckpointStale",
-        "StunwatchDeadLettersGrowing");
+        "StunwatchDeadLettersGrowing", "StunwatchTargetDown", "StunwatchApiNotScraped");
     List<Map<String, Object>> groups = (List<Map<String, Object>>) GrafanaFiles.yaml(
         "grafana/provisioning/alerting/stunwatch.yml").get("groups");
     Map<String, Map<String, Object>> grafana = new java.util.HashMap<>();
@@ -183,6 +222,62 @@ class GrafanaProvisioningTest {
       assertThat(evaluator.get("type")).isEqualTo("gt");
       assertThat(((List<Number>) evaluator.get("params")).get(0).doubleValue()).as(name)
           .isEqualTo(Double.parseDouble(m.group(2)));
+      String promFor = GrafanaFiles.prometheusRuleFor(name);
+      assertThat(String.valueOf(grafana.get(name).get("for"))).as(name + " for")
+          .isEqualTo(promFor == null ? "0s" : promFor);
     });
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void aDeadApiOrPrometheusFiresAnAlert() {
+    Map<String, String> prometheus = GrafanaFiles.prometheusRules();
+    // every scrape job is covered by the up rule, and the API job by the absent rule
+    Map<String, Object> config = GrafanaFiles.yaml("deploy/prometheus/prometheus.yml");
+    Matcher up = java.util.regex.Pattern.compile("up\\{job=~\"([^\"]+)\"}").matcher(prometheus.get("StunwatchTargetDown"));
+    assertThat(up.find()).as("StunwatchTargetDown reads up by job").isTrue();
+    List<String> jobs = new ArrayList<>();
+    for (Map<String, Object> job : (List<Map<String, Object>>) config.get("scrape_configs")) {
+      jobs.add((String) job.get("job_name"));
+    }
+    assertThat(jobs).contains("stunwatch-api", "stunwatch-vcenter-collector", "stunwatch-workers");
+    for (String job : jobs) {
+      assertThat(job).as("job " + job + " is watched by StunwatchTargetDown").matches(up.group(1));
+    }
+    assertThat(prometheus.get("StunwatchApiNotScraped")).contains("absent(up{job=\"stunwatch-api\"})");
+    // in Grafana: a failing query (Prometheus down) raises DatasourceError; a series that exists while any API
+    // is scraped turns NoData into an alert; a rule whose quiet state is no series must not
+    List<Map<String, Object>> groups = (List<Map<String, Object>>) GrafanaFiles.yaml(
+        "grafana/provisioning/alerting/stunwatch.yml").get("groups");
+    Set<String> dashboardUids = new HashSet<>();
+    GrafanaFiles.dashboards().forEach(p -> dashboardUids.add(GrafanaFiles.dashboard(p).path("uid").asText()));
+    for (Map<String, Object> g : groups) {
+      for (Map<String, Object> r : (List<Map<String, Object>>) g.get("rules")) {
+        String title = (String) r.get("title");
+        assertThat(r.get("execErrState")).as(title + " execErrState").isEqualTo("Error");
+        assertThat(r.get("noDataState")).as(title + " noDataState")
+            .isEqualTo(title.equals("StunwatchMigrationUnderLoad") ? "NoData" : "OK");
+        assertThat(((Map<String, Object>) r.get("annotations")).get("__dashboardUid__")).as(title + " dashboard")
+            .isIn(dashboardUids);
+      }
+    }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void dashboardsAndAlertRulesShareOneFolderNamedAsGrafanaResolvesIt() {
+    // Grafana provisions alerting before dashboards and finds or creates a rule group's folder by its title
+    // (rules_provisioner.go getOrCreateFolderByTitle); a dashboard provider with a folderUid looks the folder up
+    // by that uid instead, does not find the rules' folder, and fails to create a second one of the same title.
+    List<Map<String, Object>> providers = (List<Map<String, Object>>) GrafanaFiles.yaml(
+        "grafana/provisioning/dashboards/stunwatch.yml").get("providers");
+    assertThat(providers).hasSize(1);
+    assertThat(providers.get(0)).doesNotContainKey("folderUid");
+    Object folder = providers.get(0).get("folder");
+    assertThat(folder).isNotNull();
+    for (Map<String, Object> g : (List<Map<String, Object>>) GrafanaFiles.yaml(
+        "grafana/provisioning/alerting/stunwatch.yml").get("groups")) {
+      assertThat(g.get("folder")).as("group " + g.get("name")).isEqualTo(folder);
+    }
   }
 }

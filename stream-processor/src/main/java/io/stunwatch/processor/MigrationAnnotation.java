@@ -13,11 +13,13 @@ import java.util.Locale;
  * @param title       {@code vMotion <vm> <state>}
  * @param text        hosts, initiator, stun time and whether it ran under load
  * @param tags        {@code vmotion}, the initiator, the state, and {@code under-load} when it was
+ * @param tagsJoined  the tags joined by commas, which is how Grafana reads tags from a data frame: Infinity's
+ *                    backend parser renders an array as its JSON text, whatever the column's type
  * @param migrationId the migration, for a link to its drill-down
  * @param vmId        the VM
  */
 public record MigrationAnnotation(long time, long timeEnd, String title, String text, List<String> tags,
-    String migrationId, String vmId) {
+    String tagsJoined, String migrationId, String vmId) {
 
   /** The annotation of {@code s}, whose migration has a start time. */
   public static MigrationAnnotation of(MigrationSummary s) {
@@ -32,6 +34,6 @@ public record MigrationAnnotation(long time, long timeEnd, String title, String 
         : List.of("vmotion", initiator, state);
     return new MigrationAnnotation(m.startTime().toEpochMilli(),
         (m.endTime() != null ? m.endTime() : m.startTime()).toEpochMilli(), "vMotion " + m.vmName() + " " + m.state(),
-        text, tags, m.id(), m.vmId());
+        text, tags, String.join(",", tags), m.id(), m.vmId());
   }
 }

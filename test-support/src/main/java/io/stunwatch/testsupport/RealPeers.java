@@ -37,6 +37,16 @@ public final class RealPeers {
     return require("promtool (Debian package prometheus; ./test.sh installs it)", "promtool");
   }
 
+  /** Alertmanager's {@code amtool}, the configuration checker (Debian package prometheus-alertmanager). */
+  public static Path amtool() {
+    return require("amtool (Debian package prometheus-alertmanager; ./test.sh installs it)", "amtool");
+  }
+
+  /** {@code openssl}, which the simulated vCenter's image runs to make its certificate. */
+  public static Path openssl() {
+    return require("openssl (Debian package openssl; ./test.sh installs it)", "openssl");
+  }
+
   /** The first of {@code names} found on the PATH; skips or fails the test when none is. */
   public static Path require(String what, String... names) {
     Optional<Path> found = onPath(names);
