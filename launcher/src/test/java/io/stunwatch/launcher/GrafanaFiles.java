@@ -23,6 +23,7 @@ final class GrafanaFiles {
 
   static final ObjectMapper JSON = new ObjectMapper();
   /** Prometheus rules: {@code <left> > <threshold>}. */
+  static final Pattern LABEL_VALUES = Pattern.compile("label_values\\((.+), *([a-z_]+)\\)");
   static final Pattern THRESHOLD = Pattern.compile("(.*) > (\\S+)");
 
   private GrafanaFiles() {
@@ -91,6 +92,18 @@ final class GrafanaFiles {
     for (JsonNode v : d.path("templating").path("list")) {
       if (v.path("query").path("infinityQuery").isObject()) { // the Infinity plugin's variable query model
         out.add(new Query(name + " variable '" + v.path("name").asText() + "'", v.get("query").get("infinityQuery")));
+      } else if ("prometheus".equals(v.path("datasource").path("type").asText())) {
+        // label_values(<selector>, <label>) has data when some series of <selector> carries <label>
+        Matcher m = LABEL_VALUES.matcher(v.path("query").path("query").asText());
+        if (!m.matches()) {
+          throw new AssertionError(name + " variable " + v.path("name") + ": not label_values(<selector>, <label>)");
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode target = JSON.createObjectNode();
+        target.set("datasource", v.path("datasource"));
+        String selector = m.group(1).contains("{") ? m.group(1).replaceFirst("}$", "," + m.group(2) + "!=\"\"}")
+            : m.group(1) + "{" + m.group(2) + "!=\"\"}";
+        target.put("expr", "group by (" + m.group(2) + ") (" + selector + ")");
+        out.add(new Query(name + " variable '" + v.path("name").asText() + "'", target));
       } else if (v.path("query").isObject()) {
         out.add(new Query(name + " variable '" + v.path("name").asText() + "'", v.get("query")));
       }
@@ -135,7 +148,8 @@ final class GrafanaFiles {
   static String evaluable(String expr) {
     Matcher m = THRESHOLD.matcher(expr);
     String e = m.matches() ? m.group(1) : expr;
-    return e.replace("$__rate_interval", "1m").replace("$__range", "1h").replace("$__interval", "15s");
+    return e.replace("$__rate_interval", "1m").replace("$__range", "1h").replace("$__interval", "15s")
+        .replaceAll("=~\"\\$[a-z_]+\"", "=~\".*\""); // a variable at All, as the dashboard opens
   }
 
   /** Every {@code stunwatch_*} metric name an expression uses. */

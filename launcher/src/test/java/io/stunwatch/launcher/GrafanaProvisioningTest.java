@@ -125,15 +125,89 @@ class GrafanaProvisioningTest {
   }
 
   @Test
-  void everyQueryUsesAProvisionedDatasource() {
+  void everyDatasourceIsATemplateVariableSoTheDashboardsImportIntoAnyGrafana() throws Exception {
+    // A dashboard imported into an existing Grafana finds no datasource of our provisioned uids: each query names
+    // a datasource variable of its type, whose first value is the __inputs entry an import asks for.
     List<String> provisioned = GrafanaFiles.datasourceUids();
     for (Path p : GrafanaFiles.dashboards()) {
-      for (GrafanaFiles.Query q : GrafanaFiles.queries(p)) {
-        assertThat(q.datasourceUid()).as(q.where()).isIn(provisioned);
+      JsonNode d = GrafanaFiles.dashboard(p);
+      Map<String, String> dsVariables = new java.util.HashMap<>();
+      for (JsonNode v : d.path("templating").path("list")) {
+        if (v.path("type").asText().equals("datasource")) {
+          dsVariables.put(v.path("name").asText(), v.path("query").asText());
+        }
       }
-      GrafanaFiles.dashboard(p).path("panels").forEach(panel -> assertThat(panel.path("datasource").path("uid")
-          .asText()).as(p + " panel " + panel.path("title")).isIn(provisioned));
+      List<JsonNode> refs = d.findValues("datasource");
+      assertThat(refs).as(p.toString()).isNotEmpty();
+      for (JsonNode ref : refs) {
+        String uid = ref.path("uid").asText();
+        if (ref.path("type").asText().equals("grafana")) {
+          continue; // Grafana's built-in annotations
+        }
+        assertThat(provisioned).as(p.getFileName() + ": " + ref).doesNotContain(uid);
+        Matcher m = java.util.regex.Pattern.compile("\\$\\{([a-z_]+)}").matcher(uid);
+        assertThat(m.matches()).as(p.getFileName() + ": " + ref + " names a variable").isTrue();
+        assertThat(dsVariables.get(m.group(1))).as(p.getFileName() + ": " + ref + " is a datasource variable of its type")
+            .isEqualTo(ref.path("type").asText());
+      }
+      Map<String, String> inputs = new java.util.HashMap<>();
+      d.path("__inputs").forEach(i -> inputs.put(i.path("name").asText(), i.path("pluginId").asText()));
+      assertThat(inputs).as(p + " __inputs").isNotEmpty();
+      String text = GrafanaFiles.JSON.writeValueAsString(d);
+      Set<String> referenced = new HashSet<>();
+      Matcher m = java.util.regex.Pattern.compile("\\$\\{(DS_[A-Z_]+)}").matcher(text);
+      while (m.find()) {
+        referenced.add(m.group(1));
+      }
+      assertThat(referenced).as(p + ": every input is used, every one used is declared").isEqualTo(inputs.keySet());
+      for (JsonNode v : d.path("templating").path("list")) {
+        if (v.path("type").asText().equals("datasource")) {
+          String input = v.path("current").path("value").asText().replaceAll("^\\$\\{|}$", "");
+          assertThat(inputs.get(input)).as(p + " $" + v.path("name").asText() + " starts at the input of its type")
+              .isEqualTo(v.path("query").asText());
+        }
+      }
     }
+  }
+
+  @Test
+  void theFleetDashboardNarrowsByVcenterClusterHostAndVmOnLabelsThePerVmGaugesCarry() throws Exception {
+    JsonNode fleet = GrafanaFiles.dashboard(GrafanaFiles.root().resolve("grafana/dashboards/fleet.json"));
+    List<String> names = new ArrayList<>();
+    fleet.path("templating").path("list").forEach(v -> {
+      if (v.path("type").asText().equals("query")) {
+        names.add(v.path("name").asText());
+      }
+    });
+    assertThat(names).containsExactly(Meters.TAG_VCENTER, Meters.TAG_CLUSTER, Meters.TAG_HOST, Meters.TAG_VM);
+    // the labels are those FleetGauges writes on every per-VM series, vm_id among them
+    Class<?> gauges = io.stunwatch.api.metrics.FleetGauges.class;
+    java.lang.reflect.Method tags = gauges.getDeclaredMethod("tags", io.stunwatch.processor.CurrentLoad.class,
+        io.stunwatch.model.VmInventoryEntry.class);
+    tags.setAccessible(true);
+    io.micrometer.core.instrument.Tags written = (io.micrometer.core.instrument.Tags) tags.invoke(null,
+        new io.stunwatch.processor.CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), null, null, false),
+        null);
+    assertThat(written.stream().map(io.micrometer.core.instrument.Tag::getKey))
+        .containsExactlyInAnyOrder(Meters.TAG_VM, Meters.TAG_VM_ID, Meters.TAG_HOST, Meters.TAG_CLUSTER,
+            Meters.TAG_VCENTER);
+    String perVm = "\\bstunwatch_vm_[a-z_]+";
+    int filtered = 0;
+    for (GrafanaFiles.Query q : GrafanaFiles.queries(GrafanaFiles.root().resolve("grafana/dashboards/fleet.json"))) {
+      Matcher m = java.util.regex.Pattern.compile(perVm + "(\\{[^}]*})?").matcher(q.target().path("expr").asText());
+      while (m.find()) {
+        if (q.where().contains("variable")) {
+          continue;
+        }
+        String selector = String.valueOf(m.group(1));
+        for (String label : List.of(Meters.TAG_VCENTER, Meters.TAG_CLUSTER, Meters.TAG_HOST, Meters.TAG_VM)) {
+          assertThat(selector).as(q.where() + ": " + m.group() + " narrowed by $" + label)
+              .contains(label + "=~\"$" + label + "\"");
+        }
+        filtered++;
+      }
+    }
+    assertThat(filtered).isGreaterThanOrEqualTo(6);
   }
 
   @Test

@@ -37,6 +37,13 @@ public final class Meters {
 
   /** Tag: a VM's name in the inventory (its id while the inventory does not know it). Bounded by the fleet. */
   public static final String TAG_VM = "vm";
+  /**
+   * Tag: a VM's id (its SMBIOS UUID, as the worker reports it), which names it across vCenters where names repeat.
+   * One per VM, as {@link #TAG_VM} is: it adds no series.
+   */
+  public static final String TAG_VM_ID = "vm_id";
+  /** Tag: the cluster a VM runs in, by name ({@code unresolved} while the inventory does not know it). */
+  public static final String TAG_CLUSTER = "cluster";
   /** Tag: the ESXi host a VM runs on ({@code unresolved} while unknown). */
   public static final String TAG_HOST = "host";
   /** Tag: a vGPU profile such as {@code A100-40C} ({@code none} when unknown); bounded by NVIDIA's profile list. */
@@ -49,7 +56,7 @@ public final class Meters {
   public static final String TAG_TOPIC = "topic";
   /** Tag: where a dead letter failed, values from {@code io.stunwatch.model.DeadLetter.Stage}. */
   public static final String TAG_STAGE = "stage";
-  /** Tag: a vCenter's instance UUID. */
+  /** Tag: a vCenter's instance UUID ({@code unresolved} on a VM gauge while the inventory does not know the VM). */
   public static final String TAG_VCENTER = "vcenter";
   /** Tag: which kind of input a freshness gauge watches, values from {@link PipelineSource}. */
   public static final String TAG_SOURCE = "source";

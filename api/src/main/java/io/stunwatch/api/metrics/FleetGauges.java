@@ -5,13 +5,16 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.metrics.PipelineSource;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.CurrentLoad;
 import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.VmSamples;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -29,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * owns, read from its local state stores by {@link #refresh()}. Every VM is owned by exactly one instance, so
  * Prometheus sees each series once across a scaled-out site.
  *
+ * <p>Each series is labelled with the VM's name and id, its host, cluster and vCenter, from the global inventory
+ * store: names repeat across vCenters, ids do not, and a dashboard narrows the fleet by vCenter, cluster and host.
+ * A VM's labels change when it moves, so its series count stays one per VM.
+ *
  * <p>A figure that is unknown (nvidia-smi's {@code [N/A]}, no RDMA rate in the last {@link #RECENT_SECONDS}) has no
  * series at all, never a 0. A VM whose newest sample is older than {@link #STALE_SECONDS} drops out, so a VM that
  * was shut down or moved to another site does not stay on the dashboards with its last figures.
@@ -42,6 +49,7 @@ public final class FleetGauges {
 
   private static final Logger LOG = LoggerFactory.getLogger(FleetGauges.class);
   private static final double MIB = 1024.0 * 1024.0;
+  private static final String UNRESOLVED = "unresolved";
 
   private final KafkaStreams streams;
   private final Clock clock;
@@ -81,6 +89,8 @@ public final class FleetGauges {
           StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.keyValueStore()));
       ReadOnlyWindowStore<String, VmSamples.Block> seconds = streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_SAMPLES, QueryableStoreTypes.windowStore()));
+      Map<String, VmInventoryEntry> inventory = inventoryByVmId(streams.store(StoreQueryParameters.fromNameAndType(
+          StoreNames.VM_INVENTORY, QueryableStoreTypes.<String, VmInventoryEntry>keyValueStore())));
       try (KeyValueIterator<String, CurrentLoad> it = current.all()) {
         while (it.hasNext()) {
           KeyValue<String, CurrentLoad> kv = it.next();
@@ -90,8 +100,7 @@ public final class FleetGauges {
             continue;
           }
           newest = newest == null || latest.isAfter(newest) ? latest : newest;
-          Tags tags = Tags.of(Meters.TAG_VM, load.vmName() != null ? load.vmName() : load.vmId(), Meters.TAG_HOST,
-              load.host() != null ? load.host() : "unresolved");
+          Tags tags = tags(load, inventory.get(load.vmId()));
           Double util = load.gpuUtilizationAvgPct();
           if (util != null) {
             g.add(MultiGauge.Row.of(tags, util));
@@ -125,6 +134,31 @@ public final class FleetGauges {
     if (newest != null) {
       newestSample.set(newest.toEpochMilli() / 1000.0);
     }
+  }
+
+  /** The labels of a VM's series: from its inventory entry where there is one, else what its samples say. */
+  static Tags tags(CurrentLoad load, VmInventoryEntry vm) {
+    String name = vm != null && vm.name() != null ? vm.name() : load.vmName();
+    String host = vm != null && vm.host() != null && vm.host().name() != null ? vm.host().name() : load.host();
+    String cluster = vm != null && vm.cluster() != null ? vm.cluster().name() : null;
+    return Tags.of(Meters.TAG_VM, name != null ? name : load.vmId(), Meters.TAG_VM_ID, load.vmId(), Meters.TAG_HOST,
+        host != null ? host : UNRESOLVED, Meters.TAG_CLUSTER, cluster != null ? cluster : UNRESOLVED,
+        Meters.TAG_VCENTER, vm != null && vm.vcenterUuid() != null ? vm.vcenterUuid() : UNRESOLVED);
+  }
+
+  /** The inventory by VM id; of two entries for one VM (moved across vCenters), the newer. */
+  static Map<String, VmInventoryEntry> inventoryByVmId(ReadOnlyKeyValueStore<String, VmInventoryEntry> store) {
+    Map<String, VmInventoryEntry> out = new HashMap<>();
+    try (KeyValueIterator<String, VmInventoryEntry> it = store.all()) {
+      while (it.hasNext()) {
+        VmInventoryEntry v = it.next().value;
+        if (v != null && v.biosUuid() != null) {
+          out.merge(v.biosUuid(), v, (a, b) -> a.observedAt() != null && b.observedAt() != null
+              && b.observedAt().isAfter(a.observedAt()) ? b : a);
+        }
+      }
+    }
+    return out;
   }
 
   /** {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. */
