@@ -157,7 +157,7 @@ class ApiIT {
       assertThat(metrics.body()).contains("stunwatch_api_requests").contains("kafka_stream");
 
       // each VM's gauges are on the /metrics of the instance that owns it, and only there: together, every VM once
-      // (labelled by its name, or by its id while its name is not known)
+      // (by its id, labelled with the vCenter of the inventory)
       Await.until(Duration.ofSeconds(30), () -> {
         List<String> both = new java.util.ArrayList<>(vmsOnMetrics(a.port()));
         both.addAll(vmsOnMetrics(b.port()));
@@ -171,13 +171,13 @@ class ApiIT {
       all.addAll(onB);
       assertThat(all).as("one series per VM").hasSize(scenario.vms().size());
       for (FleetScenario.Vm vm : scenario.vms()) {
-        assertThat(all.stream().filter(l -> l.equals(vm.name()) || l.equals(vm.id())).count())
-            .as(vm.name() + " on exactly one instance").isEqualTo(1);
+        assertThat(all.stream().filter(l -> l.equals(vm.id() + " " + FleetScenario.VCENTER)).count())
+            .as(vm.name() + " on exactly one instance, with its vCenter").isEqualTo(1);
       }
     }
   }
 
-  /** The {@code vm} label of each GPU utilization series on an instance's /metrics page. */
+  /** {@code <vm_id> <vcenter>} of each GPU utilization series on an instance's /metrics page. */
   private List<String> vmsOnMetrics(int port) {
     String page;
     try {
@@ -189,13 +189,15 @@ class ApiIT {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-    java.util.regex.Pattern vm = java.util.regex.Pattern.compile("[{,]vm=\"([^\"]*)\"");
+    java.util.regex.Pattern vm = java.util.regex.Pattern.compile("[{,]vm_id=\"([^\"]*)\"");
+    java.util.regex.Pattern vcenter = java.util.regex.Pattern.compile("[{,]vcenter=\"([^\"]*)\"");
     List<String> out = new java.util.ArrayList<>();
     for (String line : page.split("\n")) {
       if (line.startsWith(io.stunwatch.metrics.Meters.VM_GPU_UTILIZATION.replace('.', '_') + "{")) {
         java.util.regex.Matcher m = vm.matcher(line);
-        if (m.find()) {
-          out.add(m.group(1));
+        java.util.regex.Matcher v = vcenter.matcher(line);
+        if (m.find() && v.find()) {
+          out.add(m.group(1) + " " + v.group(1));
         }
       }
     }

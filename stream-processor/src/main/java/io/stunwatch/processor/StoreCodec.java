@@ -290,7 +290,7 @@ abstract class StoreCodec<T> implements Serde<T> {
 
   /**
    * The bytes of one value, written as {@link java.io.DataOutputStream} writes them (big-endian numbers, one byte a
-   * flag, {@code writeUTF}'s modified UTF-8), so that state written by earlier builds reads the same, straight into
+   * flag, {@code writeUTF}'s modified UTF-8), the stores' encoding on disk and in changelogs, straight into
    * a growing array. Why not that stream: it writes a flag or a byte through a virtual call to the stream beneath and
    * a number through a buffer of its own, and the deferred window stores encode every window they write at each
    * commit (4 % of the stream threads in a catch-up).

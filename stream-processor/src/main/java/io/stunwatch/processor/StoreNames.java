@@ -11,8 +11,8 @@ public final class StoreNames {
   /**
    * Window store by VM id: the VM's recent load, one point a second, in blocks of ten seconds
    * ({@link VmSamples.Block}). On the heap unless {@code process.sample-store} says RocksDB; changelogged either way.
-   * Named apart from {@code vm-samples}, where earlier builds kept one point per window, so that this store never
-   * restores from that store's changelog.
+   * Not named {@code vm-samples}: an upgraded site may still hold that changelog, one point per window in another
+   * format, and this store must never restore from it.
    */
   public static final String VM_SAMPLES = "vm-sample-blocks";
   /** By VM id: the latest sample of each of the VM's GPUs and its host ({@link CurrentLoad}). */
