@@ -272,7 +272,8 @@ class ApiServerTest {
     assertThat(first.getLong("timeEnd")).isEqualTo(T0.plusSeconds(91).toEpochMilli());
     assertThat(first.getJsonArray("tags").getList()).contains("vmotion");
     assertThat(first.fieldNames()).containsExactlyInAnyOrder("time", "timeEnd", "title", "text", "tags",
-        "migrationId", "vmId");
+        "tagsJoined", "migrationId", "vmId");
+    assertThat(first.getString("tagsJoined")).isEqualTo(String.join(",", first.getJsonArray("tags").getList()));
     assertThat(first.getString("title")).startsWith("vMotion ");
     JsonArray u = get("/api/utilization?groupBy=host&from=" + T0 + "&to=" + T0.plusSeconds(86400), true)
         .bodyAsJsonArray();
