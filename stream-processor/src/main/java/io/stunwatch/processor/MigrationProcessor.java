@@ -640,8 +640,10 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     if (a == null || !m.state().isFinal() || a.state() == MigrationAlert.AlertState.RESOLVED) {
       return;
     }
-    MigrationAlert resolved = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, a.vmMoref(),
-        a.vmName(), a.vmId(), a.sourceHost(), m.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(),
+    // the migration as it settled, not as it was when the alert was decided: that moment depends on when each
+    // record arrived, the settled migration does not
+    MigrationAlert resolved = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
+        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
         a.forecast(), a.raisedAt(), m.updatedAt(), new MigrationAlert.Measured(m.state(), m.durationSeconds(),
             new StunTime(null, StunTime.Source.UNKNOWN), null));
     alerts.put(m.id(), resolved);

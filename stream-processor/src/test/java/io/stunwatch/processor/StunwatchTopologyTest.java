@@ -310,6 +310,11 @@ class StunwatchTopologyTest {
     assertThat(resolved.state()).isEqualTo(MigrationAlert.AlertState.RESOLVED);
     assertThat(resolved.measured().result()).isEqualTo(MigrationState.SUCCEEDED);
     assertThat(resolved.measured().durationSeconds()).isEqualTo(180.0);
+    // raised on the task, before any event named the source host: resolved with the migration as it settled,
+    // whenever the alert was decided, so a replay or a restart writes the same record
+    assertThat(a.sourceHost()).isNull();
+    assertThat(resolved.sourceHost()).isEqualTo(host(1));
+    assertThat(resolved.destHost()).isEqualTo(host(2));
   }
 
   @Test
