@@ -16,6 +16,8 @@ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || 
 command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 # openssl: makes the simulated vCenter's certificate, as its image does (deploy/vcsim/entrypoint.sh).
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# systemd-analyze: rates the worker unit's hardening (DeploymentFilesIT).
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # vcsim: govmomi's vCenter simulator, built from Debian's Go and govmomi sources (test-support/vcsim/build.sh).
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/vmware/govmomi ] || missing+=(golang-github-vmware-govmomi-dev)

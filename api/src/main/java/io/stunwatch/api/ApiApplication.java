@@ -46,8 +46,7 @@ public final class ApiApplication implements AutoCloseable {
       Clock clock) throws Exception {
     // Other instances must know this one's address before the first rebalance, so the port is fixed first.
     int port = api.port() != 0 ? api.port() : freePort();
-    ApiConfig config = new ApiConfig(api.host(), port, api.advertisedHost(), api.token(), api.openHealth(),
-        api.maxPageSize(), api.maxRange(), api.tlsCert(), api.tlsKey());
+    ApiConfig config = api.withPort(port);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     StreamsProcessor processor = StreamsProcessor.start(processorConfig, kafka, clock,
@@ -55,7 +54,7 @@ public final class ApiApplication implements AutoCloseable {
     new KafkaStreamsMetrics(processor.streams()).bindTo(registry);
     Vertx vertx = Vertx.vertx();
     KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
-        new HostInfo(config.advertisedHost(), port), config.token());
+        new HostInfo(config.advertisedHost(), port), config);
     var fleet = new io.stunwatch.api.metrics.FleetGauges(processor.streams(), registry, clock);
     vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
       fleet.refresh();

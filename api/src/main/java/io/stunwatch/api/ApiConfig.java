@@ -20,9 +20,52 @@ import java.util.List;
  * @param maxRange      the longest {@code from}–{@code to} range a request may ask for
  * @param tlsCert       PEM certificate chain for HTTPS, or null for plain HTTP
  * @param tlsKey        its PEM private key
+ * @param idleTimeout   how long a connection may stay idle before the server closes it
+ * @param maxConnections the most connections served at once; one more is closed as it opens
+ * @param internalToken what instances present to each other's {@code /internal} routes, which accept nothing else
+ * @param tlsCa         PEM CAs an instance trusts when it calls another over HTTPS, or null for the JVM's
  */
 public record ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth,
-    int maxPageSize, Duration maxRange, Path tlsCert, Path tlsKey) {
+    int maxPageSize, Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections,
+    String internalToken, Path tlsCa) {
+
+  /** With the default idle timeout and connection limit, and the internal token derived from {@code token}. */
+  public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
+      Duration maxRange, Path tlsCert, Path tlsKey) {
+    this(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
+        IDLE_TIMEOUT.defaultValue(), MAX_CONNECTIONS.defaultValue(), derivedInternalToken(token), null);
+  }
+
+  /** This config on another port. */
+  public ApiConfig withPort(int p) {
+    return new ApiConfig(host, p, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
+        idleTimeout, maxConnections, internalToken, tlsCa);
+  }
+
+  /** This config serving HTTPS with {@code cert} and {@code key}, and trusting {@code ca} in calls to the others. */
+  public ApiConfig withTls(Path cert, Path key, Path ca) {
+    return new ApiConfig(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, cert, key,
+        idleTimeout, maxConnections, internalToken, ca);
+  }
+
+  /**
+   * The internal token when none is configured: an HMAC of the users' token, so every instance of a site agrees on
+   * it without another secret, and a member that receives it learns nothing of the users' token.
+   */
+  static String derivedInternalToken(String token) {
+    if (token == null) {
+      return null;
+    }
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(token.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "HmacSHA256"));
+      return java.util.HexFormat.of().formatHex(mac.doFinal("stunwatch instance-to-instance calls"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
+    }
+  }
 
   public static final ConfigKey<String> HOST = ConfigKeys.string("api.host", "127.0.0.1",
       "Address the API listens on; 0.0.0.0 for all interfaces.");
@@ -43,8 +86,24 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
   public static final ConfigKey<Path> TLS_KEY = ConfigKeys.path("api.tls.key", null,
       "PEM private key of api.tls.cert.");
 
+  public static final ConfigKey<Duration> IDLE_TIMEOUT = ConfigKeys.duration("api.idle-timeout",
+      Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(1),
+      "How long a connection may stay idle before the API closes it (keep-alive clients reconnect).");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS = ConfigKeys.integer("api.max-connections", 1024, 1,
+      1_000_000, "The most connections the API serves at once; a connection beyond them is closed as it opens "
+          + "and counted in stunwatch_api_connections_refused_total.");
+
+  public static final ConfigKey<String> INTERNAL_TOKEN = ConfigKeys.secret("api.internal-token",
+      "What API instances present to each other's /internal routes (at least 16 characters, the same on every "
+          + "instance, as a file: STUNWATCH_API_INTERNAL_TOKEN_FILE). Those routes accept it and nothing else, and "
+          + "the public routes refuse it. Default: derived from api.token by HMAC, so a member that receives it "
+          + "learns nothing of the users' token.");
+  public static final ConfigKey<Path> TLS_CA = ConfigKeys.path("api.tls.ca", null,
+      "PEM CA certificates an instance trusts when it calls another over HTTPS (with api.tls.cert); the host "
+          + "name in api.advertised-host is verified. Default: the JVM's CAs.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, ADVERTISED_HOST, TOKEN, OPEN_HEALTH,
-      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY);
+      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN);
 
   public static ApiConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -54,16 +113,22 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
     r.check(token != null, TOKEN, "is required: the API never runs without authentication");
     r.check(token == null || token.length() >= 16, TOKEN, "must be at least 16 characters");
     r.check((cert == null) == (key == null), TLS_KEY, "api.tls.cert and api.tls.key go together");
+    String internal = r.get(INTERNAL_TOKEN);
+    r.check(internal == null || internal.length() >= 16, INTERNAL_TOKEN, "must be at least 16 characters");
+    r.check(internal == null || !internal.equals(token), INTERNAL_TOKEN, "must differ from api.token");
+    Path ca = r.get(TLS_CA);
+    r.check(ca == null || cert != null, TLS_CA, "is for calls between HTTPS instances: set api.tls.cert too");
     String host = r.get(HOST);
     String advertised = r.get(ADVERTISED_HOST);
     ApiConfig c = new ApiConfig(host, r.get(PORT), advertised == null ? host : advertised, token,
-        r.get(OPEN_HEALTH), r.get(MAX_PAGE_SIZE), r.get(MAX_RANGE), cert, key);
+        r.get(OPEN_HEALTH), r.get(MAX_PAGE_SIZE), r.get(MAX_RANGE), cert, key, r.get(IDLE_TIMEOUT),
+        r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca);
     r.done();
     return c;
   }
 
   @Override
   public String toString() {
-    return "ApiConfig[host=" + host + ", port=" + port + ", token=****]";
+    return "ApiConfig[host=" + host + ", port=" + port + ", token=****, internalToken=****]";
   }
 }

@@ -42,6 +42,7 @@ public final class ApiServer {
   private final java.time.Duration longestMigration;
   private final java.time.Clock clock;
   private final ObjectMapper json = Json.mapper();
+  private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
@@ -70,6 +71,11 @@ public final class ApiServer {
 
   public Router router() {
     Router router = Router.router(vertx);
+    router.route().handler(rc -> {
+      // every answer, errors included: a browser must never sniff JSON or CSV into something it runs
+      rc.response().putHeader("X-Content-Type-Options", "nosniff");
+      rc.next();
+    });
     router.route().handler(this::timed);
     new HealthEndpoint(readiness, registry).addRoutes(router, config.openHealth() ? null : this::authenticate);
     router.route().handler(this::authenticate);
@@ -82,7 +88,7 @@ public final class ApiServer {
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
     new AnnotationsEndpoint(stores, config, longestMigration, clock).addRoutes(router, respond);
     if (internal != null) {
-      internal.addRoutes(router, respond);
+      internal.addRoutes(router, respond, longestMigration);
     }
     router.route().last().handler(rc -> error(rc, new ApiException(404, null, "no such resource")));
     router.route().failureHandler(rc -> error(rc, rc.failure()));
@@ -91,7 +97,7 @@ public final class ApiServer {
 
   /** One server on one event loop (tests, and any port including 0). */
   public Future<HttpServer> start() {
-    return vertx.createHttpServer(serverOptions()).requestHandler(router()).listen();
+    return server().listen();
   }
 
   /**
@@ -109,13 +115,29 @@ public final class ApiServer {
     return vertx.deployVerticle(() -> new VerticleBase() {
       @Override
       public Future<?> start() {
-        return vertx.createHttpServer(serverOptions()).requestHandler(router()).listen();
+        return server().listen();
       }
     }, new DeploymentOptions().setInstances(eventLoops));
   }
 
+  /** A server with the routes, the idle timeout and the connection limit, which all its event loops share. */
+  private HttpServer server() {
+    return vertx.createHttpServer(serverOptions()).requestHandler(router()).connectionHandler(connection -> {
+      if (connections.incrementAndGet() > config.maxConnections()) {
+        connections.decrementAndGet();
+        registry.counter(Meters.API_CONNECTIONS_REFUSED).increment();
+        LOG.warn("refused a connection from {}: {} connections open (api.max-connections)",
+            connection.remoteAddress(), config.maxConnections());
+        connection.close();
+        return;
+      }
+      connection.closeHandler(v -> connections.decrementAndGet());
+    });
+  }
+
   private HttpServerOptions serverOptions() {
-    HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port());
+    HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
+        .setIdleTimeout((int) config.idleTimeout().toSeconds()).setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS);
     if (config.tlsCert() != null) {
       options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
           .setCertPath(config.tlsCert().toString()).setKeyPath(config.tlsKey().toString()));
@@ -139,8 +161,11 @@ public final class ApiServer {
     String h = rc.request().getHeader("Authorization");
     byte[] given = h != null && h.startsWith("Bearer ") ? h.substring(7).getBytes(StandardCharsets.UTF_8)
         : new byte[0];
+    // The internal routes take the instances' own credential and nothing else; the public ones, the users' token.
+    String expected = rc.normalizedPath().startsWith(KafkaStreamsStoreReader.INTERNAL) ? config.internalToken()
+        : config.token();
     // Constant-time comparison: the token must not leak through response timing.
-    if (!MessageDigest.isEqual(given, config.token().getBytes(StandardCharsets.UTF_8))) {
+    if (expected == null || !MessageDigest.isEqual(given, expected.getBytes(StandardCharsets.UTF_8))) {
       rc.response().putHeader("WWW-Authenticate", "Bearer realm=\"stunwatch\"");
       error(rc, new ApiException(401, null, "a valid bearer token is required"));
       return;

@@ -62,6 +62,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private final HostInfo self;
   private final WebClient client;
   private final String token;
+  private final ApiConfig config;
   private final ObjectMapper json = Json.mapper();
   /**
    * One thread per core for store reads. With Vert.x's twenty shared workers, twenty range reads time-shared the
@@ -69,14 +70,27 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    */
   private final WorkerExecutor reads;
 
-  public KafkaStreamsStoreReader(Vertx vertx, KafkaStreams streams, HostInfo self, String token) {
+  /**
+   * @param config the instance's settings: other instances are called with its internal token, over HTTPS when it
+   *               serves HTTPS (they share the scheme), trusting {@code api.tls.ca} and verifying their names
+   */
+  public KafkaStreamsStoreReader(Vertx vertx, KafkaStreams streams, HostInfo self, ApiConfig config) {
     this.vertx = vertx;
     this.reads = vertx.createSharedWorkerExecutor("stunwatch-store-reads",
         Runtime.getRuntime().availableProcessors());
     this.streams = streams;
     this.self = self;
-    this.client = WebClient.create(vertx);
-    this.token = token;
+    io.vertx.ext.web.client.WebClientOptions options = new io.vertx.ext.web.client.WebClientOptions()
+        .setUserAgent("stunwatch-api (internal)");
+    if (config.tlsCert() != null) {
+      options.setSsl(true).setVerifyHost(true);
+      if (config.tlsCa() != null) {
+        options.setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(config.tlsCa().toString()));
+      }
+    }
+    this.client = WebClient.create(vertx, options);
+    this.token = config.internalToken();
+    this.config = config;
   }
 
   // --- the whole application -------------------------------------------------------------------------------------
@@ -449,46 +463,75 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         });
   }
 
-  /** The routes other instances call: this instance's part of each query, as a JSON array, or index rows stored. */
-  public void addRoutes(Router router, ApiServer.Responder respond) {
+  /**
+   * The routes other instances call: this instance's part of each query, as a JSON array, or index rows stored.
+   * They take the internal token only, and bound their parameters as the public routes that call them do: a range
+   * no longer than the public one (plus what that route reads beyond it), a required VM or id, a known window.
+   *
+   * @param longestMigration how far before its range the annotations route reads blocks
+   */
+  public void addRoutes(Router router, ApiServer.Responder respond, java.time.Duration longestMigration) {
+    java.time.Duration day = java.time.Duration.ofDays(1);
     router.get(INTERNAL + "migrations").handler(rc -> {
-      Params p = new Params(rc);
-      respond.json(rc, blocking(() -> localMigrations(p.instant("from", Instant.EPOCH),
-          p.instant("to", Instant.now()))).map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), MigrationsEndpoint.MAX_RANGE);
+      respond.json(rc, blocking(() -> localMigrations(r[0], r[1]))
+          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
-    router.get(INTERNAL + "vm-migrations").handler(rc -> respond.json(rc,
-        blocking(() -> {
-          String vm = new Params(rc).text("vm");
-          return localMigrationsOfVm(vm, locate(vm).partition());
-        })
-            .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows)))));
+    router.get(INTERNAL + "vm-migrations").handler(rc -> {
+      String vm = vmId(new Params(rc));
+      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, locate(vm).partition()))
+          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+    });
     router.get(INTERNAL + "annotation-blocks").handler(rc -> {
-      Params p = new Params(rc);
-      respond.json(rc, blocking(() -> localBlocks(p.instant("from", Instant.EPOCH), p.instant("to", Instant.now())))
+      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(longestMigration));
+      respond.json(rc, blocking(() -> localBlocks(r[0], r[1]))
           .map(blocks -> new ApiServer.BinaryBody(RowArrays.stored(blocks, AnnotationBlock::storedLength,
               AnnotationBlock::writeStored))));
     });
     router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
         blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
-    router.get(INTERNAL + "migration").handler(rc -> respond.json(rc,
-        blocking(() -> localMigration(new Params(rc).text("id")))));
-    router.get(INTERNAL + "impact").handler(rc -> respond.json(rc,
-        blocking(() -> localImpact(new Params(rc).text("id")))));
-    router.get(INTERNAL + "current-load").handler(rc -> respond.json(rc, blocking(() -> {
-      String vm = new Params(rc).text("vm");
-      CurrentLoad l = localCurrentLoad(vm, locate(vm).partition());
-      return l == null ? List.of() : List.of(l);
-    })));
+    router.get(INTERNAL + "migration").handler(rc -> {
+      String id = required(new Params(rc), "id");
+      respond.json(rc, blocking(() -> localMigration(id)));
+    });
+    router.get(INTERNAL + "impact").handler(rc -> {
+      String id = required(new Params(rc), "id");
+      respond.json(rc, blocking(() -> localImpact(id)));
+    });
+    router.get(INTERNAL + "current-load").handler(rc -> {
+      String vm = vmId(new Params(rc));
+      respond.json(rc, blocking(() -> {
+        CurrentLoad l = localCurrentLoad(vm, locate(vm).partition());
+        return l == null ? List.of() : List.of(l);
+      }));
+    });
     router.get(INTERNAL + "load-windows").handler(rc -> {
       Params p = new Params(rc);
-      respond.json(rc, blocking(() -> localWindows(p.text("vm"), locate(p.text("vm")).partition(), p.text("size"),
-          p.instant("from", Instant.EPOCH), p.instant("to", Instant.now()))));
+      String vm = vmId(p);
+      String size = p.choice("size", java.util.Set.of("10s", "1m"), null);
+      if (size == null) {
+        throw ApiException.badParameter("size", "is required");
+      }
+      Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
+      respond.json(rc, blocking(() -> localWindows(vm, locate(vm).partition(), size, r[0], r[1])));
     });
     router.get(INTERNAL + "utilization").handler(rc -> {
-      Params p = new Params(rc);
-      respond.json(rc, blocking(() -> localUtilization(p.instant("from", Instant.EPOCH),
-          p.instant("to", Instant.now()))));
+      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
+      respond.json(rc, blocking(() -> localUtilization(r[0], r[1])));
     });
+  }
+
+  private static String required(Params p, String name) {
+    String v = p.text(name);
+    if (v == null) {
+      throw ApiException.badParameter(name, "is required");
+    }
+    return v;
+  }
+
+  /** The {@code vm} parameter, as the public route took it (bounded in length, no control characters). */
+  private static String vmId(Params p) {
+    return required(p, "vm");
   }
 
   private static String enc(String s) {

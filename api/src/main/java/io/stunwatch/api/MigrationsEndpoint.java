@@ -26,6 +26,9 @@ import java.util.function.Predicate;
  */
 final class MigrationsEndpoint {
 
+  /** The longest range a migrations list, and the internal route that serves its parts, may ask for. */
+  static final Duration MAX_RANGE = Duration.ofDays(36_600);
+
   static final Set<String> SORTS = Set.of("start", "-start", "stun", "-stun", "duration", "-duration");
   static final Set<String> RESULTS = Set.of("succeeded", "failed", "cancelled", "unknown", "in_progress");
 
@@ -60,7 +63,7 @@ final class MigrationsEndpoint {
     String initiator = p.choice("initiator", Set.of("user", "drs", "unknown"), null);
     String result = p.choice("result", RESULTS, null);
     Boolean underLoad = p.bool("underLoad");
-    Instant[] range = p.range(Instant.EPOCH, clock.instant().plusSeconds(86_400 * 366L), Duration.ofDays(36_600));
+    Instant[] range = p.range(Instant.EPOCH, clock.instant().plusSeconds(86_400 * 366L), MAX_RANGE);
     String sort = p.choice("sort", SORTS, "-start");
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");
@@ -89,9 +92,14 @@ final class MigrationsEndpoint {
         }
       }
       kept.sort(order(sort));
-      List<MigrationRow> page = kept.subList(Math.min(offset, kept.size()), Math.min(offset + limit, kept.size()));
-      if (offset + limit < kept.size()) {
-        rc.response().putHeader("X-Next-Cursor", token(offset + limit));
+      if (offset > 0 && offset >= kept.size()) {
+        // a cursor this API gave out points inside the results it was given with
+        throw ApiException.badParameter("cursor", "is past the end of the " + kept.size() + " results");
+      }
+      long end = Math.min((long) offset + limit, kept.size());
+      List<MigrationRow> page = kept.subList(offset, (int) end);
+      if (end < kept.size()) {
+        rc.response().putHeader("X-Next-Cursor", token((int) end));
       }
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
       return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(RowArrays.summaries(page));
@@ -153,13 +161,16 @@ final class MigrationsEndpoint {
     return b.toString();
   }
 
-  /** RFC 4180 quoting; a leading =, +, - or @ is prefixed so a spreadsheet never runs it as a formula. */
+  /**
+   * RFC 4180 quoting; a text starting with =, +, -, @, a tab or a carriage return is prefixed with {@code '}, so a
+   * spreadsheet never runs it as a formula (OWASP's CSV injection list).
+   */
   static String cell(Object v) {
     if (v == null) {
       return "";
     }
     String s = String.valueOf(v);
-    if (!s.isEmpty() && "=+-@".indexOf(s.charAt(0)) >= 0 && !(v instanceof Number)) {
+    if (!s.isEmpty() && "=+-@\t\r".indexOf(s.charAt(0)) >= 0 && !(v instanceof Number)) {
       s = "'" + s;
     }
     if (s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r")) {

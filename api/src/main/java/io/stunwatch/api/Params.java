@@ -67,16 +67,26 @@ final class Params {
     if (v == null) {
       return dflt;
     }
+    Instant i;
     if (v.chars().allMatch(Character::isDigit) && v.length() <= 15) {
-      return Instant.ofEpochMilli(Long.parseLong(v));
+      i = Instant.ofEpochMilli(Long.parseLong(v));
+    } else {
+      try {
+        i = Instant.parse(v);
+      } catch (DateTimeParseException e) {
+        throw ApiException.badParameter(name, "must be an ISO-8601 instant (2026-11-21T08:00:00Z) or epoch "
+            + "milliseconds");
+      }
     }
-    try {
-      return Instant.parse(v);
-    } catch (DateTimeParseException e) {
-      throw ApiException.badParameter(name, "must be an ISO-8601 instant (2026-11-21T08:00:00Z) or epoch "
-          + "milliseconds");
+    // Instant reaches a billion years; the stores key by epoch milliseconds, which do not
+    if (i.isBefore(FIRST) || i.isAfter(LAST)) {
+      throw ApiException.badParameter(name, "must be between " + FIRST + " and " + LAST);
     }
+    return i;
   }
+
+  private static final Instant FIRST = Instant.parse("0001-01-01T00:00:00Z");
+  private static final Instant LAST = Instant.parse("9999-12-31T23:59:59Z");
 
   /** {@code [from, to]}, checked for order and against {@code maxRange}. */
   Instant[] range(Instant defaultFrom, Instant defaultTo, Duration maxRange) {

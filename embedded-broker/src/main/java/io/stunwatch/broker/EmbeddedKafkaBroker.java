@@ -40,20 +40,25 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private static final String CONTROLLER = "CONTROLLER";
   private static final int NODE_ID = 1;
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static final String INTERNAL = "INTERNAL";
+  /** The secured broker's administration listener: loopback only, where its PLAINTEXT principal is trusted. */
+  private static final String INTERNAL_HOST = "127.0.0.1";
 
   private final BrokerConfig config;
   private final KafkaRaftServer server;
   private final String bootstrapServers;
+  private final String adminServers;
   private final String clusterId;
   private final Duration startupTime;
   private final List<String> createdTopics;
   private boolean closed;
 
   private EmbeddedKafkaBroker(BrokerConfig config, KafkaRaftServer server, String bootstrapServers,
-      String clusterId, Duration startupTime, List<String> createdTopics) {
+      String adminServers, String clusterId, Duration startupTime, List<String> createdTopics) {
     this.config = config;
     this.server = server;
     this.bootstrapServers = bootstrapServers;
+    this.adminServers = adminServers;
     this.clusterId = clusterId;
     this.startupTime = startupTime;
     this.createdTopics = createdTopics;
@@ -77,13 +82,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       throw new IllegalStateException("cannot create broker data directory " + logDir + ": " + e, e);
     }
     String clusterId = format(logDir);
-    Properties props = serverProperties(config, logDir, port, controllerPort);
+    int internalPort = config.secured() == null ? 0 : freePortOtherThan(INTERNAL_HOST, port, controllerPort);
+    Properties props = serverProperties(config, logDir, port, controllerPort, internalPort);
     KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
     String bootstrap = config.host() + ":" + port;
+    // the broker's own administration: the client port, or the loopback PLAINTEXT listener of a secured broker
+    String admin = config.secured() == null ? bootstrap : INTERNAL_HOST + ":" + internalPort;
     List<String> created;
     try {
       server.startup();
-      created = awaitReadyAndCreateTopics(bootstrap, config);
+      created = awaitReadyAndCreateTopics(admin, config);
+      if (config.secured() != null) {
+        addUsersAndAcls(admin, config.secured());
+      }
     } catch (RuntimeException e) {
       shutdownQuietly(server);
       throw new IllegalStateException("embedded Kafka broker failed to start on " + bootstrap + " with data in "
@@ -92,7 +103,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     LOG.info("Kafka broker ready at {} (cluster {}, data in {}, started in {} ms)", bootstrap, clusterId, dataDir,
         took.toMillis());
-    return new EmbeddedKafkaBroker(config, server, bootstrap, clusterId, took, created);
+    return new EmbeddedKafkaBroker(config, server, bootstrap, admin, clusterId, took, created);
   }
 
   /** {@code host:port} for {@code bootstrap.servers}. */
@@ -118,9 +129,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     return createdTopics;
   }
 
-  /** Client properties to reach this broker. */
+  /**
+   * Client properties to administer this broker: its client port, or for a secured broker the loopback listener
+   * whose (unauthenticated) principal is its super user.
+   */
   public Map<String, Object> clientConfig() {
-    return Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, adminServers);
   }
 
   /** Shuts the broker down and waits for it; idempotent. */
@@ -134,17 +148,43 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static Properties serverProperties(BrokerConfig config, Path logDir, int port, int controllerPort) {
+  private static Properties serverProperties(BrokerConfig config, Path logDir, int port, int controllerPort,
+      int internalPort) {
     Properties p = new Properties();
     String host = config.host();
     p.put("process.roles", "broker,controller");
     p.put("node.id", String.valueOf(NODE_ID));
     p.put("controller.quorum.voters", NODE_ID + "@" + host + ":" + controllerPort);
-    p.put("listeners", "PLAINTEXT://" + host + ":" + port + "," + CONTROLLER + "://" + host + ":" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://" + host + ":" + port);
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");
     p.put("controller.listener.names", CONTROLLER);
-    p.put("inter.broker.listener.name", "PLAINTEXT");
+    BrokerConfig.Secured secured = config.secured();
+    if (secured == null) {
+      p.put("listeners", "PLAINTEXT://" + host + ":" + port + "," + CONTROLLER + "://" + host + ":" + controllerPort);
+      p.put("advertised.listeners", "PLAINTEXT://" + host + ":" + port);
+      p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");
+      p.put("inter.broker.listener.name", "PLAINTEXT");
+    } else {
+      // clients log in with SCRAM over TLS; the broker talks to itself on loopback, where ANONYMOUS is super user
+      p.put("listeners", "SASL_SSL://" + host + ":" + port + "," + INTERNAL + "://" + INTERNAL_HOST + ":"
+          + internalPort + "," + CONTROLLER + "://" + INTERNAL_HOST + ":" + controllerPort);
+      p.put("controller.quorum.voters", NODE_ID + "@" + INTERNAL_HOST + ":" + controllerPort);
+      p.put("advertised.listeners", "SASL_SSL://" + host + ":" + port + "," + INTERNAL + "://" + INTERNAL_HOST + ":"
+          + internalPort);
+      p.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL," + INTERNAL + ":PLAINTEXT," + CONTROLLER
+          + ":PLAINTEXT");
+      p.put("inter.broker.listener.name", INTERNAL);
+      p.put("sasl.enabled.mechanisms", "SCRAM-SHA-512,SCRAM-SHA-256");
+      for (String m : List.of("scram-sha-512", "scram-sha-256")) {
+        p.put("listener.name.sasl_ssl." + m + ".sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+      }
+      p.put("ssl.keystore.location", secured.keystore().toAbsolutePath().toString());
+      p.put("ssl.keystore.password", secured.keystorePassword());
+      p.put("ssl.keystore.type", secured.keystore().getFileName().toString().toLowerCase(java.util.Locale.ROOT)
+          .endsWith(".jks") ? "JKS" : "PKCS12");
+      p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+      p.put("super.users", "User:ANONYMOUS");
+      p.put("allow.everyone.if.no.acl.found", "false");
+    }
     p.put("log.dirs", logDir.toString());
     p.put("metadata.log.dir", logDir.toString());
     p.put("num.partitions", String.valueOf(config.partitions()));
@@ -221,6 +261,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
+  /** Adds the users of a secured broker through its administration listener. */
+  private static void addUsersAndAcls(String admin, BrokerConfig.Secured secured) {
+    try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, admin))) {
+      BrokerAcls.apply(a, secured.users(), READY_TIMEOUT);
+    }
+  }
+
   private static void shutdownQuietly(KafkaRaftServer server) {
     try {
       server.shutdown();
@@ -240,11 +287,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static int freePortOtherThan(String host, int taken) {
-    int p;
-    do {
-      p = freePort(host);
-    } while (p == taken);
-    return p;
+  private static int freePortOtherThan(String host, int... taken) {
+    while (true) {
+      int p = freePort(host);
+      if (java.util.Arrays.stream(taken).noneMatch(t -> t == p)) {
+        return p;
+      }
+    }
   }
 }

@@ -36,6 +36,7 @@ final class ApiCommand implements Callable<Integer> {
     ApiConfig api = ApiConfig.from(source);
     ProcessorConfig processor = ProcessorConfig.from(source);
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
+    kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
     ApiApplication app = ApiApplication.start(api, processor, kafka, ctx.clock());
     ctx.out().println("Stunwatch API listening on " + (api.tlsCert() != null ? "https" : "http") + "://"
         + api.advertisedHost() + ":" + app.port() + " (processor " + processor.applicationId() + "); Ctrl-C to stop.");

@@ -186,6 +186,7 @@ final class CollectCommand implements Runnable {
       }
       ConfigSource source = kafkaOption.apply(config.load(ctx));
       KafkaClientConfig kafka = KafkaClientConfig.from(source);
+      kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
       if (replay != null || replayInventory != null || !replayVmwareLogs.isEmpty()) {
         return replay(kafka);
       }

@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 /** {@code stunwatch config keys|check|topics}: the configuration reference, a validator, topic creation. */
 @Command(name = "config", mixinStandardHelpOptions = true,
     description = "List the configuration keys, or check a configuration.",
-    subcommands = {ConfigCommand.Keys.class, ConfigCommand.Check.class, ConfigCommand.Topics.class})
+    subcommands = {ConfigCommand.Keys.class, ConfigCommand.Check.class, ConfigCommand.Topics.class,
+        ConfigCommand.Access.class})
 final class ConfigCommand implements Runnable {
 
   @Spec
@@ -27,7 +28,7 @@ final class ConfigCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand: keys, check or topics");
+    throw new ParameterException(spec.commandLine(), "missing subcommand: keys, check, topics or access");
   }
 
   /** {@code stunwatch config keys [--markdown]}. */
@@ -114,6 +115,7 @@ final class ConfigCommand implements Runnable {
         return ExitCodes.USAGE;
       }
       KafkaClientConfig kafka = KafkaClientConfig.from(config.load(ctx));
+      kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
       try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
           kafka.clientProperties())) {
         java.util.List<String> created = io.stunwatch.model.topic.TopicProvisioner.ensure(admin,
@@ -125,6 +127,45 @@ final class ConfigCommand implements Runnable {
       } catch (IllegalStateException e) {
         ctx.err().println("stunwatch config topics: " + e.getMessage());
         return 1;
+      }
+    }
+  }
+
+  /** {@code stunwatch config access --users-file FILE}: SCRAM logins and their ACLs on the site's Kafka. */
+  @Command(name = "access", mixinStandardHelpOptions = true,
+      description = {"Create or update Kafka logins (SCRAM-SHA-512 and -256) and the ACLs of their roles, through "
+          + "a login allowed to (a super user, or the brokers' internal listener).",
+          "The users file has one '<user> <role> <password-file>' a line, the password file relative to it; roles: "
+              + "worker (writes the sample topics only), vcenter (the vCenter topics), service (processor, API, "
+              + "tail). Running it again changes nothing."})
+  static final class Access implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Mixin
+    ConfigOption config;
+
+    @Option(names = "--users-file", required = true, paramLabel = "FILE", description = "The logins to create.")
+    java.nio.file.Path usersFile;
+
+    Access(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+      KafkaClientConfig kafka = KafkaClientConfig.from(config.load(ctx));
+      kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
+      ConfigReader r = ConfigSource.of(Map.of()).reader();
+      java.util.List<BrokerConfig.User> users = BrokerConfig.readUsers(r, usersFile);
+      r.done();
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+          kafka.clientProperties())) {
+        int acls = io.stunwatch.broker.BrokerAcls.apply(admin, users, Duration.ofSeconds(60));
+        ctx.out().println(users.size() + " logins and " + acls + " ACLs in place: " + String.join(", ",
+            users.stream().map(u -> u.name() + " (" + u.role().name().toLowerCase(java.util.Locale.ROOT) + ")")
+                .toList()));
+        ctx.out().flush();
+        return ExitCodes.OK;
       }
     }
   }
@@ -148,8 +189,35 @@ final class ConfigCommand implements Runnable {
           .append(" | ").append(defaultOf(k)).append(" | ").append(k.allowed()).append(" | ")
           .append(k.doc().replace("|", "\\|")).append(" |\n");
     }
-    return b.toString();
+    return b.append(SASL_SSL_EXAMPLE).toString();
   }
+
+  /** The worked example of a secured Kafka; {@code ConfigurationDocTest} reads its config file back. */
+  static final String SASL_SSL_EXAMPLE = """
+
+      ## Example: a Kafka cluster with SASL_SSL
+
+      The site's brokers serve SASL_SSL with SCRAM-SHA-512, their certificates signed by the site's CA. Each role has
+      its own login (`stunwatch config access --users-file FILE` creates them and their ACLs, run once with an admin
+      login): a GPU VM's worker writes the sample topics and nothing else.
+
+      `/etc/stunwatch/worker.conf` on a GPU VM:
+
+      ```properties
+      kafka.bootstrap-servers=kafka-1.example.com:9094,kafka-2.example.com:9094
+      kafka.security.protocol=SASL_SSL
+      kafka.sasl.mechanism=SCRAM-SHA-512
+      kafka.sasl.username=worker
+      kafka.ssl.ca-file=/etc/stunwatch/kafka-ca.pem
+      kafka.client.client.dns.lookup=use_all_dns_ips
+      ```
+
+      The password is a file, never a value of the config file: `STUNWATCH_KAFKA_SASL_PASSWORD_FILE=/etc/stunwatch/kafka-password`
+      (the systemd unit hands it over as a credential). For mutual TLS instead of a password, set
+      `kafka.security.protocol=SSL` with `kafka.ssl.cert-file` and `kafka.ssl.key-file`. Check a configuration
+      without starting anything with `stunwatch config check --config /etc/stunwatch/worker.conf`; at start-up, a
+      refused login or an untrusted broker certificate stops the command with the reason.
+      """;
 
   private static String plain() {
     StringBuilder b = new StringBuilder();

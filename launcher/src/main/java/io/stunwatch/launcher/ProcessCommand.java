@@ -36,6 +36,7 @@ final class ProcessCommand implements Callable<Integer> {
     ConfigSource source = kafkaOption.apply(config.load(ctx));
     ProcessorConfig processor = ProcessorConfig.from(source);
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
+    kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
     StreamsProcessor p = StreamsProcessor.start(processor, kafka, ctx.clock());
     ctx.out().println("Stream processor " + processor.applicationId() + " started; it serves no queries, so run no "
         + "`stunwatch api` under the same application id. Ctrl-C to stop.");

@@ -74,7 +74,14 @@ final class TailCommand implements Callable<Integer> {
         + Topics.ALL.stream().map(Topic::name).collect(Collectors.joining(", "))));
     ConfigSource source = kafkaOption.apply(config.load(ctx));
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
-    return tail(topic, kafka);
+    kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
+    try {
+      return tail(topic, kafka);
+    } catch (org.apache.kafka.common.errors.AuthorizationException e) {
+      String who = kafka.principalDescription();
+      throw new IllegalStateException((who == null ? "this client" : who) + " is not authorized to read "
+          + topic.name() + " (the brokers' ACLs): " + e.getMessage(), e);
+    }
   }
 
   private <K, V> int tail(Topic<K, V> topic, KafkaClientConfig kafka) throws IOException {

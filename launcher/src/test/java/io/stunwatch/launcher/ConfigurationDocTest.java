@@ -19,6 +19,25 @@ class ConfigurationDocTest {
   }
 
   @Test
+  void theSaslSslExampleIsAConfigurationStunwatchAccepts(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    String example = ConfigCommand.SASL_SSL_EXAMPLE;
+    String file = example.substring(example.indexOf("```properties") + 13, example.indexOf("```", example.indexOf(
+        "```properties") + 13)).strip();
+    Path ca = dir.resolve("kafka-ca.pem");
+    Files.writeString(ca, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    Path config = dir.resolve("worker.conf");
+    Files.writeString(config, file.replace("/etc/stunwatch/kafka-ca.pem", ca.toString()) + "\n");
+    Path pw = dir.resolve("kafka-password");
+    Files.writeString(pw, "a-password-of-some-length\n");
+    var source = io.stunwatch.config.ConfigSource.load(java.util.Optional.of(config), java.util.Map.of(
+        "STUNWATCH_KAFKA_SASL_PASSWORD_FILE", pw.toString()), ConfigCatalog.ALL);
+    var kafka = io.stunwatch.config.KafkaClientConfig.from(source);
+    assertThat(kafka.protocol()).isEqualTo(io.stunwatch.config.KafkaClientConfig.Protocol.SASL_SSL);
+    assertThat(kafka.clientProperties()).containsEntry("client.dns.lookup", "use_all_dns_ips");
+  }
+
+  @Test
   void catalogHasEveryComponentsKeysOnce() {
     assertThat(ConfigCatalog.ALL).extracting(ConfigKey::name).doesNotHaveDuplicates()
         .contains("broker.port", "kafka.bootstrap-servers", "log.level");

@@ -131,6 +131,21 @@ class DeploymentFilesIT {
     }
   }
 
+  @Test
+  void theWorkerUnitIsRatedOkOrBetterBySystemdAnalyze() throws Exception {
+    // it runs in tenants' VMs: what it may do on the VM is kept to reading counters, running nvidia-smi and Kafka
+    Path analyze = RealPeers.systemdAnalyze();
+    Path unit = GrafanaFiles.root().resolve("deploy/systemd/stunwatch-worker.service");
+    Process p = new ProcessBuilder(analyze.toString(), "security", "--offline=true", "--no-pager", unit.toString())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(60, TimeUnit.SECONDS);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Overall exposure level for [^:]+: ([0-9.]+) (\\w+)")
+        .matcher(out);
+    assertThat(m.find()).as(out).isTrue();
+    assertThat(m.group(2)).as("exposure " + m.group(1) + "\n" + out).isIn("SAFE", "OK");
+  }
+
   private int run(String... command) throws Exception {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -79,6 +79,57 @@ class DeploymentFilesTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void theSiteIsClosedByDefaultAndEveryLongRunningServiceIsWatchedAndBounded() throws Exception {
+    Map<String, Map<String, Object>> services = services();
+    services.forEach((name, s) -> {
+      for (Object port : (List<Object>) s.getOrDefault("ports", List.of())) {
+        String p = String.valueOf(port);
+        if (!(name.equals("grafana") && p.equals("3000:3000")) && !(name.equals("kafka") && p.equals("9094:9094"))) {
+          assertThat(p).as(name + " publishes " + p + " on loopback only").startsWith("127.0.0.1:");
+        }
+      }
+      if (!"no".equals(String.valueOf(s.get("restart")))) {
+        assertThat(s).as(name + " has a healthcheck").containsKey("healthcheck");
+      }
+      assertThat(s).as(name + " has a memory limit").containsKey("mem_limit");
+    });
+    // Kafka: the published port is the authenticated listener; the site's services use the internal one
+    Map<String, Object> kafka = (Map<String, Object>) services.get("kafka").get("environment");
+    Map<String, String> protocols = new java.util.HashMap<>();
+    for (String pair : String.valueOf(kafka.get("KAFKA_LISTENER_SECURITY_PROTOCOL_MAP")).split(",")) {
+      protocols.put(pair.split(":")[0], pair.split(":")[1]);
+    }
+    Map<String, String> listenerPorts = new java.util.HashMap<>();
+    for (String l : String.valueOf(kafka.get("KAFKA_LISTENERS")).split(",")) {
+      listenerPorts.put(l.substring(l.lastIndexOf(':') + 1), l.substring(0, l.indexOf(':')));
+    }
+    for (Object port : (List<Object>) services.get("kafka").get("ports")) {
+      String container = String.valueOf(port).substring(String.valueOf(port).lastIndexOf(':') + 1);
+      assertThat(protocols.get(listenerPorts.get(container))).as("published Kafka port " + port)
+          .isEqualTo("SASL_SSL");
+    }
+    assertThat(kafka).containsEntry("KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND", "false")
+        .containsKey("KAFKA_AUTHORIZER_CLASS_NAME");
+    assertThat(String.valueOf(kafka.get("KAFKA_SSL_KEYSTORE_PASSWORD"))).as("read from its secret file")
+        .startsWith("$${dir:/run/secrets:");
+    services.forEach((name, s) -> {
+      Object bootstrap = ((Map<String, Object>) s.getOrDefault("environment", Map.of()))
+          .get("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS");
+      if (bootstrap != null) {
+        String port = String.valueOf(bootstrap).substring(String.valueOf(bootstrap).lastIndexOf(':') + 1);
+        assertThat(protocols.get(listenerPorts.get(port))).as(name + " uses the internal listener")
+            .isEqualTo("PLAINTEXT");
+      }
+    });
+    assertThat(services.get("stunwatch-kafka-access").get("command")).isEqualTo(List.of("config", "access",
+        "--users-file", "/run/secrets/kafka-users"));
+    List<String> ignored = lines(".dockerignore");
+    assertThat(ignored).as(".dockerignore keeps secrets out of the build context").contains("deploy/secrets",
+        ".env");
+  }
+
+  @Test
   void everyImageIsPinnedToAVersion() {
     Pattern pinned = Pattern.compile("[^:@]+(:(?!latest$)[^:]*\\d[^:]*|@sha256:[0-9a-f]{64})");
     services().forEach((name, s) -> assertThat(String.valueOf(s.get("image"))).as(name + " image")
@@ -272,7 +323,7 @@ class DeploymentFilesTest {
 
   /** What the README's site puts in .env: the variables compose requires. */
   private static final Map<String, String> DOT_ENV = Map.of("STUNWATCH_ALERT_WEBHOOK_URL",
-      "https://alerts.example.com/hooks/stunwatch");
+      "https://alerts.example.com/hooks/stunwatch", "STUNWATCH_KAFKA_WORKERS_ADDRESS", "stunwatch.example.com:9094");
 
   /**
    * A value of docker-compose.yml as compose hands it over with the README's .env: {@code $$} is a {@code $},

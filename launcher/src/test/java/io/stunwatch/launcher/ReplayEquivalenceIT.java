@@ -252,7 +252,7 @@ class ReplayEquivalenceIT {
     return out;
   }
 
-  private static void writeSite(Path site, Instant base) throws Exception {
+  static void writeSite(Path site, Instant base) throws Exception {
     Files.write(site.resolve("inventory.jsonl"), List.of(hostLine(1), hostLine(2), vmLine(TRAIN, 1),
         vmLine(IDLE, 1), vmLine(MULTI, 2), vmLine(FAILING, 2)));
     Instant trainStart = base.plusSeconds(360);

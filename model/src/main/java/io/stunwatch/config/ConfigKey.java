@@ -28,9 +28,15 @@ public final class ConfigKey<T> {
   private final boolean secret;
   private final String doc;
   private final Function<String, T> parser;
+  private final boolean family;
 
   ConfigKey(String name, String type, String allowed, T defaultValue, boolean required, boolean secret, String doc,
       Function<String, T> parser) {
+    this(name, type, allowed, defaultValue, required, secret, doc, parser, false);
+  }
+
+  ConfigKey(String name, String type, String allowed, T defaultValue, boolean required, boolean secret, String doc,
+      Function<String, T> parser, boolean family) {
     if (!name.matches("[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")) {
       throw new IllegalArgumentException("config key names are lower-case words joined by '.' or '-': " + name);
     }
@@ -42,15 +48,38 @@ public final class ConfigKey<T> {
     this.secret = secret;
     this.doc = Objects.requireNonNull(doc);
     this.parser = Objects.requireNonNull(parser);
+    this.family = family;
   }
 
+  /** The key's name; a family's is {@code <prefix><property>}. */
   public String name() {
-    return name;
+    return family ? prefix() + "<property>" : name;
   }
 
-  /** {@code STUNWATCH_} followed by the name in upper case, with '.' and '-' turned into '_'. */
+  /**
+   * Whether this stands for a family of keys, {@code <prefix><property>}, each passed on as {@code <property>}
+   * (read them with {@link ConfigSource#family}).
+   */
+  public boolean family() {
+    return family;
+  }
+
+  /** The prefix of a family's keys, {@code kafka.client.}. */
+  public String prefix() {
+    return name + ".";
+  }
+
+  /**
+   * {@code STUNWATCH_} followed by the name in upper case, with '.' and '-' turned into '_'; a family's members are
+   * {@code <that>_<PROPERTY>}, the property's dots written as '_'.
+   */
   public String envName() {
-    return envNameOf(name);
+    return family ? envNameOf(name) + "_<PROPERTY>" : envNameOf(name);
+  }
+
+  /** The prefix of a family's environment variables, {@code STUNWATCH_KAFKA_CLIENT_}. */
+  public String envPrefix() {
+    return envNameOf(name) + "_";
   }
 
   /** The environment variable name of a key name. */
@@ -95,11 +124,11 @@ public final class ConfigKey<T> {
 
   /** A copy of this key with another default. */
   public ConfigKey<T> withDefault(T value) {
-    return new ConfigKey<>(name, type, allowed, value, false, secret, doc, parser);
+    return new ConfigKey<>(name, type, allowed, value, false, secret, doc, parser, family);
   }
 
   @Override
   public String toString() {
-    return name;
+    return name();
   }
 }

@@ -62,6 +62,12 @@ public final class ConfigReader {
     }
   }
 
+  /** Records a problem with a value read outside {@link #get} (a family member), naming where it came from. */
+  public ConfigReader problem(String name, String value, String origin, String reason) {
+    problems.add(new Problem(name, value, origin, reason));
+    return this;
+  }
+
   /** Records a cross-field problem when {@code ok} is false. */
   public ConfigReader check(boolean ok, ConfigKey<?> key, String reason) {
     if (!ok) {

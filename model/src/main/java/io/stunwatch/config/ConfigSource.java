@@ -61,14 +61,18 @@ public final class ConfigSource {
     List<Problem> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     Map<String, Raw> file = new LinkedHashMap<>();
-    Set<String> knownNames = known.stream().map(ConfigKey::name).collect(Collectors.toSet());
-    configFile.ifPresent(path -> readFile(path, file, knownNames, problems));
+    Set<String> knownNames = known.stream().filter(k -> !k.family()).map(ConfigKey::name)
+        .collect(Collectors.toSet());
+    List<String> prefixes = known.stream().filter(ConfigKey::family).map(ConfigKey::prefix).toList();
+    List<String> envPrefixes = known.stream().filter(ConfigKey::family).map(ConfigKey::envPrefix).toList();
+    configFile.ifPresent(path -> readFile(path, file, knownNames, prefixes, problems));
     if (!knownNames.isEmpty()) {
       Set<String> knownEnv = known.stream()
           .flatMap(k -> java.util.stream.Stream.of(k.envName(), k.envName() + FILE_SUFFIX))
           .collect(Collectors.toSet());
       env.keySet().stream()
           .filter(n -> n.startsWith(ConfigKey.ENV_PREFIX) && !knownEnv.contains(n) && !n.equals(CONFIG_FILE_ENV)
+              && envPrefixes.stream().noneMatch(n::startsWith)
               && !n.equals("STUNWATCH_STRICT") && !n.equals("STUNWATCH_JAVA_OPTS"))
           .sorted()
           .forEach(n -> warnings.add("environment variable " + n + " is not a Stunwatch setting; ignored"));
@@ -129,7 +133,33 @@ public final class ConfigSource {
     return Optional.ofNullable(file.get(key.name()));
   }
 
-  private static void readFile(Path path, Map<String, Raw> out, Set<String> known, List<Problem> problems) {
+  /**
+   * The members of a family key ({@link ConfigKeys#family}) by property: {@code <prefix><property>} of the file,
+   * then {@code <envPrefix><PROPERTY>} of the environment (its '_' read as '.', as in every Kafka client property).
+   */
+  public Map<String, Raw> family(ConfigKey<?> family) {
+    Map<String, Raw> out = new java.util.TreeMap<>();
+    file.forEach((k, v) -> {
+      if (k.startsWith(family.prefix()) && k.length() > family.prefix().length()) {
+        out.put(k.substring(family.prefix().length()), v);
+      }
+    });
+    env.forEach((k, v) -> {
+      if (k.startsWith(family.envPrefix()) && k.length() > family.envPrefix().length()) {
+        out.put(k.substring(family.envPrefix().length()).toLowerCase(java.util.Locale.ROOT).replace('_', '.'),
+            new Raw(v, "env " + k));
+      }
+    });
+    overrides.forEach((k, v) -> {
+      if (k.startsWith(family.prefix())) {
+        out.put(k.substring(family.prefix().length()), v);
+      }
+    });
+    return out;
+  }
+
+  private static void readFile(Path path, Map<String, Raw> out, Set<String> known, List<String> prefixes,
+      List<Problem> problems) {
     List<String> lines;
     try {
       lines = Files.readAllLines(path, StandardCharsets.UTF_8);
@@ -150,7 +180,7 @@ public final class ConfigSource {
       }
       String key = line.substring(0, eq).strip();
       String value = line.substring(eq + 1).strip();
-      if (!known.isEmpty() && !known.contains(key)) {
+      if (!known.isEmpty() && !known.contains(key) && prefixes.stream().noneMatch(key::startsWith)) {
         problems.add(new Problem(key, null, where, "unknown key" + suggestion(key, known)));
         continue;
       }
@@ -190,6 +220,6 @@ public final class ConfigSource {
   }
 
   /** A raw value and where it came from. */
-  record Raw(String value, String origin) {
+  public record Raw(String value, String origin) {
   }
 }

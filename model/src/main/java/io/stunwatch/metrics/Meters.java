@@ -34,6 +34,8 @@ public final class Meters {
 
   /** Timer: API requests by route and status class. */
   public static final String API_REQUESTS = "stunwatch.api.requests";
+  /** API: connections closed as they opened because {@code api.max-connections} were open. */
+  public static final String API_CONNECTIONS_REFUSED = "stunwatch.api.connections.refused";
 
   /** Tag: a VM's name in the inventory (its id while the inventory does not know it). Bounded by the fleet. */
   public static final String TAG_VM = "vm";

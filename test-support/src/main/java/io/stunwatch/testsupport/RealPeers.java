@@ -42,6 +42,11 @@ public final class RealPeers {
     return require("amtool (Debian package prometheus-alertmanager; ./test.sh installs it)", "amtool");
   }
 
+  /** systemd's {@code systemd-analyze}, which rates a unit's sandboxing (Debian package systemd). */
+  public static Path systemdAnalyze() {
+    return require("systemd-analyze (Debian package systemd; ./test.sh installs it)", "systemd-analyze");
+  }
+
   /** {@code openssl}, which the simulated vCenter's image runs to make its certificate. */
   public static Path openssl() {
     return require("openssl (Debian package openssl; ./test.sh installs it)", "openssl");

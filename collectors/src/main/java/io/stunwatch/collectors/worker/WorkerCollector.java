@@ -68,6 +68,7 @@ public final class WorkerCollector implements AutoCloseable {
 
   /** Starts every enabled input. */
   public static WorkerCollector start(Settings s, Clock clock) throws IOException {
+    s.kafka().checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
     WorkerIdentity identity = s.worker().identity();
     WorkerCollector c = new WorkerCollector(s, identity, clock);
     var zone = s.worker().timezone();

@@ -95,6 +95,13 @@ public final class Topics {
   public static final Topic<String, DeadLetter> DEAD_LETTERS =
       delete("dead-letters", DeadLetter.class, EVENT_RETENTION);
 
+  /** What a worker collector writes (on a GPU VM or an ESXi host): the only topics its login may touch. */
+  public static final List<Topic<?, ?>> WORKER_OUTPUTS = List.of(GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES,
+      RDMA_SAMPLES, THROUGHPUT_SAMPLES);
+  /** What the vCenter collector writes; it also reads back its checkpoints. */
+  public static final List<Topic<?, ?>> VCENTER_OUTPUTS = List.of(VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY,
+      STUN_OBSERVATIONS, VCENTER_CHECKPOINTS);
+
   /** Every topic, in documentation order. */
   public static final List<Topic<?, ?>> ALL = List.of(
       GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,

@@ -1,0 +1,118 @@
+package io.stunwatch.broker;
+
+import io.stunwatch.broker.BrokerConfig.Role;
+import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * The ACLs of each {@link Role}: least privilege for what runs where tenants can reach it. A worker's login writes the
+ * sample topics and nothing else, so a compromised GPU VM can forge its own samples at most: it can read no result,
+ * write no vCenter event and join no group. These are the ACLs a site's own Kafka should grant the same roles.
+ */
+public final class BrokerAcls {
+
+  /** The prefix of every Stunwatch topic, group, transactional id and Streams application id. */
+  static final String PREFIX = "stunwatch";
+  /** The vCenter collector's transactional ids: {@code stunwatch-vcenter-<vCenter uuid>}. */
+  static final String VCENTER_TRANSACTIONAL_PREFIX = "stunwatch-vcenter-";
+
+  private BrokerAcls() {
+  }
+
+  /** The bindings that give {@code user} its role. */
+  public static List<AclBinding> of(String user, Role role) {
+    String principal = "User:" + user;
+    List<AclBinding> out = new ArrayList<>();
+    switch (role) {
+      case WORKER -> {
+        for (Topic<?, ?> t : Topics.WORKER_OUTPUTS) {
+          out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, AclOperation.WRITE));
+          out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, AclOperation.DESCRIBE));
+        }
+      }
+      case VCENTER -> {
+        for (Topic<?, ?> t : Topics.VCENTER_OUTPUTS) {
+          for (AclOperation op : List.of(AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.READ)) {
+            out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, op));
+          }
+        }
+        out.add(allow(principal, ResourceType.TRANSACTIONAL_ID, VCENTER_TRANSACTIONAL_PREFIX, PatternType.PREFIXED,
+            AclOperation.WRITE));
+        out.add(allow(principal, ResourceType.TRANSACTIONAL_ID, VCENTER_TRANSACTIONAL_PREFIX, PatternType.PREFIXED,
+            AclOperation.DESCRIBE));
+      }
+      case SERVICE -> {
+        // topics stunwatch.*, the application's internal topics and groups (stunwatch-processor-*), its
+        // transactional ids (exactly-once), and what Streams asks of the cluster
+        for (ResourceType type : List.of(ResourceType.TOPIC, ResourceType.GROUP, ResourceType.TRANSACTIONAL_ID)) {
+          out.add(allow(principal, type, PREFIX, PatternType.PREFIXED, AclOperation.ALL));
+        }
+        for (AclOperation op : List.of(AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.IDEMPOTENT_WRITE)) {
+          out.add(allow(principal, ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, op));
+        }
+      }
+      default -> throw new IllegalArgumentException(String.valueOf(role));
+    }
+    return out;
+  }
+
+  /**
+   * Upserts each user's SCRAM-SHA-512 and SCRAM-SHA-256 credentials and adds its role's ACLs, then waits until the
+   * brokers have them (credentials and ACLs travel through the metadata log). Adding what exists changes nothing.
+   *
+   * @return the number of ACL bindings the users' roles have
+   */
+  public static int apply(org.apache.kafka.clients.admin.Admin admin, List<BrokerConfig.User> users,
+      java.time.Duration timeout) {
+    List<AclBinding> acls = new ArrayList<>();
+    users.forEach(u -> acls.addAll(of(u.name(), u.role())));
+    long ms = timeout.toMillis();
+    try {
+      // one request per mechanism: Kafka refuses two alterations of one user in a request
+      for (org.apache.kafka.clients.admin.ScramMechanism m : List.of(
+          org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512,
+          org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_256)) {
+        List<org.apache.kafka.clients.admin.UserScramCredentialAlteration> alterations = new ArrayList<>();
+        for (BrokerConfig.User u : users) {
+          alterations.add(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(u.name(),
+              new org.apache.kafka.clients.admin.ScramCredentialInfo(m, 8192), u.password()));
+        }
+        admin.alterUserScramCredentials(alterations).all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+      admin.createAcls(acls).all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      java.util.Set<String> names = new java.util.HashSet<>();
+      users.forEach(u -> names.add(u.name()));
+      while (!admin.describeUserScramCredentials().all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS)
+          .keySet().containsAll(names) || !admin.describeAcls(org.apache.kafka.common.acl.AclBindingFilter.ANY)
+          .values().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS).containsAll(acls)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the users and ACLs did not reach the brokers within " + timeout);
+        }
+        Thread.sleep(50);
+      }
+      return acls.size();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while adding users", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot add the users and their ACLs: " + e.getMessage(), e);
+    }
+  }
+
+  private static AclBinding allow(String principal, ResourceType type, String name, PatternType pattern,
+      AclOperation op) {
+    return new AclBinding(new ResourcePattern(type, name, pattern),
+        new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW));
+  }
+}
