@@ -372,7 +372,9 @@ final class RecordReader<T> {
     Object readFields(PlainTokens p, String seenAlready) {
       Object[] args = new Object[names.length];
       long seen = 0;
-      List<String> unknown = null;
+      // unknown names, to refuse a repeated one as the binding does: a set, so that a record padded with many
+      // costs in proportion to its size
+      java.util.Set<String> unknown = null;
       int expected = 0;
       // The next field is nearly always the one after the last, written compactly: matched whole, it is known
       // without a lookup (matched); anything else is read token by token.
@@ -396,11 +398,11 @@ final class RecordReader<T> {
             throw DECLINE;
           }
           if (unknown == null) {
-            unknown = new ArrayList<>(2);
-          } else if (unknown.contains(name)) {
+            unknown = new java.util.HashSet<>();
+          }
+          if (!unknown.add(name)) {
             throw DECLINE;
           }
-          unknown.add(name);
         }
         matched = nextIs(p, expected) ? expected : -1;
         t = matched >= 0 ? JsonToken.FIELD_NAME : p.nextToken();
