@@ -93,6 +93,11 @@ public final class Meters {
   /** vCenter collector: vmware.log lines skipped as bad (logged with file and line), by {@link #TAG_VCENTER}. */
   public static final String VCENTER_LOG_LINES_SKIPPED = "stunwatch.vcenter.log.lines.skipped";
   /**
+   * vCenter collector: overlap-window events and followed tasks left out of a checkpoint so that it fits Kafka's
+   * record limit (a storm of migrations), by {@link #TAG_VCENTER}.
+   */
+  public static final String VCENTER_CHECKPOINT_TRIMMED = "stunwatch.vcenter.checkpoint.trimmed";
+  /**
    * vCenter collector: elements of the vCenter's answers newer than the vim25 binding (properties, types, enum
    * values), skipped so the rest of each answer is kept, by {@link #TAG_VCENTER}.
    */

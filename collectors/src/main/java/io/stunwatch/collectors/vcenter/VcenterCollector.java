@@ -74,6 +74,12 @@ public final class VcenterCollector implements AutoCloseable {
    * twice; the processor keeps a VM's stuns as a set, so that changes nothing downstream.
    */
   static final int MAX_REMEMBERED_STUNS = 2_000;
+  /**
+   * The most a checkpoint may take encoded: well below Kafka's default record limit (1 MB), with room for the
+   * transaction's other records. Only a storm of thousands of migrations within {@code vcenter.event-overlap} comes
+   * near it; see {@link #bound}.
+   */
+  static final int MAX_CHECKPOINT_BYTES = 768 * 1024;
 
   private final VcenterConnector connector;
   private final VcenterConfig config;
@@ -88,6 +94,7 @@ public final class VcenterCollector implements AutoCloseable {
   private final Counter reconnects;
   private final Counter unmappable;
   private final Counter logLinesSkipped;
+  private final Counter checkpointTrimmed;
   private final java.util.concurrent.CompletableFuture<String> fatal = new java.util.concurrent.CompletableFuture<>();
   private volatile boolean running;
   private volatile VcenterCheckpoint checkpoint;
@@ -113,6 +120,8 @@ public final class VcenterCollector implements AutoCloseable {
     this.unmappable = Counter.builder(Meters.VCENTER_EVENTS_UNMAPPABLE).tag(Meters.TAG_VCENTER, host)
         .register(registry);
     this.logLinesSkipped = Counter.builder(Meters.VCENTER_LOG_LINES_SKIPPED).tag(Meters.TAG_VCENTER, host)
+        .register(registry);
+    this.checkpointTrimmed = Counter.builder(Meters.VCENTER_CHECKPOINT_TRIMMED).tag(Meters.TAG_VCENTER, host)
         .register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder(Meters.VCENTER_ELEMENTS_SKIPPED, connector,
         VcenterConnector::skippedElements).tag(Meters.TAG_VCENTER, host).register(registry);
@@ -337,8 +346,17 @@ public final class VcenterCollector implements AutoCloseable {
       return; // nothing new, and the last checkpoint is fresh: no empty transaction
     }
     // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
-    VcenterCheckpoint next = new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
-        List.copyOf(pending.values()), recent);
+    Bounded bounded = bound(new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
+        List.copyOf(pending.values()), recent));
+    VcenterCheckpoint next = bounded.checkpoint();
+    if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
+      checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());
+      LOG.warn("vCenter {}: the checkpoint would pass Kafka's record limit; kept the newest {} of {} events of the "
+          + "overlap window (an older one read again is published again) and the newest {} of {} running tasks "
+          + "(an older one's end is seen from its VmMigratedEvent only)", connector.url(),
+          next.recentEvents().size(), next.recentEvents().size() + bounded.droppedRecent(),
+          next.pendingTasks().size(), next.pendingTasks().size() + bounded.droppedPending());
+    }
     out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
     producer.beginTransaction();
     try {
@@ -352,6 +370,38 @@ public final class VcenterCollector implements AutoCloseable {
     }
     checkpoint = next;
     published.addAndGet(events);
+  }
+
+  /** A checkpoint within {@link #MAX_CHECKPOINT_BYTES}, and what was left out to fit. */
+  record Bounded(VcenterCheckpoint checkpoint, int droppedRecent, int droppedPending) {
+  }
+
+  /**
+   * {@code c}, or, when it would take more than {@link #MAX_CHECKPOINT_BYTES}, {@code c} with only the newest
+   * events of its overlap window and the newest of its followed tasks: halved until it fits. The stuns are bounded
+   * already ({@link #prune}).
+   */
+  static Bounded bound(VcenterCheckpoint c) {
+    if (Topics.VCENTER_CHECKPOINTS.encodeValue(c).length <= MAX_CHECKPOINT_BYTES) {
+      return new Bounded(c, 0, 0);
+    }
+    List<VcenterCheckpoint.RecentEvent> recent = c.recentEvents().stream()
+        .sorted(java.util.Comparator.comparing(VcenterCheckpoint.RecentEvent::createdTime)
+            .thenComparingLong(VcenterCheckpoint.RecentEvent::key)).toList();
+    List<VcenterCheckpoint.PendingTask> pending = c.pendingTasks().stream()
+        .sorted(java.util.Comparator.comparingLong(VcenterCheckpoint.PendingTask::eventKey)).toList();
+    int keepRecent = recent.size();
+    int keepPending = pending.size();
+    VcenterCheckpoint trimmed = c;
+    while (Topics.VCENTER_CHECKPOINTS.encodeValue(trimmed).length > MAX_CHECKPOINT_BYTES
+        && (keepRecent > 0 || keepPending > 0)) {
+      keepRecent /= 2;
+      keepPending /= 2;
+      trimmed = new VcenterCheckpoint(c.vcenterUuid(), c.lastCreatedTime(), c.keysAtLastCreated(), c.savedAt(),
+          c.lastStunByVm(), pending.subList(pending.size() - keepPending, pending.size()),
+          recent.subList(recent.size() - keepRecent, recent.size()));
+    }
+    return new Bounded(trimmed, recent.size() - keepRecent, pending.size() - keepPending);
   }
 
   /**

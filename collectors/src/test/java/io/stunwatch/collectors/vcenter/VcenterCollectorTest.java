@@ -33,6 +33,35 @@ class VcenterCollectorTest {
   }
 
   @Test
+  void aCheckpointAfterAStormOfAHundredThousandVmsFitsKafkasRecordLimitKeepingTheNewest() {
+    // every VM migrated within the overlap window, each migration's task still running: the window's events and the
+    // followed tasks are what grows with a storm, and 1 MB is Kafka's default record limit
+    List<VcenterCheckpoint.RecentEvent> recent = new java.util.ArrayList<>();
+    List<VcenterCheckpoint.PendingTask> pending = new java.util.ArrayList<>();
+    for (int i = 0; i < 100_000; i++) {
+      recent.add(new VcenterCheckpoint.RecentEvent(5_000_000L + i, NOW.minusMillis(600_000L - i * 6L)));
+      pending.add(new VcenterCheckpoint.PendingTask("task-" + (900_000 + i), 5_000_000L + i, 5_000_000L + i,
+          "vm-" + (100_000 + i), "gpu-trainer-" + i, "running"));
+    }
+    VcenterCheckpoint full = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(5_099_999L),
+        NOW, Map.of(), pending, recent);
+    assertThat(Topics.VCENTER_CHECKPOINTS.encodeValue(full).length).as("unbounded").isGreaterThan(1_000_000);
+
+    VcenterCollector.Bounded b = VcenterCollector.bound(full);
+    int bytes = Topics.VCENTER_CHECKPOINTS.encodeValue(b.checkpoint()).length;
+    assertThat(bytes).as("bounded").isLessThanOrEqualTo(VcenterCollector.MAX_CHECKPOINT_BYTES);
+    assertThat(b.droppedRecent() + b.checkpoint().recentEvents().size()).isEqualTo(100_000);
+    assertThat(b.droppedPending() + b.checkpoint().pendingTasks().size()).isEqualTo(100_000);
+    // the newest events and tasks are kept: the oldest are the ones a re-read is least likely to meet again
+    assertThat(b.checkpoint().recentEvents()).contains(recent.get(99_999)).doesNotContain(recent.get(0));
+    assertThat(b.checkpoint().pendingTasks()).contains(pending.get(99_999)).doesNotContain(pending.get(0));
+    // a checkpoint that fits is left as it is
+    VcenterCheckpoint small = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(1L), NOW,
+        Map.of(), pending.subList(0, 10), recent.subList(0, 10));
+    assertThat(VcenterCollector.bound(small).checkpoint()).isSameAs(small);
+  }
+
+  @Test
   void aStunOlderThanTheLookbehindOfAnyCompletionToComeIsForgotten() {
     Map<String, Instant> lastStun = new HashMap<>(Map.of(
         "vm-1", NOW.minus(VcenterCollector.STUN_LOOKBEHIND).minusSeconds(1),
