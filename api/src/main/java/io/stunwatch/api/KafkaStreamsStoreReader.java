@@ -473,7 +473,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   public void addRoutes(Router router, ApiServer.Responder respond, java.time.Duration longestMigration) {
     java.time.Duration day = java.time.Duration.ofDays(1);
     router.get(INTERNAL + "migrations").handler(rc -> {
-      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), MigrationsEndpoint.MAX_RANGE);
+      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange());
       respond.json(rc, blocking(() -> localMigrations(r[0], r[1]))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });

@@ -26,9 +26,6 @@ import java.util.function.Predicate;
  */
 final class MigrationsEndpoint {
 
-  /** The longest range a migrations list, and the internal route that serves its parts, may ask for. */
-  static final Duration MAX_RANGE = Duration.ofDays(36_600);
-
   static final Set<String> SORTS = Set.of("start", "-start", "stun", "-stun", "duration", "-duration");
   static final Set<String> RESULTS = Set.of("succeeded", "failed", "cancelled", "unknown", "in_progress");
 
@@ -63,11 +60,12 @@ final class MigrationsEndpoint {
     String initiator = p.choice("initiator", Set.of("user", "drs", "unknown"), null);
     String result = p.choice("result", RESULTS, null);
     Boolean underLoad = p.bool("underLoad");
-    Instant[] range = p.range(Instant.EPOCH, clock.instant().plusSeconds(86_400 * 366L), MAX_RANGE);
+    // the last api.max-range up to a day ahead (a vCenter's clock may run ahead of this one's)
+    Instant[] range = p.rangeUpTo(clock.instant().plus(Duration.ofDays(1)), config.maxRange());
     String sort = p.choice("sort", SORTS, "-start");
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");
-    int offset = cursor(p.text("cursor"));
+    Cursor after = Cursor.parse(p.text("cursor"), sort);
     String vmId = vm != null && VmIds.isUuid(vm) ? VmIds.canonical(vm) : null;
 
     // A VM id reads that VM's index on the instance that owns it, whose rows are all that VM's; anything else reads
@@ -92,14 +90,12 @@ final class MigrationsEndpoint {
         }
       }
       kept.sort(order(sort));
-      if (offset > 0 && offset >= kept.size()) {
-        // a cursor this API gave out points inside the results it was given with
-        throw ApiException.badParameter("cursor", "is past the end of the " + kept.size() + " results");
-      }
-      long end = Math.min((long) offset + limit, kept.size());
-      List<MigrationRow> page = kept.subList(offset, (int) end);
+      // the page starts after the cursor's row, found by its sort key: rows added or gone since do not shift it
+      int first = after == null ? 0 : firstAfter(kept, after);
+      int end = (int) Math.min((long) first + limit, kept.size());
+      List<MigrationRow> page = kept.subList(first, end);
       if (end < kept.size()) {
-        rc.response().putHeader("X-Next-Cursor", token((int) end));
+        rc.response().putHeader("X-Next-Cursor", Cursor.of(page.get(page.size() - 1), sort).token());
       }
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
       return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(RowArrays.summaries(page));
@@ -121,26 +117,83 @@ final class MigrationsEndpoint {
     return sort.startsWith("-") ? c.reversed() : c;
   }
 
-  static String token(int offset) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(("o:" + offset).getBytes(StandardCharsets.UTF_8));
+  /** The index of the first row of {@code sorted} that comes after {@code c} in its sort. */
+  static int firstAfter(List<MigrationRow> sorted, Cursor c) {
+    int lo = 0;
+    int hi = sorted.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (c.compareTo(sorted.get(mid)) < 0) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
   }
 
-  static int cursor(String token) {
-    if (token == null) {
-      return 0;
+  /**
+   * A keyset cursor: the sort it was made for and the last row's place in it (its start, or its stun or duration,
+   * then its id). The next page is the rows after that place, however many came or went before it.
+   */
+  record Cursor(String sort, long second, int nano, double value, String id) {
+
+    static Cursor of(MigrationRow r, String sort) {
+      return new Cursor(sort, r.startEpochSecond(), r.startNano(), value(r, sort), r.id());
     }
-    try {
-      String s = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-      if (!s.startsWith("o:")) {
-        throw new IllegalArgumentException();
+
+    private static double value(MigrationRow r, String sort) {
+      Double v = switch (sort.replace("-", "")) {
+        case "stun" -> r.stunSeconds();
+        case "duration" -> r.durationSeconds();
+        default -> 0.0;
+      };
+      return v == null ? -1.0 : v;
+    }
+
+    /** How this cursor's row compares with {@code r} in the cursor's sort. */
+    int compareTo(MigrationRow r) {
+      int c = switch (sort.replace("-", "")) {
+        case "stun", "duration" -> Double.compare(value, value(r, sort));
+        default -> {
+          int s = Long.compare(second, r.startEpochSecond());
+          yield s != 0 ? s : Integer.compare(nano, r.startNano());
+        }
+      };
+      if (c == 0) {
+        c = id.compareTo(r.id());
       }
-      int n = Integer.parseInt(s.substring(2));
-      if (n < 0) {
-        throw new IllegalArgumentException();
+      return sort.startsWith("-") ? -c : c;
+    }
+
+    String token() {
+      String s = "k1|" + sort + "|" + second + "|" + nano + "|" + value + "|" + id;
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The cursor of a token this API gave out for {@code sort}, or null for none. */
+    static Cursor parse(String token, String sort) {
+      if (token == null) {
+        return null;
       }
-      return n;
-    } catch (IllegalArgumentException e) {
-      throw ApiException.badParameter("cursor", "is not a cursor this API gave out");
+      Cursor c;
+      try {
+        String[] f = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8).split("\\|", 6);
+        if (f.length != 6 || !f[0].equals("k1") || !SORTS.contains(f[1]) || f[5].isEmpty()) {
+          throw new IllegalArgumentException();
+        }
+        double value = Double.parseDouble(f[4]);
+        if (!Double.isFinite(value)) {
+          throw new IllegalArgumentException();
+        }
+        c = new Cursor(f[1], Long.parseLong(f[2]), Integer.parseInt(f[3]), value, f[5]);
+      } catch (IllegalArgumentException e) {
+        throw ApiException.badParameter("cursor", "is not a cursor this API gave out");
+      }
+      if (!c.sort().equals(sort)) {
+        throw ApiException.badParameter("cursor", "was given for sort=" + c.sort() + "; ask with that sort");
+      }
+      return c;
     }
   }
 

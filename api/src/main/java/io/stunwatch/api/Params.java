@@ -92,6 +92,17 @@ final class Params {
   Instant[] range(Instant defaultFrom, Instant defaultTo, Duration maxRange) {
     Instant from = instant("from", defaultFrom);
     Instant to = instant("to", defaultTo);
+    return checked(from, to, maxRange);
+  }
+
+  /** {@code [from, to]}, {@code from} by default {@code maxRange} before {@code to}; checked as {@link #range}. */
+  Instant[] rangeUpTo(Instant defaultTo, Duration maxRange) {
+    Instant from = instant("from", null);
+    Instant to = instant("to", defaultTo);
+    return checked(from != null ? from : to.minus(maxRange), to, maxRange);
+  }
+
+  private static Instant[] checked(Instant from, Instant to, Duration maxRange) {
     if (from.isAfter(to)) {
       throw ApiException.badParameter("from", "must not be after 'to'");
     }
