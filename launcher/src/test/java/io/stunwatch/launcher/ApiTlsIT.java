@@ -96,13 +96,17 @@ class ApiTlsIT {
       }, "every migration listed by both instances, each half fetched from the other over TLS");
 
       // the internal routes take the instances' credential only; the public ones refuse it
-      assertThat(status(a.port(), "/internal/migrations", TOKEN)).isEqualTo(401);
-      assertThat(status(a.port(), "/internal/migrations", INTERNAL)).isEqualTo(200);
+      String lastHour = "/internal/migrations?from=" + start.minusSeconds(3600).toEpochMilli() + "&to="
+          + Instant.now().toEpochMilli();
+      assertThat(status(a.port(), lastHour, TOKEN)).isEqualTo(401);
+      assertThat(status(a.port(), lastHour, INTERNAL)).isEqualTo(200);
       assertThat(status(a.port(), "/api/migrations", INTERNAL)).isEqualTo(401);
       // and bound their parameters as the public routes do
       assertThat(status(a.port(), "/internal/migrations?from=%2B1000000000-01-01T00:00:00Z", INTERNAL))
           .isEqualTo(400);
       assertThat(status(a.port(), "/internal/load-windows?vm=x&size=1y", INTERNAL)).isEqualTo(400);
+      assertThat(status(a.port(), "/internal/migrations?from=0&to=" + Instant.now().toEpochMilli(), INTERNAL))
+          .as("a range longer than api.max-range").isEqualTo(400);
     }
   }
 
