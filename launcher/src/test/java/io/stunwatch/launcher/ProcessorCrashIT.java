@@ -56,7 +56,7 @@ class ProcessorCrashIT {
 
   /**
    * Records a second, both runs: about 9 simulated seconds per real second. A live site, not a backlog: in a backlog
-   * the samples run far ahead of the vCenter events, which take a repartition hop (see the README's known limits);
+   * the samples run far ahead of the vCenter events, which take a repartition hop (see docs/limits.md);
    * the kills here make catch-ups of a few minutes of event time, as real restarts do.
    *
    * <p>The acceleration multiplies the skew between a task's partitions as it catches up and goes live again: a

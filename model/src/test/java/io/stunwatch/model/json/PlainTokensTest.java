@@ -128,8 +128,8 @@ class PlainTokensTest {
 
   @Test
   void aStringScanStopsAtEveryByteThatIsNotPlainWhereverItStands() {
-    // Each byte value at each of sixteen places: a scan that reads words rather than bytes (tried, README session
-    // 31) must still stop at every byte that is not plain, wherever it falls in a word.
+    // Each byte value at each of sixteen places: a scan that reads words rather than bytes must still stop at every
+    // byte that is not plain, wherever it falls in a word.
     for (int v = 0; v < 256; v++) {
       for (int at = 0; at < 16; at++) {
         byte[] text = "abcdefghijklmnopqrst".getBytes(StandardCharsets.US_ASCII);
