@@ -79,7 +79,18 @@ class ProcessBesideApiIT {
       int refused = 0;
       for (int i = 0; i < 24; i++) {
         String vm = String.format("42%06d-0000-4000-8000-%012d", i, i);
-        HttpResponse<String> r = get(port, "/api/vms/" + vm + "/migrations");
+        // a rebalance (the two members settling) answers "not ready, retry": retried, as a client would
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> answer = new java.util.concurrent.atomic
+            .AtomicReference<>();
+        Await.until(Duration.ofSeconds(60), () -> {
+          try {
+            answer.set(get(port, "/api/vms/" + vm + "/migrations"));
+          } catch (Exception e) {
+            return false;
+          }
+          return !(answer.get().statusCode() == 503 && answer.get().body().contains("retry shortly"));
+        }, vm + " answered past any rebalance", () -> answer.get() == null ? "" : answer.get().body());
+        HttpResponse<String> r = answer.get();
         assertThat(r.statusCode()).as(vm + ": " + r.body()).isIn(200, 503);
         if (r.statusCode() == 503) {
           assertThat(r.body()).contains("stunwatch process");
