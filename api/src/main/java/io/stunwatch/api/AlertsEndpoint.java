@@ -5,7 +5,7 @@ import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
+import java.util.Locale;
 import java.util.Set;
 
 /** {@code GET /api/alerts?from&to&state}: migration-under-load alerts raised in the range, newest first. */
@@ -28,12 +28,8 @@ final class AlertsEndpoint {
       Instant[] range = p.range(now.minus(Duration.ofDays(7)), now.plusSeconds(3600), config.maxRange());
       String state = p.choice("state", Set.of("firing", "resolved"), null);
       int limit = p.limit(1000, config.maxPageSize());
-      respond.json(rc, stores.alerts().map(all -> all.stream()
-          .filter(a -> !a.raisedAt().isBefore(range[0]) && !a.raisedAt().isAfter(range[1]))
-          .filter(a -> state == null || a.state().name().equalsIgnoreCase(state))
-          .sorted(Comparator.comparing(MigrationAlert::raisedAt).reversed().thenComparing(
-              MigrationAlert::migrationId))
-          .limit(limit).toList()));
+      respond.json(rc, stores.alerts(range[0], range[1], state == null ? null
+          : MigrationAlert.AlertState.valueOf(state.toUpperCase(Locale.ROOT)), limit));
     });
   }
 }

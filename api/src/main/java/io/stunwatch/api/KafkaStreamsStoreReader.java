@@ -130,8 +130,47 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   @Override
-  public Future<List<MigrationAlert>> alerts() {
-    return everywhere("alerts", MigrationAlert.class, () -> values(StoreNames.ALERTS, MigrationAlert.class));
+  public Future<List<MigrationAlert>> alerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit) {
+    String query = "alerts?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli()
+        + (state == null ? "" : "&state=" + state.name().toLowerCase(java.util.Locale.ROOT)) + "&limit=" + limit;
+    return everywhere(query, MigrationAlert.class, () -> localAlerts(from, to, state, limit))
+        .map(all -> newestFirst(all.stream(), limit));
+  }
+
+  /** Alerts newest first (by raise time, then id), at most {@code limit}. */
+  static List<MigrationAlert> newestFirst(java.util.stream.Stream<MigrationAlert> alerts, int limit) {
+    return alerts.sorted(java.util.Comparator.comparing(MigrationAlert::raisedAt).reversed()
+        .thenComparing(MigrationAlert::migrationId)).limit(limit).toList();
+  }
+
+  /**
+   * How much earlier than its alert's raise time a migration's start may be: the alert is raised at the start as
+   * known then, and an event that comes later can only move the start earlier, by the span of one migration's
+   * chain.
+   */
+  static final java.time.Duration START_BEFORE_RAISE = java.time.Duration.ofHours(1);
+
+  private List<MigrationAlert> localAlerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit) {
+    List<String> ids = new ArrayList<>();
+    try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
+        .range(io.stunwatch.processor.StartKeys.from(from.minus(START_BEFORE_RAISE)),
+            io.stunwatch.processor.StartKeys.to(to))) {
+      it.forEachRemaining(kv -> {
+        if (kv.value.underLoad()) {
+          ids.add(kv.value.id());
+        }
+      });
+    }
+    ReadOnlyKeyValueStore<String, MigrationAlert> alerts = kv(StoreNames.ALERTS);
+    List<MigrationAlert> out = new ArrayList<>();
+    for (String id : ids) {
+      MigrationAlert a = alerts.get(id);
+      if (a != null && !a.raisedAt().isBefore(from) && !a.raisedAt().isAfter(to)
+          && (state == null || a.state() == state)) {
+        out.add(a);
+      }
+    }
+    return newestFirst(out.stream(), limit);
   }
 
   @Override
@@ -239,14 +278,6 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         kv.value.byHost().forEach((host, sec) -> out.add(new UtilizationRow(kv.key.window().startTime(),
             kv.key.key(), host, sec.busy(), sec.idle(), sec.unknown())));
       }
-    }
-    return out;
-  }
-
-  private <V> List<V> values(String storeName, Class<V> type) {
-    List<V> out = new ArrayList<>();
-    try (KeyValueIterator<String, V> it = this.<V>kv(storeName).all()) {
-      it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
   }
@@ -488,8 +519,14 @@ public final class KafkaStreamsStoreReader implements StoreReader {
           .map(blocks -> new ApiServer.BinaryBody(RowArrays.stored(blocks, AnnotationBlock::storedLength,
               AnnotationBlock::writeStored))));
     });
-    router.get(INTERNAL + "alerts").handler(rc -> respond.json(rc,
-        blocking(() -> values(StoreNames.ALERTS, MigrationAlert.class))));
+    router.get(INTERNAL + "alerts").handler(rc -> {
+      Params p = new Params(rc);
+      Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
+      String state = p.choice("state", java.util.Set.of("firing", "resolved"), null);
+      int limit = p.limit(config.maxPageSize(), config.maxPageSize());
+      respond.json(rc, blocking(() -> localAlerts(r[0], r[1], state == null ? null
+          : MigrationAlert.AlertState.valueOf(state.toUpperCase(java.util.Locale.ROOT)), limit)));
+    });
     router.get(INTERNAL + "migration").handler(rc -> {
       String id = required(new Params(rc), "id");
       respond.json(rc, blocking(() -> localMigration(id)));

@@ -41,8 +41,12 @@ public interface StoreReader {
   /** The impact record of one migration, or empty. */
   Future<Optional<MigrationImpact>> impact(String migrationId);
 
-  /** Every migration-under-load alert. */
-  Future<List<MigrationAlert>> alerts();
+  /**
+   * The migration-under-load alerts raised within {@code [from, to]} (in {@code state}, FIRING or RESOLVED, when not
+   * null), newest first, at most {@code limit} of them. Read through the start-time index: an alert is raised at its
+   * migration's start, so a range costs the migrations that started in it, not every alert kept.
+   */
+  Future<List<MigrationAlert>> alerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit);
 
   /** The VM's latest GPU samples, or empty. */
   Future<Optional<CurrentLoad>> currentLoad(String vmId);

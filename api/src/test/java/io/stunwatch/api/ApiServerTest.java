@@ -138,7 +138,8 @@ class ApiServerTest {
     }
 
     @Override
-    public Future<List<MigrationAlert>> alerts() {
+    public Future<List<MigrationAlert>> alerts(Instant from, Instant to, MigrationAlert.AlertState state,
+        int limit) {
       return unless(List.of());
     }
 

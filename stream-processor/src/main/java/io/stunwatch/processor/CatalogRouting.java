@@ -27,8 +27,25 @@ final class CatalogRouting {
   private CatalogRouting() {
   }
 
-  /** The catalog topic of a value's type. */
+  /**
+   * An output that deletes its key from a compacted catalog topic: sent as a record with no value, which compaction
+   * keeps for the topic's retention and then drops with every earlier value of the key.
+   *
+   * @param topic the topic whose key it deletes
+   */
+  record Tombstone(Topic<String, ?> topic) {
+  }
+
+  /** A tombstone for {@code topic}. */
+  static Tombstone tombstone(Topic<String, ?> topic) {
+    return new Tombstone(topic);
+  }
+
+  /** The catalog topic of a value's type, or a tombstone's topic. */
   static Topic<String, ?> topicOf(Object value) {
+    if (value instanceof Tombstone t) {
+      return t.topic();
+    }
     Topic<String, ?> t = BY_TYPE.get(value.getClass());
     if (t == null) {
       throw new IllegalArgumentException("no catalog topic for " + value.getClass().getName());
@@ -38,10 +55,11 @@ final class CatalogRouting {
 
   static final TopicNameExtractor<String, Object> TOPIC = (key, value, ctx) -> topicOf(value).name();
 
-  /** Encodes any catalog value with its topic's serde. */
+  /** Encodes any catalog value with its topic's serde, and a {@link Tombstone} as no value. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static final Serde<Object> VALUE = Serdes.serdeFrom(
-      (topic, value) -> value == null ? null : ((Topic) topicOf(value)).encodeValue(value),
+      (topic, value) -> value == null || value instanceof Tombstone ? null
+          : ((Topic) topicOf(value)).encodeValue(value),
       (topic, bytes) -> {
         throw new UnsupportedOperationException("the output serde only writes");
       });

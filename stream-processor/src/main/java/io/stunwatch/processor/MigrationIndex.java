@@ -4,9 +4,6 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -86,31 +83,5 @@ final class MigrationIndex {
     if (updated != block) {
       byHour.put(hour, updated); // not when only the summary changed: the block holds the annotation alone
     }
-  }
-
-  /**
-   * Drops the start-time entries of migrations that started before {@code cutoff}, and the annotation blocks of the
-   * hours that ended by then (the cutoff's own hour waits for the next prune); returns how many entries. It ranges
-   * over deferred stores, which show the last commit: an entry written since then goes at the next prune.
-   */
-  int prune(java.time.Instant cutoff) {
-    List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, MigrationRow> it = byStart.range(StartKeys.from(java.time.Instant.EPOCH),
-        StartKeys.from(cutoff))) {
-      it.forEachRemaining(kv -> old.add(kv.key));
-    }
-    old.forEach(byStart::delete);
-    List<String> hours = new ArrayList<>();
-    String cutoffHour = StartKeys.hour(cutoff);
-    try (KeyValueIterator<String, AnnotationBlock> it = byHour.range(StartKeys.hour(java.time.Instant.EPOCH),
-        cutoffHour)) {
-      it.forEachRemaining(kv -> {
-        if (!kv.key.equals(cutoffHour)) {
-          hours.add(kv.key);
-        }
-      });
-    }
-    hours.forEach(byHour::delete);
-    return old.size();
   }
 }

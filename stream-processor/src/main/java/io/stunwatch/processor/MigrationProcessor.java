@@ -69,6 +69,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, MigrationImpact> impacts;
   private MigrationIndex index;
+  private HistoryRetention retention;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
   private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
@@ -134,6 +135,7 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     this.index = new MigrationIndex(context);
+    this.retention = new HistoryRetention(context, config.historyRetention());
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     provisionalUntil.clear();
     waiting = null;
@@ -141,9 +143,6 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     nextLook = Long.MIN_VALUE;
     lastInputWall = context.currentSystemTimeMs();
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME, this::idleLook);
-    // The start-time index is kept for process.history-retention; the rest of a migration's state is compacted.
-    context.schedule(Duration.ofHours(1), PunctuationType.WALL_CLOCK_TIME,
-        now -> index.prune(clock.instant().minus(config.historyRetention())));
   }
 
   @Override
@@ -193,6 +192,11 @@ final class MigrationProcessor implements Processor<String, Object, String, Obje
     if (streamTime >= nextLook) {
       nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
       closeDue(streamTime);
+      retention.tick(streamTime, id -> {
+        if (waiting().containsKey(id)) {
+          untrack(id);
+        }
+      });
     }
   }
 

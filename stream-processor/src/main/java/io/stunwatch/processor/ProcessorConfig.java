@@ -28,7 +28,7 @@ import java.util.List;
  * @param inventoryRefresh  how stale the by-VM-id view of the inventory may get
  * @param instanceId        static group membership id of this instance, or empty for dynamic membership
  * @param threads           stream threads of this instance
- * @param historyRetention  how long the by-start index of migrations (lists, annotations) is kept
+ * @param historyRetention  how long a migration is kept after its start, in every store and output topic
  * @param cacheMib          Kafka Streams' record cache, MiB
  * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
  * @param commitInterval    how often the stream threads commit when nothing asks for a commit sooner
@@ -107,7 +107,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
 
   public static final ConfigKey<Duration> HISTORY_RETENTION = ConfigKeys.duration("process.history-retention",
       Duration.ofDays(400), Duration.ofDays(1), Duration.ofDays(3660),
-      "How long migrations stay in the time index the API lists them and Grafana's annotations from.");
+      "How long a migration is kept after its start, counted in stream time: then its events, alert, impact, list "
+          + "rows and annotation leave every store, and the migration, impact and alert topics get tombstones.");
 
   public static final ConfigKey<Integer> CACHE_MIB = ConfigKeys.integer("process.cache-mib", 10, 0, 4096,
       "Kafka Streams' record cache for all of this instance's state stores, MiB (statestore.cache.max.bytes; "
@@ -210,6 +211,14 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+  }
+
+  /** This configuration with another {@code process.history-retention}. */
+  public ProcessorConfig withHistoryRetention(Duration retention) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, retention, cacheMib,
         jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
   }
 }

@@ -49,7 +49,8 @@ public final class StoreNames {
   public static final String MIGRATIONS_BY_VM = "migrations-by-vm";
   /**
    * By {@link StartKeys} ({@code <start ms>|<migration id>}): each migration's {@link MigrationRow} in start
-   * order, a time range's read by one range scan (annotations, lists). Kept for {@code process.history-retention}.
+   * order, a time range's read by one range scan (annotations, lists). Its oldest keys are what
+   * {@link HistoryRetention} forgets when a migration is older than {@code process.history-retention}.
    */
   public static final String MIGRATIONS_BY_START = "migrations-by-start-time";
   /**

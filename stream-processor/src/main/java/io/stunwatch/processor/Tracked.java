@@ -97,6 +97,13 @@ final class Tracked {
       out.add(id);
       return new Recent(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
     }
+
+    /** The ids but {@code id}. */
+    Recent without(String id) {
+      List<String> out = new ArrayList<>(migrationIds);
+      out.remove(id);
+      return new Recent(out);
+    }
   }
 
   /**

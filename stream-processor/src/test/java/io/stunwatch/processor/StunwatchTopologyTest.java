@@ -527,21 +527,19 @@ class StunwatchTopologyTest {
   }
 
   @Test
-  void theStartTimeIndexForgetsMigrationsOlderThanTheHistoryRetentionAndListsTheRestInStartOrder() {
+  void theStartTimeIndexListsMigrationsInStartOrderAndForgetsThoseOlderThanTheHistoryRetentionByStreamTime() {
     inventory(4);
-    Instant old = CLOCK.instant().minus(java.time.Duration.ofDays(401));
-    Instant recent = CLOCK.instant().minus(java.time.Duration.ofDays(3));
+    Instant old = T0.minus(Duration.ofDays(401));
     pipe(userMigration(4, 410, old, 30));
-    pipe(userMigration(4, 430, recent.plusSeconds(600), 30));
-    pipe(userMigration(4, 420, recent, 30));
+    pipe(userMigration(4, 430, T0.plusSeconds(600), 30));
     var byStart = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_START);
-    List<String> listed = new java.util.ArrayList<>();
-    try (var it = byStart.range(StartKeys.from(old), StartKeys.to(CLOCK.instant()))) {
+    List<String> listed = new ArrayList<>();
+    try (var it = byStart.all()) {
       it.forEachRemaining(kv -> listed.add(kv.value.id()));
     }
-    assertThat(listed).containsExactly(VC + "/410", VC + "/420", VC + "/430");
-
-    driver.advanceWallClockTime(java.time.Duration.ofHours(1)); // the hourly prune, 400 days by default
+    assertThat(listed).as("400 days by default: the first record of a new hour of stream time prunes")
+        .containsExactly(VC + "/430");
+    pipe(userMigration(4, 420, T0, 30));
     listed.clear();
     try (var it = byStart.all()) {
       it.forEachRemaining(kv -> listed.add(kv.value.id()));
@@ -549,13 +547,101 @@ class StunwatchTopologyTest {
     assertThat(listed).containsExactly(VC + "/420", VC + "/430");
     var byHour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR);
     assertThat(byHour.get(StartKeys.hour(old))).as("the old hour's annotations are gone").isNull();
-    List<String> annotated = new java.util.ArrayList<>();
-    try (var it = byHour.all()) {
-      it.forEachRemaining(kv -> kv.value.entries().forEach(e -> annotated.add(e.id())));
-    }
-    assertThat(annotated).containsExactly(VC + "/420", VC + "/430");
     assertThat(driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM)
-        .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("a VM's own list keeps it").isNotNull();
+        .get(MigrationIndex.vmKey(vmUuid(4), VC + "/410"))).as("and the VM's own list").isNull();
+    assertThat(driver.<String, Migration>getKeyValueStore(StoreNames.MIGRATIONS).get(VC + "/410")).isNull();
+    assertThat(driver.<String, Tracked.Recent>getKeyValueStore(StoreNames.VM_MIGRATIONS).get(vmUuid(4))
+        .migrationIds()).containsExactly(VC + "/430", VC + "/420");
+  }
+
+  /** Every store a migration writes, by name. */
+  private static final List<String> PER_MIGRATION = List.of(StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS,
+      StoreNames.ALERTS, StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.MIGRATIONS_BY_VM,
+      StoreNames.MIGRATIONS_BY_START);
+
+  private Map<String, Integer> sizes(List<String> stores) {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (String name : stores) {
+      int[] n = {0};
+      try (var it = driver.getKeyValueStore(name).all()) {
+        it.forEachRemaining(kv -> n[0]++);
+      }
+      out.put(name, n[0]);
+    }
+    return out;
+  }
+
+  /**
+   * Two VMs migrate every two hours for three days, busy (so each migration has an alert), each with a vmware.log
+   * stun, under a one-day retention: from the second day on, every store holds one day of migrations, and what
+   * left them left the compacted output topics as tombstones.
+   */
+  @Test
+  void overTwoRetentionsEveryStoreHoldsOnlyTheLastRetentionsMigrationsAndTheOutputTopicsGetTombstones() {
+    driver.close();
+    driver = driver(ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO)
+        .withHistoryRetention(Duration.ofDays(1)), stateDir.resolve("retention"));
+    inventory(1, 2);
+    TestInputTopic<String, StunObservation> stunsIn = in(Topics.STUN_OBSERVATIONS);
+    List<String> stores = new ArrayList<>(PER_MIGRATION);
+    stores.addAll(List.of(StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS, StoreNames.ANNOTATIONS_BY_HOUR));
+    Map<Integer, Map<String, Integer>> byDay = new LinkedHashMap<>();
+    long chain = 1000;
+    for (int hour = 0; hour < 3 * 24; hour += 2) {
+      for (int vm = 1; vm <= 2; vm++) {
+        Instant start = T0.plus(Duration.ofHours(hour)).plusSeconds(600L * vm);
+        // Sparse samples keep the driver quick: enough for the alert's window and to pass the impact's range.
+        for (int at : new int[] {-60, -30, -2, -1}) {
+          load(vm, start.plusSeconds(at), 1, 90.0, 15360);
+        }
+        pipe(userMigration(vm, chain, start, 30));
+        StunObservation stun = new StunObservation(VC, "vm-" + vm, "train-" + vm, null, start.plusSeconds(20),
+            2_500_000L, StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-" + vm + "/vmware.log", 4711);
+        stunsIn.pipeInput(stun.key(), stun, start.plusSeconds(21));
+        load(vm, start.plusSeconds(5), 1, 90.0, 15360);
+        load(vm, start.plusSeconds(30 + 125), 1, 90.0, 15360);
+        chain += 10;
+      }
+      if ((hour + 2) % 24 == 0) {
+        byDay.put((hour + 2) / 24, sizes(stores));
+      }
+    }
+    // Migrations every 2 h for each of 2 VMs: 24 a day. Kept: those started since the prune's cutoff, the last hour
+    // boundary of stream time less a day, so 24 or 26.
+    for (int day : List.of(2, 3)) {
+      for (String name : PER_MIGRATION) {
+        int expected = name.equals(StoreNames.TRACKED) ? 0 : 24;
+        assertThat(byDay.get(day).get(name)).as(name + " after day " + day).isBetween(expected, expected + 2);
+      }
+      assertThat(byDay.get(day).get(StoreNames.ANNOTATIONS_BY_HOUR)).as("hours after day " + day).isBetween(12, 14);
+      assertThat(byDay.get(day).get(StoreNames.VM_MIGRATIONS)).isEqualTo(2);
+    }
+    assertThat(byDay.get(1).get(StoreNames.MIGRATIONS)).as("nothing was a day old on the first day").isEqualTo(24);
+
+    Instant streamTime = T0.plus(Duration.ofHours(70)).plusSeconds(1200 + 155);
+    Instant cutoff = streamTime.truncatedTo(java.time.temporal.ChronoUnit.HOURS).minus(Duration.ofDays(1));
+    try (var it = driver.<String, Tracked.Stuns>getKeyValueStore(StoreNames.VM_STUNS).all()) {
+      it.forEachRemaining(kv -> assertThat(kv.value.stuns()).as(kv.key).isNotEmpty()
+          .allSatisfy(s -> assertThat(s.timestamp()).isAfterOrEqualTo(cutoff)));
+    }
+    try (var it = driver.<String, Tracked.Recent>getKeyValueStore(StoreNames.VM_MIGRATIONS).all()) {
+      it.forEachRemaining(kv -> assertThat(kv.value.migrationIds()).as(kv.key).hasSizeBetween(12, 13));
+    }
+
+    // The first migration left every output topic: its last record there is a tombstone.
+    String first = VC + "/1000";
+    for (Topic<String, ?> t : List.of(Topics.MIGRATIONS, Topics.MIGRATION_IMPACTS, Topics.MIGRATION_ALERTS)) {
+      List<TestRecord<String, byte[]>> records = driver.createOutputTopic(t.name(), new StringDeserializer(),
+          new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
+      List<TestRecord<String, byte[]>> itsRecords = records.stream().filter(r -> r.key().equals(first)).toList();
+      assertThat(itsRecords).as(t.name()).hasSizeGreaterThan(1);
+      assertThat(itsRecords.get(0).value()).as(t.name()).isNotNull();
+      assertThat(itsRecords.get(itsRecords.size() - 1).value()).as(t.name() + ": a tombstone last").isNull();
+      long live = records.stream().map(TestRecord::key).distinct()
+          .filter(k -> records.stream().filter(r -> r.key().equals(k)).reduce((a, b) -> b).orElseThrow()
+              .value() != null).count();
+      assertThat(live).as(t.name() + ": keys whose last record is a value").isBetween(24L, 26L);
+    }
   }
 
   @Test
