@@ -55,7 +55,8 @@ public final class ApiApplication implements AutoCloseable {
     Vertx vertx = Vertx.vertx();
     KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
         new HostInfo(config.advertisedHost(), port), config);
-    var fleet = new io.stunwatch.api.metrics.FleetGauges(processor.streams(), registry, clock);
+    var fleet = new io.stunwatch.api.metrics.FleetGauges(processor.streams(), registry, clock,
+        config.vmSeries());
     vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
       fleet.refresh();
       return null;

@@ -24,28 +24,30 @@ import java.util.List;
  * @param maxConnections the most connections served at once; one more is closed as it opens
  * @param internalToken what instances present to each other's {@code /internal} routes, which accept nothing else
  * @param tlsCa         PEM CAs an instance trusts when it calls another over HTTPS, or null for the JVM's
+ * @param vmSeries      the most VMs this instance exports per-VM series of on {@code /metrics}; 0 for none
  */
 public record ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth,
     int maxPageSize, Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections,
-    String internalToken, Path tlsCa) {
+    String internalToken, Path tlsCa, int vmSeries) {
 
   /** With the default idle timeout and connection limit, and the internal token derived from {@code token}. */
   public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
       Duration maxRange, Path tlsCert, Path tlsKey) {
     this(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
-        IDLE_TIMEOUT.defaultValue(), MAX_CONNECTIONS.defaultValue(), derivedInternalToken(token), null);
+        IDLE_TIMEOUT.defaultValue(), MAX_CONNECTIONS.defaultValue(), derivedInternalToken(token), null,
+        VM_SERIES.defaultValue());
   }
 
   /** This config on another port. */
   public ApiConfig withPort(int p) {
     return new ApiConfig(host, p, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
-        idleTimeout, maxConnections, internalToken, tlsCa);
+        idleTimeout, maxConnections, internalToken, tlsCa, vmSeries);
   }
 
   /** This config serving HTTPS with {@code cert} and {@code key}, and trusting {@code ca} in calls to the others. */
   public ApiConfig withTls(Path cert, Path key, Path ca) {
     return new ApiConfig(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, cert, key,
-        idleTimeout, maxConnections, internalToken, ca);
+        idleTimeout, maxConnections, internalToken, ca, vmSeries);
   }
 
   /**
@@ -102,8 +104,14 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
       "PEM CA certificates an instance trusts when it calls another over HTTPS (with api.tls.cert); the host "
           + "name in api.advertised-host is verified. Default: the JVM's CAs.");
 
+  public static final ConfigKey<Integer> VM_SERIES = ConfigKeys.integer("api.metrics.vm-series", 2000, 0, 1_000_000,
+      "The most VMs whose per-VM series (stunwatch_vm_*) this instance exports on /metrics, of those whose "
+          + "partitions it owns; 0 for none. Beyond it, the VMs first in VM-id order are kept (a stable set, not one "
+          + "that churns series), and the rest are counted in stunwatch_vm_series_omitted. Each VM is about 5 series "
+          + "and 1 KB of every scrape.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, ADVERTISED_HOST, TOKEN, OPEN_HEALTH,
-      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN);
+      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN, VM_SERIES);
 
   public static ApiConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -122,7 +130,7 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
     String advertised = r.get(ADVERTISED_HOST);
     ApiConfig c = new ApiConfig(host, r.get(PORT), advertised == null ? host : advertised, token,
         r.get(OPEN_HEALTH), r.get(MAX_PAGE_SIZE), r.get(MAX_RANGE), cert, key, r.get(IDLE_TIMEOUT),
-        r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca);
+        r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca, r.get(VM_SERIES));
     r.done();
     return c;
   }

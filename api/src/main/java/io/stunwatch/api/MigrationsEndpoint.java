@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
@@ -80,6 +81,32 @@ final class MigrationsEndpoint {
         && (result == null || result.equalsIgnoreCase(String.valueOf(r.state())))
         && (underLoad == null || underLoad == r.underLoad())
         && r.compareStartTo(range[0]) >= 0 && r.compareStartTo(range[1]) <= 0;
+    boolean count = Boolean.TRUE.equals(p.bool("count"));
+    if (vmId == null && !count && sort.endsWith("start")) {
+      // In start order, a page is read from its end of the range (or from its cursor) on, a slice at a time, until
+      // it is full: a walk over every page reads each row about once, not the whole range for every page.
+      boolean desc = sort.startsWith("-");
+      Instant from = range[0];
+      Instant to = range[1];
+      if (after != null) {
+        Instant at = Instant.ofEpochSecond(after.second(), after.nano());
+        from = desc ? from : max(from, at);
+        to = desc ? min(to, at) : to;
+      }
+      List<MigrationRow> kept = new ArrayList<>();
+      return slices(keep.and(r -> after == null || after.compareTo(r) < 0), desc, from, to, FIRST_SLICE, limit + 1,
+          kept).map(whole -> {
+            kept.sort(order(sort));
+            List<MigrationRow> page = kept.subList(0, Math.min(limit, kept.size()));
+            if (kept.size() > limit) {
+              rc.response().putHeader("X-Next-Cursor", Cursor.of(page.get(page.size() - 1), sort).token());
+            } else if (after == null) {
+              rc.response().putHeader("X-Total-Count", String.valueOf(kept.size())); // the range was read whole
+            }
+            return "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
+                : new ApiServer.JsonBody(RowArrays.summaries(page));
+          });
+    }
     Future<List<MigrationRow>> source = vmId != null ? stores.migrationsOfVm(vmId)
         : stores.migrations(range[0], range[1]);
     return source.map(all -> {
@@ -100,6 +127,53 @@ final class MigrationsEndpoint {
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
       return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(RowArrays.summaries(page));
     });
+  }
+
+  /**
+   * The first slice of a start-ordered page read; each next one is four times as long, so a page reads at most about
+   * four times its rows (more only where its rows are fewer than a minute's), and a day with no migration costs a
+   * handful of reads.
+   */
+  static final Duration FIRST_SLICE = Duration.ofMinutes(1);
+
+  /**
+   * Reads {@code [from, to]} from its {@code desc ? to : from} end in slices (the first {@code slice} long, each next
+   * four times longer), adding the rows {@code keep} takes to {@code kept}, until it holds {@code enough} or the
+   * range is read; completes with whether the range was read whole.
+   */
+  private Future<Boolean> slices(Predicate<MigrationRow> keep, boolean desc, Instant from, Instant to,
+      Duration slice, int enough, List<MigrationRow> kept) {
+    if (from.isAfter(to)) {
+      return Future.succeededFuture(true);
+    }
+    // Bounds on whole milliseconds, as the index keys starts: a row is in exactly one slice.
+    Instant sliceFrom = desc ? max(from, to.minus(slice).truncatedTo(ChronoUnit.MILLIS)) : from;
+    Instant sliceTo = desc ? to
+        : min(to, from.plus(slice).truncatedTo(ChronoUnit.MILLIS).plusMillis(1).minusNanos(1));
+    return stores.migrations(sliceFrom, sliceTo).compose(rows -> {
+      for (MigrationRow r : rows) {
+        if (keep.test(r)) {
+          kept.add(r);
+        }
+      }
+      boolean whole = desc ? !sliceFrom.isAfter(from) : !sliceTo.isBefore(to);
+      if (whole || kept.size() >= enough) {
+        return Future.succeededFuture(whole);
+      }
+      Instant restFrom = desc ? from : sliceTo.plusNanos(1);
+      Instant restTo = desc ? sliceFrom.minusNanos(1) : to;
+      Duration next = slice.multipliedBy(4);
+      return slices(keep, desc, restFrom, restTo, next.compareTo(config.maxRange()) > 0 ? config.maxRange() : next,
+          enough, kept);
+    });
+  }
+
+  private static Instant max(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
   }
 
   private static boolean matches(EntityRef e, String q) {
@@ -187,7 +261,11 @@ final class MigrationsEndpoint {
           throw new IllegalArgumentException();
         }
         c = new Cursor(f[1], Long.parseLong(f[2]), Integer.parseInt(f[3]), value, f[5]);
-      } catch (IllegalArgumentException e) {
+        Instant.ofEpochSecond(c.second(), c.nano()); // a place in time this API could have given out
+        if (c.nano() < 0 || c.nano() > 999_999_999) {
+          throw new IllegalArgumentException();
+        }
+      } catch (IllegalArgumentException | java.time.DateTimeException e) {
         throw ApiException.badParameter("cursor", "is not a cursor this API gave out");
       }
       if (!c.sort().equals(sort)) {

@@ -28,7 +28,7 @@ class ApiServerLimitsTest {
   void start() throws Exception {
     vertx = Vertx.vertx();
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", ApiServerTest.TOKEN, true, 50, Duration.ofDays(92),
-        null, null, Duration.ofSeconds(1), 2, "internal-token-0123456789", null);
+        null, null, Duration.ofSeconds(1), 2, "internal-token-0123456789", null, 2000);
     ApiServerTest.FakeStores stores = new ApiServerTest.FakeStores();
     port = new ApiServer(vertx, config, stores, () -> true, registry, null, Duration.ofMinutes(30),
         ApiServerTest.CLOCK).start().await(10, TimeUnit.SECONDS).actualPort();

@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.bench.FleetBenchmark;
 import io.stunwatch.launcher.bench.ProcessorBenchmark;
 import io.stunwatch.launcher.bench.StreamsOverrides;
 import io.stunwatch.processor.ProcessorConfig;
@@ -18,10 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code stunwatch bench processor|api}: the benchmarks whose figures are in the README's performance table. */
+/** {@code stunwatch bench processor|api|fleet}: the benchmarks whose figures are in docs/performance.md. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Run a benchmark on an embedded broker in this process and print its figures.",
-    subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class})
+    subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class, BenchCommand.Fleet.class})
 final class BenchCommand implements Runnable {
 
   @Spec
@@ -29,7 +30,7 @@ final class BenchCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing benchmark: processor or api");
+    throw new ParameterException(spec.commandLine(), "missing benchmark: processor, api or fleet");
   }
 
   /** {@code stunwatch bench api}. */
@@ -99,6 +100,88 @@ final class BenchCommand implements Runnable {
               l.floor() == null ? "" : String.format("%.1f ms, %.1f ms", l.floor().p50Ms(), l.floor().p99Ms()),
               l.floor() == null ? "" : String.format("%.1f", l.p99Ms() / l.floor().p99Ms()));
         }
+        ctx.out().flush();
+        return ExitCodes.OK;
+      } finally {
+        if (dataDir == null) {
+          Processor.deleteTree(dir);
+        }
+      }
+    }
+  }
+
+  /** {@code stunwatch bench fleet}. */
+  @Command(name = "fleet", mixinStandardHelpOptions = true,
+      description = {"A simulated fleet of N GPU VMs live at 1 Hz (GPU, RDMA and training-throughput samples, the "
+          + "demo's load patterns, a migration of each VM about every two hours) through a real 'stunwatch api' "
+          + "process (processor and API, its own JVM) on an embedded broker in this one. After the warm-up, while the "
+          + "fleet keeps sending: the processor's heap live set after a full GC and its RSS, its state directory, "
+          + "changelog bytes per second, /metrics render time and size, the latency of /health (the baseline), "
+          + "/api/migrations?vm=, /api/vms/{vm}/load and 24 h of annotations under wrk, alert latency, and the "
+          + "restart after kill -9: time to /ready and to the first output record.",
+          "Prints a markdown table for docs/performance.md."})
+  static final class Fleet implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Option(names = "--vms", defaultValue = "1000", description = "GPU VMs (default ${DEFAULT-VALUE}).")
+    int vms;
+
+    @Option(names = "--warmup-seconds", defaultValue = "300", description = "How long the fleet runs before the "
+        + "measurements (default ${DEFAULT-VALUE}).")
+    int warmupSeconds;
+
+    @Option(names = "--seconds", defaultValue = "20", description = "Measured load of each request kind, after 5 s "
+        + "unmeasured (default ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--clients", defaultValue = "50", description = "Connections of wrk (default ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--history", defaultValue = "0", description = "Migrations of the same VMs over the past days, "
+        + "through the topology before the live fleet starts (default ${DEFAULT-VALUE}).")
+    int history;
+
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions of every topic "
+        + "(default ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--threads", defaultValue = "2", description = "The processor's stream threads, "
+        + "process.threads (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--heap", defaultValue = "3g", description = "The processor's -Xmx (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--wrk", paramLabel = "PATH", defaultValue = "/usr/bin/wrk", description = "wrk (Debian "
+        + "package wrk; default ${DEFAULT-VALUE}).")
+    Path wrk;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
+        + "one, deleted afterwards).")
+    Path dataDir;
+
+    Fleet(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      if (vms < 10 || vms > 100_000 || warmupSeconds < 30 || seconds < 1 || clients < 1 || history < 0
+          || partitions < 1 || partitions > 64 || threads < 1 || threads > 64 || !heap.matches("\\d+[mg]")) {
+        ctx.err().println("--vms must be 10 to 100000, --warmup-seconds at least 30, --seconds and --clients at "
+            + "least 1, --history at least 0, --partitions and --threads 1 to 64, --heap like 3g or 512m");
+        return ExitCodes.USAGE;
+      }
+      if (!Files.isExecutable(wrk)) {
+        ctx.err().println("--wrk " + wrk + " is not an executable (apt-get install wrk)");
+        return ExitCodes.USAGE;
+      }
+      Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-fleet-");
+      try {
+        FleetBenchmark.Result r = new FleetBenchmark(new FleetBenchmark.Settings(vms, Duration.ofSeconds(
+            warmupSeconds), Duration.ofSeconds(seconds), clients, history, partitions, threads, heap, dir, wrk),
+            ctx.out()).run();
+        ctx.out().print(FleetBenchmark.table(r, clients));
         ctx.out().flush();
         return ExitCodes.OK;
       } finally {

@@ -73,6 +73,10 @@ public final class Meters {
   public static final String VM_RDMA = "stunwatch.vm.rdma.bytes.per.second";
   /** Gauge: a VM's training throughput (the job's unit per second, e.g. images/s) in its latest second that had one. */
   public static final String VM_THROUGHPUT = "stunwatch.vm.training.throughput";
+  /**
+   * Gauge: VMs with a recent sample whose per-VM series this instance leaves out ({@code api.metrics.vm-series}).
+   */
+  public static final String VM_SERIES_OMITTED = "stunwatch.vm.series.omitted";
 
   /** Distribution, seconds: migration duration, by profile, initiator and result. */
   public static final String MIGRATION_DURATION = "stunwatch.migration.duration.seconds";

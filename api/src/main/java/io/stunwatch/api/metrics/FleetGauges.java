@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -59,10 +60,18 @@ public final class FleetGauges {
   private final MultiGauge rdma;
   private final MultiGauge throughput;
   private final AtomicReference<Double> newestSample = new AtomicReference<>();
+  private final int maxVms;
+  private final AtomicInteger omitted = new AtomicInteger();
 
-  public FleetGauges(KafkaStreams streams, MeterRegistry registry, Clock clock) {
+  /**
+   * @param maxVms the most VMs given per-VM series ({@code api.metrics.vm-series}): the first ones in VM-id order,
+   *               the store's, so that the set is stable from one refresh to the next; 0 for none
+   */
+  public FleetGauges(KafkaStreams streams, MeterRegistry registry, Clock clock, int maxVms) {
     this.streams = streams;
     this.clock = clock;
+    this.maxVms = maxVms;
+    registry.gauge(Meters.VM_SERIES_OMITTED, Tags.empty(), omitted, AtomicInteger::get);
     this.gpu = MultiGauge.builder(Meters.VM_GPU_UTILIZATION).register(registry);
     this.fbUsed = MultiGauge.builder(Meters.VM_FB_USED).register(registry);
     this.fbTotal = MultiGauge.builder(Meters.VM_FB_TOTAL).register(registry);
@@ -84,6 +93,8 @@ public final class FleetGauges {
     List<MultiGauge.Row<?>> t = new ArrayList<>();
     Instant now = clock.instant();
     Instant newest = null;
+    int kept = 0;
+    int left = 0;
     try {
       ReadOnlyKeyValueStore<String, CurrentLoad> current = streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.keyValueStore()));
@@ -100,6 +111,11 @@ public final class FleetGauges {
             continue;
           }
           newest = newest == null || latest.isAfter(newest) ? latest : newest;
+          if (kept >= maxVms) {
+            left++;
+            continue;
+          }
+          kept++;
           Tags tags = tags(load, inventory.get(load.vmId()));
           Double util = load.gpuUtilizationAvgPct();
           if (util != null) {
@@ -134,6 +150,7 @@ public final class FleetGauges {
     if (newest != null) {
       newestSample.set(newest.toEpochMilli() / 1000.0);
     }
+    omitted.set(left);
   }
 
   /** The labels of a VM's series: from its inventory entry where there is one, else what its samples say. */

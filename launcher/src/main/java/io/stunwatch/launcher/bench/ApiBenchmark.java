@@ -158,7 +158,7 @@ public final class ApiBenchmark {
 
   private static long listed(HttpClient http, String base, String token, Instant from, Instant to)
       throws Exception {
-    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&from="
+    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&count=true&from="
         + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding());
     if (r.statusCode() != 200 && r.statusCode() != 503) {

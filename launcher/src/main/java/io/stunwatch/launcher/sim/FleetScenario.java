@@ -90,9 +90,19 @@ public final class FleetScenario {
   private final List<Vm> vms = new ArrayList<>();
   private final List<Plan> plans = new ArrayList<>();
   private final int[] hostOf;
+  private final long firstChain;
 
   public FleetScenario(Settings settings) {
+    this(settings, 1000);
+  }
+
+  /**
+   * A scenario whose migrations' chain ids start at {@code firstChain}: two scenarios of the same VMs (a history
+   * and a live fleet) whose migrations must not share ids.
+   */
+  public FleetScenario(Settings settings, long firstChain) {
     this.settings = settings;
+    this.firstChain = firstChain;
     Random r = new Random(settings.seed());
     hostOf = new int[settings.vms()];
     for (int i = 0; i < settings.vms(); i++) {
@@ -111,7 +121,7 @@ public final class FleetScenario {
   private void plan(Random r) {
     long every = Math.max(1, settings.migrationEvery().toSeconds());
     long total = settings.length().toSeconds();
-    long chain = 1000;
+    long chain = firstChain;
     int[] host = hostOf.clone();
     Instant[] busyUntil = new Instant[vms.size()];
     for (long s = every; s < total - 30; s += 1 + r.nextInt((int) (2 * every))) {
@@ -213,6 +223,12 @@ public final class FleetScenario {
       schedule(events, p, sink);
     }
     return events;
+  }
+
+  /** The samples {@link #run} sends per second: each VM's GPU, RDMA unless idle, throughput when training. */
+  public double samplesPerSecond() {
+    return vms.stream().mapToInt(v -> 1 + (v.pattern() != Pattern.IDLE ? 1 : 0)
+        + (v.pattern() == Pattern.TRAINING ? 1 : 0)).sum();
   }
 
   /** The simulated VMs. */
