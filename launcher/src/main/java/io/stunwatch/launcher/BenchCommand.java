@@ -152,6 +152,10 @@ final class BenchCommand implements Runnable {
     @Option(names = "--heap", defaultValue = "3g", description = "The processor's -Xmx (default ${DEFAULT-VALUE}).")
     String heap;
 
+    @Option(names = "--sample-store", defaultValue = "memory", description = "Where the processor keeps the "
+        + "per-second history, process.sample-store: memory or rocksdb (default ${DEFAULT-VALUE}).")
+    String sampleStore;
+
     @Option(names = "--wrk", paramLabel = "PATH", defaultValue = "/usr/bin/wrk", description = "wrk (Debian "
         + "package wrk; default ${DEFAULT-VALUE}).")
     Path wrk;
@@ -167,9 +171,11 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (vms < 10 || vms > 100_000 || warmupSeconds < 30 || seconds < 1 || clients < 1 || history < 0
-          || partitions < 1 || partitions > 64 || threads < 1 || threads > 64 || !heap.matches("\\d+[mg]")) {
+          || partitions < 1 || partitions > 64 || threads < 1 || threads > 64 || !heap.matches("\\d+[mg]")
+          || !sampleStore.matches("memory|rocksdb")) {
         ctx.err().println("--vms must be 10 to 100000, --warmup-seconds at least 30, --seconds and --clients at "
-            + "least 1, --history at least 0, --partitions and --threads 1 to 64, --heap like 3g or 512m");
+            + "least 1, --history at least 0, --partitions and --threads 1 to 64, --heap like 3g or 512m, "
+            + "--sample-store memory or rocksdb");
         return ExitCodes.USAGE;
       }
       if (!Files.isExecutable(wrk)) {
@@ -178,9 +184,9 @@ final class BenchCommand implements Runnable {
       }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-fleet-");
       try {
-        FleetBenchmark.Result r = new FleetBenchmark(new FleetBenchmark.Settings(vms, Duration.ofSeconds(
-            warmupSeconds), Duration.ofSeconds(seconds), clients, history, partitions, threads, heap, dir, wrk),
-            ctx.out()).run();
+        FleetBenchmark.Settings settings = new FleetBenchmark.Settings(vms, Duration.ofSeconds(warmupSeconds),
+            Duration.ofSeconds(seconds), clients, history, partitions, threads, heap, sampleStore, dir, wrk);
+        FleetBenchmark.Result r = new FleetBenchmark(settings, ctx.out()).run();
         ctx.out().print(FleetBenchmark.table(r, clients));
         ctx.out().flush();
         return ExitCodes.OK;

@@ -78,7 +78,7 @@ class ApiTlsIT {
     Set<String> started = scenario.plans().stream().map(FleetScenario.Plan::migrationId).collect(Collectors.toSet());
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
     ApiConfig api = new ApiConfig("127.0.0.1", 0, "localhost", TOKEN, true, 1000, Duration.ofDays(92), cert.certificate(),
-        cert.key(), Duration.ofSeconds(60), 1024, INTERNAL, ca.certificate());
+        cert.key(), Duration.ofSeconds(60), 1024, INTERNAL, ca.certificate(), 2000);
     ProcessorConfig base = ProcessorConfig.defaults();
     try (ApiApplication a = ApiApplication.start(api, base.withIdentity("api-tls-it", dir.resolve("a")), kafka,
         Clock.systemUTC());

@@ -75,11 +75,12 @@ public final class FleetBenchmark {
    * @param partitions partitions of every topic
    * @param threads    the processor's stream threads
    * @param heap       the processor's {@code -Xmx}
+   * @param sampleStore where the processor keeps the per-second history ({@code process.sample-store})
    * @param dir        working directory
    * @param wrk        the wrk executable
    */
   public record Settings(int vms, Duration warmup, Duration load, int clients, int history, int partitions,
-      int threads, String heap, Path dir, Path wrk) {
+      int threads, String heap, String sampleStore, Path dir, Path wrk) {
   }
 
   /** A latency distribution, milliseconds. */
@@ -90,7 +91,8 @@ public final class FleetBenchmark {
   public record Result(int vms, double offeredPerSec, double achievedPerSec, double rawProducePerSec,
       long heapLiveBytes, long rssBytes, long stateBytes, double changelogBytesPerSec, double metricsMs,
       long metricsBytes, List<Latency> api, Latency alerts, double restartReadyS, double restartFirstOutputS,
-      double historyLoadS, long generatorBehindMs) {
+      double historyLoadS, long generatorBehindMs, String sampleStore, double inputBytesPerSec,
+      double cpuSecondsPerThousand) {
   }
 
   private final Settings settings;
@@ -119,7 +121,8 @@ public final class FleetBenchmark {
           "STUNWATCH_PROCESS_APPLICATION_ID", "bench-fleet",
           "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state").toString(),
           "STUNWATCH_PROCESS_INSTANCE_ID", "bench-fleet-1",
-          "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()));
+          "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()),
+          "STUNWATCH_PROCESS_SAMPLE_STORE", settings.sampleStore());
       Child processor = Child.start(env, settings.heap(), dir.resolve("processor-1.log"));
       try {
         awaitReady(base, Duration.ofMinutes(3));
@@ -145,10 +148,15 @@ public final class FleetBenchmark {
           long sent0 = gen.sent.get();
           long t0 = System.nanoTime();
           long changelog0 = changelogBytes(dir.resolve("broker"));
+          long input0 = inputBytes(dir.resolve("broker"));
+          double cpu0 = cpuSeconds(processor.pid());
           Thread.sleep(30_000);
           double secs = (System.nanoTime() - t0) / 1e9;
-          double achieved = (gen.sent.get() - sent0) / secs;
+          long sentInWindow = gen.sent.get() - sent0;
+          double achieved = sentInWindow / secs;
           double changelogRate = (changelogBytes(dir.resolve("broker")) - changelog0) / secs;
+          double inputRate = (inputBytes(dir.resolve("broker")) - input0) / secs;
+          double cpuPerThousand = (cpuSeconds(processor.pid()) - cpu0) / (sentInWindow / 1000.0);
           alerts.measureFrom(Instant.now());
           long[] heap = heapAndRss(processor.pid());
           long state = size(dir.resolve("state"));
@@ -183,7 +191,8 @@ public final class FleetBenchmark {
           double firstOutput = alerts.firstOutputAfter(after) + 1.0;
           gen.stop();
           return new Result(settings.vms(), offered, achieved, raw, heap[0], heap[1], state, changelogRate,
-              metrics[0], (long) metrics[1], api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis);
+              metrics[0], (long) metrics[1], api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis,
+              settings.sampleStore(), inputRate, cpuPerThousand);
         } finally {
           gen.stop();
           alerts.close();
@@ -477,6 +486,25 @@ public final class FleetBenchmark {
     }
   }
 
+  /** The bytes of every partition of the sample topics (the fleet's input) in the broker's log directories. */
+  private static long inputBytes(Path brokerDir) throws IOException {
+    List<String> inputs = List.of(Topics.GPU_SAMPLES.name(), Topics.RDMA_SAMPLES.name(),
+        Topics.THROUGHPUT_SAMPLES.name());
+    try (Stream<Path> s = Files.walk(brokerDir)) {
+      return s.filter(p -> p.getParent() != null && inputs.stream().anyMatch(t -> p.getParent().getFileName()
+          .toString().startsWith(t + "-")) && p.getFileName().toString().endsWith(".log"))
+          .mapToLong(FleetBenchmark::sizeOf).sum();
+    }
+  }
+
+  /** The CPU time (user and system) the process has used, seconds, from {@code /proc/<pid>/stat}. */
+  private static double cpuSeconds(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // fields 14 and 15 of stat(5), counted after the command's closing parenthesis: utime, stime in clock ticks
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+  }
+
   private static long size(Path dir) throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       return s.filter(Files::isRegularFile).mapToLong(FleetBenchmark::sizeOf).sum();
@@ -598,11 +626,15 @@ public final class FleetBenchmark {
   public static String table(Result r, int clients) {
     StringBuilder b = new StringBuilder();
     double health = r.api().get(0).p99Ms();
-    b.append(String.format("%n%,d VMs at 1 Hz%s%n%n| figure | value | baseline (same run) |%n|---|---|---|%n",
-        r.vms(), r.historyLoadS() > 0 ? String.format(", after a history loaded in %.0f s", r.historyLoadS()) : ""));
+    b.append(String.format("%n%,d VMs at 1 Hz, per-second history in %s%s%n%n| figure | value | baseline (same run) "
+        + "|%n|---|---|---|%n", r.vms(), r.sampleStore(), r.historyLoadS() > 0 ? String.format(", after a history loaded in %.0f s", r.historyLoadS()) : ""));
     b.append(String.format("| samples sent / s (offered) | %,.0f (%,.0f offered; generator at worst %,d ms behind) "
         + "| raw produce of the same volume: %,.0f rec/s |%n", r.achievedPerSec(), r.offeredPerSec(),
         r.generatorBehindMs(), r.rawProducePerSec()));
+    b.append(String.format("| sample topics written / s | %,.0f B/s (%.0f B per VM-second) | |%n",
+        r.inputBytesPerSec(), r.inputBytesPerSec() / r.vms()));
+    b.append(String.format("| processor CPU per 1,000 samples | %.3f s (%.2f of a core) | |%n",
+        r.cpuSecondsPerThousand(), r.cpuSecondsPerThousand() * r.achievedPerSec() / 1000));
     b.append(String.format("| processor heap live set (after full GC) | %.0f MiB | |%n", r.heapLiveBytes() / 1048576.0));
     b.append(String.format("| processor RSS | %.0f MiB | |%n", r.rssBytes() / 1048576.0));
     b.append(String.format("| state directory | %.0f MiB | |%n", r.stateBytes() / 1048576.0));
