@@ -41,6 +41,12 @@ public final class StreamsProcessor implements AutoCloseable {
   static final int INTERNAL_TOPIC_INDEX_INTERVAL_BYTES = 1024 * 1024;
 
   /**
+   * How much longer than its store a window store's changelog keeps records, and how long a segment of an internal
+   * topic stays the active one (which retention and compaction leave alone).
+   */
+  static final java.time.Duration CHANGELOG_SLACK = java.time.Duration.ofMinutes(10);
+
+  /**
    * The main consumer's {@code max.partition.fetch.bytes}: a fetch of every partition of a stream thread's tasks
    * then holds fewer records than {@link #MAIN_MAX_POLL_RECORDS}, so one poll hands it all to the thread.
    */
@@ -86,6 +92,14 @@ public final class StreamsProcessor implements AutoCloseable {
     // at most a scan over 1 MiB of batch headers. Streams applies it when it creates a topic; an existing one keeps
     // its own (README, Upgrading).
     p.put(StreamsConfig.topicPrefix(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG), INTERNAL_TOPIC_INDEX_INTERVAL_BYTES);
+    // A restore after a crash (exactly-once wipes the local stores of a task that was not closed) reads each
+    // changelog whole. A window store's changelog keeps the store's retention plus Streams' extra, a day by default:
+    // for the per-second history (an hour, rewritten block by block at every commit) that was 25 hours of blocks to
+    // read back. And the newest segment of a topic is neither deleted nor compacted before it rolls, after a week
+    // or 1 GiB by default: segments of ten minutes let retention and compaction keep each changelog near what its
+    // store holds. Streams applies both when it creates a topic; an existing one keeps its own (docs/upgrading.md).
+    p.put(StreamsConfig.WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG, CHANGELOG_SLACK.toMillis());
+    p.put(StreamsConfig.topicPrefix(TopicConfig.SEGMENT_MS_CONFIG), CHANGELOG_SLACK.toMillis());
     // The consumer sends no fetch to a broker while an unpaused partition led by it has records the consumer holds
     // but has not handed over yet (at Kafka's defaults, 1 MiB a partition fetched and 1,000 records a poll handed
     // over), and a task waits while one of its partitions is empty on this side but not on the broker: in a catch-up

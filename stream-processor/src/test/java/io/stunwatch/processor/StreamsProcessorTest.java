@@ -27,6 +27,21 @@ class StreamsProcessorTest {
     assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEmpty();
   }
 
+  /**
+   * A restore reads a changelog whole. A window store's changelog keeps the store's retention plus Streams' extra
+   * (a day by default), and its newest segment is neither deleted nor compacted until it rolls (a week or 1 GiB by
+   * default): the per-second history, an hour of it, had a changelog of up to a day and more to restore.
+   */
+  @Test
+  void changelogsKeepLittleMoreThanTheirStoresHoldSoThatARestoreReadsLittleMore() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getLong(StreamsConfig.WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG))
+        .isLessThanOrEqualTo(java.time.Duration.ofMinutes(10).toMillis());
+    assertThat(Long.parseLong(String.valueOf(properties(Map.of()).get(StreamsConfig.topicPrefix(
+        org.apache.kafka.common.config.TopicConfig.SEGMENT_MS_CONFIG)))))
+        .isLessThanOrEqualTo(java.time.Duration.ofMinutes(10).toMillis());
+  }
+
   @Test
   void everyStoreGetsTheApplicationsRocksDbSettings() {
     StreamsConfig c = new StreamsConfig(properties(Map.of()));
@@ -42,12 +57,12 @@ class StreamsProcessorTest {
   }
 
   @Test
-  void theInternalTopicsStreamsCreatesGetASparseIndexAndNoOtherTopicConfig() {
+  void theInternalTopicsStreamsCreatesGetASparseIndexTenMinuteSegmentsAndNoOtherTopicConfig() {
     StreamsConfig c = new StreamsConfig(properties(Map.of()));
     // Streams hands every "topic."-prefixed setting to the changelog and repartition topics it creates, and only to
     // them: the catalog's topics are created by the platform with their own settings.
-    assertThat(c.originalsWithPrefix(StreamsConfig.TOPIC_PREFIX))
-        .containsExactly(Map.entry("index.interval.bytes", 1024 * 1024));
+    assertThat(c.originalsWithPrefix(StreamsConfig.TOPIC_PREFIX)).containsOnly(
+        Map.entry("index.interval.bytes", 1024 * 1024), Map.entry("segment.ms", 600_000L));
   }
 
   @Test
