@@ -141,7 +141,7 @@ public final class ApiBenchmark {
    * Months of history are sent in minutes, with their original timestamps: the catalog topics' time retention
    * (days) would have the broker delete them before the processor reads them. Live, they arrive as they happen.
    */
-  private static void keepHistory(String bootstrap) throws Exception {
+  static void keepHistory(String bootstrap) throws Exception {
     try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
         org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       Map<org.apache.kafka.common.config.ConfigResource, java.util.Collection<

@@ -129,10 +129,12 @@ public final class FleetBenchmark {
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         double historyLoad = 0;
         if (settings.history() > 0) {
+          ApiBenchmark.keepHistory(bootstrap); // months old: the topics' time retention would delete them
           historyLoad = history(bootstrap, base, now);
         }
-        // The live fleet: started two seconds ahead, so that its first second is sent on time.
-        Instant start = now.plusSeconds(2);
+        // The live fleet: started two seconds ahead (of now, after any history), so that its first second is sent on
+        // time.
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
         Duration length = settings.warmup().plus(settings.load().multipliedBy(5)).plus(Duration.ofMinutes(10));
         long every = Math.max(1, Duration.ofHours(2).toSeconds() / settings.vms());
         FleetScenario fleet = new FleetScenario(new FleetScenario.Settings(11, settings.vms(),
@@ -420,7 +422,10 @@ public final class FleetBenchmark {
       ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + heap, "-jar", jar.toString(), "api")
           .redirectErrorStream(true).redirectOutput(logFile.toFile());
       pb.environment().putAll(env);
-      return new Child(pb.start());
+      Process p = pb.start();
+      // Never left running when this JVM goes, however it goes.
+      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "fleet-child-reaper"));
+      return new Child(p);
     }
 
     long pid() {
