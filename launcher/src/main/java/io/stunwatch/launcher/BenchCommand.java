@@ -39,7 +39,7 @@ final class BenchCommand implements Runnable {
           + "(through the real topology): /api/migrations?vm=... and /api/grafana/annotations over 24 h, each with "
           + "its ratio to /health measured in the same run and, with --wrk, to a server that answers the same number "
           + "of bytes from memory.",
-          "Prints a markdown table for the README."})
+          "Prints a markdown table for docs/performance.md."})
   static final class Api implements Callable<Integer> {
     private final LaunchContext ctx;
 
@@ -203,7 +203,7 @@ final class BenchCommand implements Runnable {
       description = {"Throughput of the stream processor against its baselines, measured in one run: raw "
           + "consume+produce, a Kafka Streams passthrough with the same settings, and the topology, over the same "
           + "recorded fleet; then the migration-under-load alert latency at a fixed sample rate.",
-          "Prints a markdown table row for the README."})
+          "Prints a markdown table row for docs/performance.md."})
   static final class Processor implements Callable<Integer> {
     private final LaunchContext ctx;
 

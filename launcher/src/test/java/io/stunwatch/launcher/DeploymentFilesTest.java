@@ -321,12 +321,12 @@ class DeploymentFilesTest {
     }
   }
 
-  /** What the README's site puts in .env: the variables compose requires. */
+  /** What the site of docs/deployment.md puts in .env: the variables compose requires. */
   private static final Map<String, String> DOT_ENV = Map.of("STUNWATCH_ALERT_WEBHOOK_URL",
       "https://alerts.example.com/hooks/stunwatch", "STUNWATCH_KAFKA_WORKERS_ADDRESS", "stunwatch.example.com:9094");
 
   /**
-   * A value of docker-compose.yml as compose hands it over with the README's .env: {@code $$} is a {@code $},
+   * A value of docker-compose.yml as compose hands it over with docs/deployment.md's .env: {@code $$} is a {@code $},
    * {@code ${VAR:-default}} its default when unset, {@code ${VAR:?why}} required.
    */
   static String composeValue(String raw) {

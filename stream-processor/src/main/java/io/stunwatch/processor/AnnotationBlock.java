@@ -78,7 +78,7 @@ public final class AnnotationBlock {
 
   private static IllegalStateException versionError(int v) {
     return new IllegalStateException(NAME + ": state written in format " + v + ", this build reads " + VERSION
-        + "; reset the processor's state (see the README, 'Upgrading')");
+        + "; reset the processor's state (see docs/upgrading.md)");
   }
 
   /**

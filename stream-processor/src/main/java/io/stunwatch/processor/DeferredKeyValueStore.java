@@ -17,7 +17,7 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  *
  * <p>Why: the stores written on every GPU and RDMA sample were Kafka Streams' record cache over RocksDB, which
  * serializes the value on every write and files it in an ordered map of bytes; that was about a fifth of the stream
- * thread's time (README, performance). Here a write is a hash-map put.
+ * thread's time (docs/performance.md). Here a write is a hash-map put.
  *
  * <p>Contract:
  * <ul>

@@ -98,8 +98,8 @@ class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, K, V>
   /**
    * Windows in start order, in two arrays of which the first {@code size} entries are this view's. Why not a
    * {@link java.util.concurrent.ConcurrentSkipListMap}, as before: nearly every window comes after the last, and the
-   * skip list's put (a node, index nodes, a boxed start) was 2.8 % of the stream threads' CPU in a catch-up (README,
-   * Performance). An append writes past this view's size, where no reader of it looks, and publishes a new view
+   * skip list's put (a node, index nodes, a boxed start) was 2.8 % of the stream threads' CPU in a catch-up
+   * (docs/performance.md). An append writes past this view's size, where no reader of it looks, and publishes a new view
    * sharing the arrays; a rewrite of a window swaps one reference, which a reader sees before or after; anything else
    * (a late window between two others, an array full) copies the arrays first.
    */

@@ -49,7 +49,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *                   {@link #strings}
  * </pre>
  * A value of another version, or one whose lengths do not add up, is an {@link IllegalStateException} naming
- * {@value #NAME}: only a changed build, whose state must then be reset (README, "Upgrading"), or a bug makes one.
+ * {@value #NAME}: only a changed build, whose state must then be reset (docs/upgrading.md), or a bug makes one.
  * The strings' own lengths are checked when they are first read.
  */
 public final class MigrationRow implements AnnotatedMigration {
@@ -120,7 +120,7 @@ public final class MigrationRow implements AnnotatedMigration {
 
   private static IllegalStateException versionError(int v) {
     return new IllegalStateException(NAME + ": state written in format " + v + ", this build reads " + VERSION
-        + "; reset the processor's state (see the README, 'Upgrading')");
+        + "; reset the processor's state (see docs/upgrading.md)");
   }
 
   /** The length at {@code at}, checked against what follows it. */

@@ -113,12 +113,12 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
   public static final ConfigKey<Integer> CACHE_MIB = ConfigKeys.integer("process.cache-mib", 10, 0, 4096,
       "Kafka Streams' record cache for all of this instance's state stores, MiB (statestore.cache.max.bytes; "
           + "Streams' default). It absorbs repeated writes to a key between commits; 1 MiB cut a catch-up's "
-          + "throughput by a third (see the README's performance section). 0 turns it off.");
+          + "throughput by a third (docs/performance.md). 0 turns it off.");
 
   public static final ConfigKey<Boolean> JMX_METRICS = ConfigKeys.bool("process.jmx-metrics", false,
       "Also report the Kafka Streams clients' metrics to JMX (Kafka's JmxReporter). Off by default: /metrics serves "
           + "the same meters, and JMX registers and unregisters an MBean each time an interactive query opens the "
-          + "first iterator on a store, a fifth of the API's cost per list request (README, performance).");
+          + "first iterator on a store, a fifth of the API's cost per list request (docs/performance.md).");
 
   public static final ConfigKey<Duration> COMMIT_INTERVAL = ConfigKeys.duration("process.commit-interval",
       Duration.ofSeconds(1), Duration.ofMillis(10), Duration.ofMinutes(1),
@@ -126,14 +126,14 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "readers, and the API's lists see its state, at commits. A live migration's vCenter events and its alert "
           + "are committed at once whatever this says (LiveCommits). Kafka's exactly-once default is 100ms; each "
           + "commit costs the broker a marker on every partition written, and the stores a write of every key "
-          + "changed (README, performance).");
+          + "changed (docs/performance.md).");
 
   public static final ConfigKey<SampleStore> SAMPLE_STORE = ConfigKeys.enumeration("process.sample-store",
       SampleStore.class, SampleStore.MEMORY,
       "Where each VM's per-second load history (the store vm-sample-blocks) is kept. memory: on the heap, about "
           + "0.26 MB per VM for each hour of process.sample-retention (260 MB for 1,000 VMs at 1h, shared among the "
           + "instances), restored from its changelog at each start; its RocksDB writes and new segments were about "
-          + "a tenth of the stream threads' CPU in a catch-up (README, performance). rocksdb: on disk, for fleets or "
+          + "a tenth of the stream threads' CPU in a catch-up (docs/performance.md). rocksdb: on disk, for fleets or "
           + "retentions whose history does not fit the heap. Both use the same changelog, so a change keeps the "
           + "history.");
 

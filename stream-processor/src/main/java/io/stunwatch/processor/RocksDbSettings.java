@@ -17,7 +17,7 @@ import org.rocksdb.Options;
  * hours of stream time for the load windows, every 30.6 minutes for the per-second history when it is kept in RocksDB
  * ({@code process.sample-store}; half of its 61-minute retention), so every few seconds in a catch-up, and every
  * store of every task at start-up. With one thread an open of a fresh database took
- * 5.2–6.0 ms of CPU against 8.4–9.7 ms, and 8.0–9.0 ms of wall time against 11.1–13.0 (README, Performance). A store
+ * 5.2–6.0 ms of CPU against 8.4–9.7 ms, and 8.0–9.0 ms of wall time against 11.1–13.0 (docs/performance.md). A store
  * here holds at most a task's share of a retention period, a few table files, so loading them one after the other
  * costs nothing that threads would save.
  */

@@ -25,12 +25,12 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Compact binary encoding of one internal state-store value type: written and read on every sample, where JSON
- * encoding cost most of the stream thread's time (see the README's performance section).
+ * encoding cost most of the stream thread's time (docs/performance.md).
  *
  * <p>Only for values that never leave the processor: its own stores and their changelogs. Topics other programs
  * read keep the versioned JSON of the model. The first byte is the format version; a payload of another version,
  * one that ends early, or one its value's constructor refuses, is an {@link IllegalStateException} naming the store
- * value, since only a bug or a changed build (whose state must then be reset, see the README) can produce one.
+ * value, since only a bug or a changed build (whose state must then be reset, see docs/upgrading.md) can produce one.
  *
  * <p>Nullable numbers are written as a presence byte and the value, so "unknown" survives the round trip.
  *
@@ -103,7 +103,7 @@ abstract class StoreCodec<T> implements Serde<T> {
       if (v < minVersion || v > version) {
         throw new IllegalStateException(name + ": state written in format " + v + ", this build reads "
             + (minVersion == version ? String.valueOf(version) : minVersion + " to " + version)
-            + "; reset the processor's state (see the README, 'Upgrading')");
+            + "; reset the processor's state (see docs/upgrading.md)");
       }
       T value = read(in, v);
       if (in.available() != 0) {

@@ -87,10 +87,10 @@ public final class StreamsProcessor implements AutoCloseable {
     // 4 KiB came since the last one, which after any commit of this topology is nearly always. The indexes are
     // memory-mapped files, and each of those writes can stall on a page fault: on the benchmark's VM disk the broker
     // took 47-59 ms to write a commit's markers, during which the next transaction's writes were turned away and
-    // retried, against 2-3 ms with this interval (README, Performance). These topics are read only from a position
+    // retried, against 2-3 ms with this interval (docs/performance.md). These topics are read only from a position
     // onwards (a restore from its checkpoint, the main consumer from its offset), so a sparser index costs a fetch
     // at most a scan over 1 MiB of batch headers. Streams applies it when it creates a topic; an existing one keeps
-    // its own (README, Upgrading).
+    // its own (docs/upgrading.md).
     p.put(StreamsConfig.topicPrefix(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG), INTERNAL_TOPIC_INDEX_INTERVAL_BYTES);
     // A restore after a crash (exactly-once wipes the local stores of a task that was not closed) reads each
     // changelog whole. A window store's changelog keeps the store's retention plus Streams' extra, a day by default:
@@ -104,7 +104,7 @@ public final class StreamsProcessor implements AutoCloseable {
     // but has not handed over yet (at Kafka's defaults, 1 MiB a partition fetched and 1,000 records a poll handed
     // over), and a task waits while one of its partitions is empty on this side but not on the broker: in a catch-up
     // a stream thread then sat in poll, its CPU idle, for a fetch it could not send. With fetches smaller than one
-    // poll, each poll empties the consumer's buffer and the next fetch goes out at once (README, Performance).
+    // poll, each poll empties the consumer's buffer and the next fetch goes out at once (docs/performance.md).
     p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig
         .MAX_PARTITION_FETCH_BYTES_CONFIG), MAIN_PARTITION_FETCH_BYTES);
     p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
