@@ -310,7 +310,12 @@ public final class ApiBenchmark {
   }
 
   private String wrk(String base, Path script, Duration length) throws Exception {
-    Process p = new ProcessBuilder(settings.wrk().toString(), "-t", "2", "-c", String.valueOf(settings.clients()),
+    return wrk(settings.wrk(), settings.clients(), base, script, length);
+  }
+
+  /** {@code wrk -t2 -c<clients> --latency -s <script>} against {@code base} for {@code length}; its report. */
+  static String wrk(Path wrk, int clients, String base, Path script, Duration length) throws Exception {
+    Process p = new ProcessBuilder(wrk.toString(), "-t", "2", "-c", String.valueOf(clients),
         "-d", length.toSeconds() + "s", "--latency", "-s", script.toString(), base).redirectErrorStream(true).start();
     String report = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {

@@ -98,6 +98,8 @@ public final class FleetBenchmark {
   private final Settings settings;
   private final PrintWriter log;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  /** The API's port, the same for every start of the processor. */
+  private int port;
   private final String token = "fleet-" + Long.toHexString(new Random().nextLong()) + "-token";
 
   public FleetBenchmark(Settings settings, PrintWriter log) {
@@ -331,7 +333,6 @@ public final class FleetBenchmark {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
     private final List<Long> arrivals = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicLong outputs = new AtomicLong();
     private volatile Instant measureFrom = Instant.MAX;
     private volatile Instant measureTo = Instant.MIN;
     private Thread thread;
@@ -365,7 +366,6 @@ public final class FleetBenchmark {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
           long now = System.nanoTime();
           arrivals.add(now);
-          outputs.incrementAndGet();
           if (r.topic().equals(Topics.MIGRATION_ALERTS.name()) && r.value() != null) {
             MigrationAlert a = Topics.MIGRATION_ALERTS.valueSerde().decode(r.value());
             Instant wall = Instant.now();
@@ -555,9 +555,9 @@ public final class FleetBenchmark {
         + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(Collectors.joining(",")) + "}\n"
         + "local i = 0\n"
         + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
-    String base = "http://127.0.0.1:" + portOf();
-    runWrk(base, script, Duration.ofSeconds(5));
-    String report = runWrk(base, script, settings.load());
+    String base = "http://127.0.0.1:" + port;
+    ApiBenchmark.wrk(settings.wrk(), settings.clients(), base, script, Duration.ofSeconds(5));
+    String report = ApiBenchmark.wrk(settings.wrk(), settings.clients(), base, script, settings.load());
     if (report.contains("Non-2xx or 3xx responses")) {
       throw new IllegalStateException(name + ": wrk saw error responses:\n" + report);
     }
@@ -566,21 +566,6 @@ public final class FleetBenchmark {
         ApiBenchmark.millis(report, "99"));
   }
 
-  private int port;
-
-  private int portOf() {
-    return port;
-  }
-
-  private String runWrk(String base, Path script, Duration length) throws Exception {
-    Process p = new ProcessBuilder(settings.wrk().toString(), "-t", "2", "-c", String.valueOf(settings.clients()),
-        "-d", length.toSeconds() + "s", "--latency", "-s", script.toString(), base).redirectErrorStream(true).start();
-    String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException("wrk failed:\n" + report);
-    }
-    return report;
-  }
 
   /**
    * The raw baseline: how fast this broker takes one minute of the fleet's records from a plain producer (lz4, no
