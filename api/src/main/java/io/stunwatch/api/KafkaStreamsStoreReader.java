@@ -7,13 +7,13 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.json.Json;
-import io.stunwatch.processor.AnnotationBlock;
-import io.stunwatch.processor.CurrentLoad;
-import io.stunwatch.processor.LoadAggregate;
-import io.stunwatch.processor.MigrationRow;
-import io.stunwatch.processor.MigrationSummary;
-import io.stunwatch.processor.StoreNames;
-import io.stunwatch.processor.UtilizationDay;
+import io.stunwatch.processor.view.AnnotationBlock;
+import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.view.MigrationSummary;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.UtilizationDay;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
@@ -153,8 +153,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private List<MigrationAlert> localAlerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit) {
     List<String> ids = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
-        .range(io.stunwatch.processor.StartKeys.from(from.minus(START_BEFORE_RAISE)),
-            io.stunwatch.processor.StartKeys.to(to))) {
+        .range(io.stunwatch.processor.view.StartKeys.from(from.minus(START_BEFORE_RAISE)),
+            io.stunwatch.processor.view.StartKeys.to(to))) {
       it.forEachRemaining(kv -> {
         if (kv.value.underLoad()) {
           ids.add(kv.value.id());
@@ -215,7 +215,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private List<MigrationRow> localMigrations(Instant from, Instant to) {
     List<MigrationRow> out = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
-        .range(io.stunwatch.processor.StartKeys.from(from), io.stunwatch.processor.StartKeys.to(to))) {
+        .range(io.stunwatch.processor.view.StartKeys.from(from), io.stunwatch.processor.view.StartKeys.to(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -224,7 +224,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private List<AnnotationBlock> localBlocks(Instant from, Instant to) {
     List<AnnotationBlock> out = new ArrayList<>();
     try (KeyValueIterator<String, AnnotationBlock> it = this.<AnnotationBlock>kv(StoreNames.ANNOTATIONS_BY_HOUR)
-        .range(io.stunwatch.processor.StartKeys.hour(from), io.stunwatch.processor.StartKeys.hour(to))) {
+        .range(io.stunwatch.processor.view.StartKeys.hour(from), io.stunwatch.processor.view.StartKeys.hour(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;

@@ -1,7 +1,7 @@
 package io.stunwatch.api;
 
-import io.stunwatch.processor.AnnotatedMigration;
-import io.stunwatch.processor.MigrationRow;
+import io.stunwatch.processor.view.AnnotatedMigration;
+import io.stunwatch.processor.view.MigrationRow;
 import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import java.util.function.BiConsumer;

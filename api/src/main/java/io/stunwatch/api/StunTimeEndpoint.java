@@ -2,12 +2,10 @@ package io.stunwatch.api;
 
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
-import io.stunwatch.processor.Forecasts;
+import io.stunwatch.processor.view.Forecasts;
 import io.vertx.ext.web.Router;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /** {@code GET /api/stun-time/stats?groupBy=…} and {@code GET /api/stun-time/forecast?vm=…}. */

@@ -1,6 +1,6 @@
 package io.stunwatch.api;
 
-import io.stunwatch.processor.CurrentLoad;
+import io.stunwatch.processor.view.CurrentLoad;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import java.time.Clock;

@@ -90,14 +90,14 @@ class GrafanaProvisioningTest {
     // Infinity's backend parser (gframer) turns an array into a JSON string whatever the column says, and Grafana
     // splits a string tags field on commas: an array read as "string" becomes the tags `["vmotion"` and `"drs"]`.
     java.time.Instant start = java.time.Instant.parse("2026-11-20T10:00:00Z");
-    io.stunwatch.processor.MigrationSummary s = new io.stunwatch.processor.MigrationSummary(
+    io.stunwatch.processor.view.MigrationSummary s = new io.stunwatch.processor.view.MigrationSummary(
         new io.stunwatch.model.Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-01",
             "4211c0de-0001-aaaa-bbbb-ccccddddeeee", "T4-16C", io.stunwatch.model.MigrationState.SUCCEEDED,
             io.stunwatch.model.Initiator.DRS, "DRS", Boolean.TRUE, null, null, null, null, null, null, start,
             start.plusSeconds(95), null, start.plusSeconds(96)),
         true, new io.stunwatch.model.StunTime(31.5, io.stunwatch.model.StunTime.Source.VMWARE_LOG), null, null);
     JsonNode answer = GrafanaFiles.JSON.readTree(io.stunwatch.model.json.Json.mapper()
-        .writeValueAsString(io.stunwatch.processor.MigrationAnnotation.of(s)));
+        .writeValueAsString(io.stunwatch.processor.view.MigrationAnnotation.of(s)));
     int checked = 0;
     for (Path p : GrafanaFiles.dashboards()) {
       for (GrafanaFiles.Query q : GrafanaFiles.queries(p)) {
@@ -182,11 +182,11 @@ class GrafanaProvisioningTest {
     assertThat(names).containsExactly(Meters.TAG_VCENTER, Meters.TAG_CLUSTER, Meters.TAG_HOST, Meters.TAG_VM);
     // the labels are those FleetGauges writes on every per-VM series, vm_id among them
     Class<?> gauges = io.stunwatch.api.metrics.FleetGauges.class;
-    java.lang.reflect.Method tags = gauges.getDeclaredMethod("tags", io.stunwatch.processor.CurrentLoad.class,
+    java.lang.reflect.Method tags = gauges.getDeclaredMethod("tags", io.stunwatch.processor.view.CurrentLoad.class,
         io.stunwatch.model.VmInventoryEntry.class);
     tags.setAccessible(true);
     io.micrometer.core.instrument.Tags written = (io.micrometer.core.instrument.Tags) tags.invoke(null,
-        new io.stunwatch.processor.CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), null, null, false),
+        new io.stunwatch.processor.view.CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), null, null, false),
         null);
     assertThat(written.stream().map(io.micrometer.core.instrument.Tag::getKey))
         .containsExactlyInAnyOrder(Meters.TAG_VM, Meters.TAG_VM_ID, Meters.TAG_HOST, Meters.TAG_CLUSTER,

@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.Migration;
@@ -8,8 +9,8 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.processor.ProcessorConfig;
-import io.stunwatch.processor.StoreNames;
 import io.stunwatch.processor.StreamsProcessor;
+import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.TopicContents;
@@ -30,7 +31,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 
 /**
  * Two processor instances with one application id share the partitions: each holds some VMs' migrations in its

@@ -4,6 +4,8 @@ import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
+import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.view.StoreNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,9 @@
 package io.stunwatch.processor;
 
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.node.DeadLetterProcessingExceptionHandler;
+import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.state.RocksDbSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;

@@ -15,11 +15,33 @@ import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.domain.EventSet;
+import io.stunwatch.processor.domain.StunModel;
+import io.stunwatch.processor.domain.Tracked;
+import io.stunwatch.processor.node.CatalogRouting;
+import io.stunwatch.processor.node.Decoder;
+import io.stunwatch.processor.node.HistoryUpdate;
+import io.stunwatch.processor.node.InventoryIndex;
+import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.node.MigrationProcessor;
+import io.stunwatch.processor.node.ModelProcessor;
+import io.stunwatch.processor.node.RdmaProcessor;
+import io.stunwatch.processor.node.StunProcessor;
+import io.stunwatch.processor.node.VmKeyProcessor;
+import io.stunwatch.processor.node.VmLoadProcessor;
+import io.stunwatch.processor.state.DeferredKeyValueStore;
+import io.stunwatch.processor.state.DeferredStores;
+import io.stunwatch.processor.state.DeferredWindowStore;
+import io.stunwatch.processor.state.FlushOrder;
+import io.stunwatch.processor.state.StoreCodec;
+import io.stunwatch.processor.view.AnnotationBlock;
+import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.ValueCodecs;
+import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -30,15 +52,8 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
@@ -101,7 +116,7 @@ public final class StunwatchTopology {
     // read. Only the tracked-migration store stays cached, as the processor iterates it, and an iterator sees the
     // last commit.
     b.addStateStore(DeferredStores.window(Stores.windowStoreBuilder(sampleStore(config), Serdes.String(),
-        StoreCodec.BLOCK)));
+        ValueCodecs.BLOCK)));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATION_EVENTS), Serdes.String(), JsonSerde.of(EventSet.class))));
     // A stun observation reads every recent migration of its VM, and revises a settled impact: the last ones written
@@ -133,7 +148,7 @@ public final class StunwatchTopology {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.ANNOTATIONS_BY_HOUR), Serdes.String(), AnnotationBlock.SERDE), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.RDMA_LAST), Serdes.String(), StoreCodec.RDMA_LAST)));
+        StoreNames.RDMA_LAST), Serdes.String(), RdmaProcessor.RDMA_LAST)));
     // Written once per vCenter event at most, and iterated at start-up and pruning: plain stores.
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS_HELD),
         Serdes.String(), JsonSerde.of(Tracked.Held.class)));
@@ -185,7 +200,7 @@ public final class StunwatchTopology {
     // The stun-time model: every impact and impact revision with a known stun and framebuffer feeds its groups, each
     // group in one task. It takes them as they are emitted, in the transaction that writes them to the impacts
     // topic, rather than reading that topic back: an impact carries a timeline of up to one point a second, and
-    // decoding each one again took 7 % of the stream thread in a catch-up.
+    // decoding each one again would cost the stream thread as much as encoding it did.
     outputs.merge(revisions, Named.as("impacts-and-revisions"))
         .flatMap((k, v) -> v instanceof MigrationImpact impact ? StunModel.inputs(impact).stream()
             .map(in -> org.apache.kafka.streams.KeyValue.pair(in.key(), in)).toList()
@@ -207,11 +222,11 @@ public final class StunwatchTopology {
   private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
       Clock clock) {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.VM_LOAD_CURRENT), Serdes.String(), StoreCodec.CURRENT_LOAD)));
-    windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), StoreCodec.LOAD_WINDOW);
-    windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), StoreCodec.LOAD_WINDOW);
+        StoreNames.VM_LOAD_CURRENT), Serdes.String(), ValueCodecs.CURRENT_LOAD)));
+    windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
+    windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
-        StoreCodec.UTILIZATION_DAY);
+        ValueCodecs.UTILIZATION_DAY);
     InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
     gpu.process(() -> new VmLoadProcessor(config, index, clock), Named.as("vm-load-windows"),
         VmLoadProcessor.stores());
@@ -237,30 +252,6 @@ public final class StunwatchTopology {
         Stores.persistentTimestampedWindowStore(name, retention, size, false), Serdes.String(), codec)));
   }
 
-  /** Updates one group of the stun-time model per input. */
-  static final class ModelProcessor implements Processor<String, StunModel.Input, String, Object> {
-    private ProcessorContext<String, Object> context;
-    private KeyValueStore<String, StunModelEntry> model;
-
-    @Override
-    public void init(ProcessorContext<String, Object> context) {
-      this.context = context;
-      this.model = context.getStateStore(StoreNames.STUN_MODEL);
-    }
-
-    @Override
-    public void process(Record<String, StunModel.Input> record) {
-      StunModelEntry old = model.get(record.key());
-      StunModelEntry next = StunModel.update(old, record.value());
-      if (next != old) {
-        model.put(record.key(), next);
-        // Timestamped with the entry's own time, which never goes back for a key: the global table warns of (and
-        // a versioned store would refuse) an update older than the one it holds.
-        context.forward(record.withValue(next).withTimestamp(next.updatedAt().toEpochMilli()));
-      }
-    }
-  }
-
   /** The same stream, seen as carrying objects: a processor taking several kinds tells them apart by type. */
   @SuppressWarnings("unchecked")
   private static KStream<String, Object> objects(KStream<String, ?> stream) {
@@ -284,299 +275,4 @@ public final class StunwatchTopology {
     return (KStream<String, V>) (KStream<String, ?>) d;
   }
 
-  /**
-   * Keeps each VM's recent vmware.log stun observations for impacts to come, and revises an impact already closed
-   * without one: in a catch-up the observation (one repartition hop behind) can arrive after the VM's samples have
-   * run past the settle window, and the impact, its alert and the model must end with the log's figure all the same.
-   */
-  static final class StunProcessor implements Processor<String, StunObservation, String, Object> {
-    private final ProcessorConfig config;
-    private ProcessorContext<String, Object> context;
-    private KeyValueStore<String, Tracked.Stuns> stuns;
-    private KeyValueStore<String, Tracked.Recent> recent;
-    private KeyValueStore<String, MigrationImpact> impacts;
-    private KeyValueStore<String, MigrationAlert> alerts;
-    private KeyValueStore<String, Migration> migrations;
-    private MigrationIndex index;
-
-    StunProcessor(ProcessorConfig config) {
-      this.config = config;
-    }
-
-    @Override
-    public void init(ProcessorContext<String, Object> context) {
-      this.context = context;
-      stuns = context.getStateStore(StoreNames.VM_STUNS);
-      recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
-      impacts = context.getStateStore(StoreNames.IMPACTS);
-      alerts = context.getStateStore(StoreNames.ALERTS);
-      migrations = context.getStateStore(StoreNames.MIGRATIONS);
-      index = new MigrationIndex(context);
-    }
-
-    @Override
-    public void process(Record<String, StunObservation> record) {
-      Tracked.Stuns old = stuns.get(record.key());
-      Tracked.Stuns now = (old == null ? new Tracked.Stuns(null) : old).with(record.value());
-      stuns.put(record.key(), now);
-      Tracked.Recent ids = recent.get(record.key());
-      for (String id : ids == null ? List.<String>of() : ids.migrationIds()) {
-        // The migration as stored is the impact's (a revision of one revises the other), and far smaller to read:
-        // most observations belong to no settled migration, so the impact is read only for one they change.
-        Migration m = migrations.get(id);
-        if (m == null || m.startTime() == null) {
-          continue;
-        }
-        io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns());
-        if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
-          continue; // nothing from the log for this migration
-        }
-        MigrationImpact i = impacts.get(id);
-        if (i == null || stun.equals(i.stun())) {
-          continue; // not settled yet (its impact will read the log when it is), or nothing new
-        }
-        MigrationImpact revised = ImpactBuilder.withStun(i, stun);
-        impacts.put(id, revised);
-        context.forward(new Record<>(id, revised, record.timestamp()));
-        MigrationAlert a = alerts.get(id);
-        if (a != null && a.measured() != null) {
-          MigrationAlert.Measured was = a.measured();
-          MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
-              a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
-              a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(was.result(), was.durationSeconds(), stun,
-                  revised.throughputDipPct())); // the dip counts the stunned seconds: it follows the stun
-          alerts.put(id, updated);
-          context.forward(new Record<>(id, updated, record.timestamp()));
-        }
-        index.refresh(record.key(), m, revised);
-      }
-    }
-  }
-
-  /** Merges each record into its VM's point of the second it was taken in. */
-  static final class HistoryUpdate<V> implements Processor<String, V, Void, Void> {
-    private final java.util.function.Function<V, java.time.Instant> timeOf;
-    private final java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge;
-    private SampleHistory history;
-
-    HistoryUpdate(java.util.function.Function<V, java.time.Instant> timeOf,
-        java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge) {
-      this.timeOf = timeOf;
-      this.merge = merge;
-    }
-
-    @Override
-    public void init(ProcessorContext<Void, Void> context) {
-      history = new SampleHistory(context);
-    }
-
-    @Override
-    public void process(Record<String, V> record) {
-      history.update(record.key(), timeOf.apply(record.value()), p -> merge.apply(p, record.value()));
-    }
-  }
-
-  /** Turns each VM's raw RDMA counters into rates in its per-second history. */
-  static final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
-    private KeyValueStore<String, RdmaRates.Last> last;
-    /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
-    private final Map<String, RdmaRates.Last> held = new java.util.HashMap<>();
-    private SampleHistory samples;
-
-    @Override
-    public void init(ProcessorContext<Void, Void> context) {
-      last = context.getStateStore(StoreNames.RDMA_LAST);
-      held.clear(); // (re)initialized after the task's stores were restored
-      samples = new SampleHistory(context);
-    }
-
-    @Override
-    public void process(Record<String, RdmaCounterSample> record) {
-      RdmaCounterSample s = record.value();
-      RdmaRates.Last before = held.get(record.key());
-      if (before == null) {
-        before = last.get(record.key());
-      }
-      RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
-      if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
-        return; // late or repeated: the newer reading stays the reference
-      }
-      Double rate = RdmaRates.bytesPerSecond(prev, s);
-      RdmaRates.Last next = (before == null ? new RdmaRates.Last(null) : before).with(s);
-      last.put(record.key(), next);
-      held.put(record.key(), next);
-      if (rate != null) {
-        samples.update(record.key(), s.timestamp(), p -> VmSamples.withRdma(p, rate));
-      }
-    }
-  }
-
-  /**
-   * Re-keys a vCenter-side record to its VM id, so that it meets the VM's samples: the record's own key when the
-   * collector already keyed it by VM id, else the VM id the global inventory gives its {@code <vcenter>/<moref>}.
-   *
-   * <p>A record of a VM the inventory does not know yet is held, in a store (a restart keeps it), until the VM's entry
-   * arrives, for at most {@code process.inventory-hold} of wall time; then it goes on under {@code vc:<vcenter>/<moref>}
-   * and is counted ({@code inventory-hold-expired}). Later records of a held VM wait behind it, in order. Each
-   * migration's events go under the key its first event went under ({@link StoreNames#CHAIN_ROUTES}): one chain is
-   * never two records, whatever the inventory learns or forgets in between.
-   */
-  static final class VmKeyProcessor<V> implements Processor<String, V, String, V> {
-    /** How long a chain's route is kept past its first event, in event time. */
-    static final Duration ROUTE_RETENTION = Duration.ofDays(2);
-    private final Topic<String, V> topic;
-    private final java.util.function.Function<V, String> vmKeyOf;
-    /** The migration id of a record, or null for records of no chain. */
-    private final java.util.function.Function<V, String> chainOf;
-    private final String heldStore;
-    private final Duration hold;
-    /** Commits a live record's hop at once (vCenter events, which alerts wait on), or null. */
-    private final LiveCommits live;
-    private ProcessorContext<String, V> context;
-    private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
-    private KeyValueStore<String, Tracked.Held> held;
-    private KeyValueStore<String, Tracked.Route> routes;
-    /** The keys {@link #held} holds, with their first record's wall time: the store's only writer keeps it. */
-    private final Map<String, Long> holding = new java.util.TreeMap<>();
-    private Sensor heldSensor;
-    private Sensor expiredSensor;
-
-    VmKeyProcessor(Topic<String, V> topic, java.util.function.Function<V, String> vmKeyOf,
-        java.util.function.Function<V, String> chainOf, String heldStore, Duration hold, LiveCommits live) {
-      this.topic = topic;
-      this.vmKeyOf = vmKeyOf;
-      this.chainOf = chainOf;
-      this.heldStore = heldStore;
-      this.hold = hold;
-      this.live = live;
-    }
-
-    @Override
-    public void init(ProcessorContext<String, V> context) {
-      this.context = context;
-      this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
-      this.held = context.getStateStore(heldStore);
-      this.routes = chainOf == null ? null : context.getStateStore(StoreNames.CHAIN_ROUTES);
-      holding.clear(); // (re)initialized after the task's stores were restored
-      try (KeyValueIterator<String, Tracked.Held> it = held.all()) {
-        it.forEachRemaining(kv -> holding.put(kv.key, kv.value.sinceWall()));
-      }
-      String name = topic.name().substring(Topics.PREFIX.length());
-      heldSensor = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
-          "inventory-held-" + name, Sensor.RecordingLevel.INFO);
-      expiredSensor = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
-          "inventory-hold-expired-" + name, Sensor.RecordingLevel.INFO);
-      context.schedule(Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, this::releaseDue);
-      if (routes != null) {
-        context.schedule(Duration.ofHours(1), PunctuationType.WALL_CLOCK_TIME, now -> pruneRoutes());
-      }
-    }
-
-    @Override
-    public void process(Record<String, V> record) {
-      String vmKey = vmKeyOf.apply(record.value());
-      String key = Keys.isVmId(record.key()) ? record.key() : vmId(vmKey);
-      if (holding.containsKey(vmKey)) {
-        if (key == null) {
-          hold(vmKey, record); // behind the VM's records held before it
-          return;
-        }
-        release(vmKey, key);
-      } else if (key == null) {
-        if (!hold.isZero()) {
-          hold(vmKey, record);
-          return;
-        }
-        expiredSensor.record();
-        key = "vc:" + vmKey;
-      }
-      forward(record, key);
-    }
-
-    @Override
-    public void close() {
-      // The task may come back to this instance after a rebalance and register its sensors again.
-      context.metrics().removeSensor(heldSensor);
-      context.metrics().removeSensor(expiredSensor);
-    }
-
-    private String vmId(String vmKey) {
-      ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(vmKey);
-      return vm != null && vm.value() != null && vm.value().biosUuid() != null ? vm.value().biosUuid() : null;
-    }
-
-    private void hold(String vmKey, Record<String, V> record) {
-      Tracked.Held h = held.get(vmKey);
-      if (h == null) {
-        h = new Tracked.Held(null, null, context.currentSystemTimeMs());
-        holding.put(vmKey, h.sinceWall());
-      }
-      held.put(vmKey, h.with(new String(topic.encodeValue(record.value()), java.nio.charset.StandardCharsets.UTF_8),
-          record.timestamp()));
-      heldSensor.record();
-    }
-
-    /** Sends on what is held for the VM {@code vmKey}, in order, under {@code key}. */
-    private void release(String vmKey, String key) {
-      Tracked.Held h = held.get(vmKey);
-      held.delete(vmKey);
-      holding.remove(vmKey);
-      if (h == null) {
-        return;
-      }
-      for (int i = 0; i < h.values().size(); i++) {
-        V value = topic.valueSerde().deserializer().deserialize(topic.name(),
-            h.values().get(i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        forward(new Record<>(vmKey, value, h.timestamps().get(i)), key);
-      }
-    }
-
-    /** Releases held records whose VM the inventory now knows, and those held for longer than the hold. */
-    private void releaseDue(long now) {
-      for (Map.Entry<String, Long> e : List.copyOf(holding.entrySet())) {
-        String id = vmId(e.getKey());
-        if (id != null) {
-          release(e.getKey(), id);
-        } else if (now - e.getValue() >= hold.toMillis()) {
-          Tracked.Held h = held.get(e.getKey());
-          for (int i = 0; h != null && i < h.values().size(); i++) {
-            expiredSensor.record();
-          }
-          LOG.warn("{}: {} record(s) of {} held {} s for its inventory entry, which has not come; sent on under its "
-              + "vCenter key, where they do not meet the VM's samples", topic.name(),
-              h == null ? 0 : h.values().size(), e.getKey(), (now - e.getValue()) / 1000);
-          release(e.getKey(), "vc:" + e.getKey());
-        }
-      }
-    }
-
-    private void forward(Record<String, V> record, String key) {
-      String chain = chainOf == null ? null : chainOf.apply(record.value());
-      if (chain != null) {
-        Tracked.Route route = routes.get(chain);
-        if (route == null) {
-          routes.put(chain, new Tracked.Route(key, record.timestamp()));
-        } else {
-          key = route.key();
-        }
-      }
-      context.forward(record.withKey(key));
-      if (live != null) {
-        live.requestIfLive(context, record.timestamp());
-      }
-    }
-
-    private void pruneRoutes() {
-      long before = context.currentStreamTimeMs() - ROUTE_RETENTION.toMillis();
-      List<String> old = new ArrayList<>();
-      try (KeyValueIterator<String, Tracked.Route> it = routes.all()) {
-        it.forEachRemaining(kv -> {
-          if (kv.value.millis() < before) {
-            old.add(kv.key);
-          }
-        });
-      }
-      old.forEach(routes::delete);
-    }
-  }
 }

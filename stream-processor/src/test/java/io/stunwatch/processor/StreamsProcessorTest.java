@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.state.RocksDbSettings;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;

@@ -284,8 +284,8 @@ public final class JsonSerde<T> implements Serde<T> {
   /**
    * The encodings of large values a thread encoded, by the values' identity, each kept until its second use. A
    * migration's impact, with a timeline of up to a point a second (about 60-100 KB of JSON), is encoded for its topic
-   * when the processor emits it and for its store when the task commits; JSON encoding took about a tenth of the
-   * stream thread in a catch-up. Bus records are deeply immutable (their lists are copies), so one value has one
+   * when the processor emits it and for its store when the task commits, and encoding it is the costliest step of
+   * the stream thread. Bus records are deeply immutable (their lists are copies), so one value has one
    * encoding for each schema version; small values are not kept, as encoding them again costs less than looking them
    * up.
    *

@@ -1,0 +1,89 @@
+package io.stunwatch.launcher.rules;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The map of docs/architecture.md, as rules over the compiled classes of every module. The processor's packages
+ * depend downwards only: {@code io.stunwatch.processor} wires {@code node}, whose processors run the rules of
+ * {@code domain} over the formats of {@code view}, stored through {@code state}.
+ *
+ * <p>A rule whose classes are missing fails rather than passing empty (ArchUnit's {@code failOnEmptyShould}).
+ */
+class ArchitectureRulesTest {
+
+  private static final String ROOT = "io.stunwatch.processor";
+  private static final String DOMAIN = "io.stunwatch.processor.domain..";
+  private static final String NODE = "io.stunwatch.processor.node..";
+  private static final String VIEW = "io.stunwatch.processor.view..";
+  private static final String STATE = "io.stunwatch.processor.state..";
+
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.stunwatch");
+  }
+
+  @Test
+  void theDomainRulesUseNoKafka() {
+    noClasses().that().resideInAPackage(DOMAIN)
+        .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+        .because("the rules of a migration, an impact and a forecast are tested and read without Kafka")
+        .check(classes);
+  }
+
+  @Test
+  void theDomainRulesDependOnNoProcessorNodeStoreOrWiring() {
+    noClasses().that().resideInAPackage(DOMAIN)
+        .should().dependOnClassesThat().resideInAnyPackage(NODE, STATE, ROOT)
+        .check(classes);
+  }
+
+  @Test
+  void theViewIsFormatsOnlyAndKnowsNoRulesOrProcessors() {
+    noClasses().that().resideInAPackage(VIEW)
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, ROOT)
+        .because("the API reads the view; what the view pulls in, the API gets")
+        .check(classes);
+  }
+
+  @Test
+  void theStoreInfrastructureKnowsNothingOfStunwatch() {
+    noClasses().that().resideInAPackage(STATE)
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, VIEW, ROOT, "io.stunwatch.model..")
+        .check(classes);
+  }
+
+  @Test
+  void theApiReadsTheProcessorOnlyThroughTheView() {
+    // io.stunwatch.processor itself (StreamsProcessor, ProcessorConfig) is how `stunwatch api` starts the processor
+    // it serves; everything else it reads is a view.
+    noClasses().that().resideInAPackage("io.stunwatch.api..")
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, STATE)
+        .check(classes);
+  }
+
+  @Test
+  void onlyTheStatePackageTouchesKafkaStreamsInternals() {
+    noClasses().that().resideOutsideOfPackage(STATE)
+        .should().dependOnClassesThat().resideInAPackage("org.apache.kafka.streams..internals..")
+        .because("Streams' internals change between releases without notice; one package pays for each upgrade")
+        .check(classes);
+  }
+
+  @Test
+  void theCollectorsKnowNothingOfTheProcessorOrTheApi() {
+    noClasses().that().resideInAPackage("io.stunwatch.collectors..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.stunwatch.processor..", "io.stunwatch.api..")
+        .because("a collector runs alone on a worker or beside vCenter, with only the event contracts")
+        .check(classes);
+  }
+}

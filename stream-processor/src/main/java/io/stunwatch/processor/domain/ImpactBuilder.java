@@ -1,0 +1,212 @@
+package io.stunwatch.processor.domain;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.PhaseStats;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.TimelinePoint;
+import io.stunwatch.processor.view.VmSamples;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a migration's impact record from the VM's per-second history and its vmware.log stun observations. Pure:
+ * the same inputs give the same record.
+ */
+public final class ImpactBuilder {
+
+  private ImpactBuilder() {
+  }
+
+  /**
+   * @param m       the final migration (a start; an end unless UNKNOWN)
+   * @param history the VM's per-second load history, or null
+   * @param stuns   the VM's recent stun observations
+   * @param before  length of the "before" phase
+   * @param settle  length of the "after" phase
+   * @param settledAt when the record is closed (event time)
+   */
+  public static MigrationImpact build(Migration m, VmSamples history, List<StunObservation> stuns, Duration before,
+      Duration settle, Instant settledAt) {
+    Instant start = m.startTime();
+    Instant end = m.endTime() != null ? m.endTime() : start;
+    List<VmSamples.Point> points = history == null ? List.of() : history.points();
+    boolean total = jobTotalsOnly(points, start.minus(before), end.plus(settle));
+    PhaseStats b = phase(points, start.minus(before), start, total);
+    PhaseStats d = phase(points, start, end.plusSeconds(1), total);
+    // The after phase stops before the second the impact is closed in: records of that second may come after the
+    // one that closed it.
+    PhaseStats a = phase(points, end.plusSeconds(1), end.plus(settle), total);
+    List<TimelinePoint> timeline = new ArrayList<>();
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() >= b.from().getEpochSecond() && p.epochSecond() < a.to().getEpochSecond()) {
+        timeline.add(new TimelinePoint(Instant.ofEpochSecond(p.epochSecond()), p.gpuUtilizationPct(),
+            p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), p.rdmaBytesPerSec(), p.throughput(total)));
+      }
+    }
+    StunTime stun = stun(m, points, stuns);
+    StunTime estimate = gapEstimate(m, points);
+    return new MigrationImpact(m, m.durationSeconds(), stun, b, d, a,
+        dip(b.throughput(), d.throughput(), m.durationSeconds(), stun), timeline, settledAt,
+        estimate.source() == StunTime.Source.UNKNOWN ? null : estimate, difference(stun, estimate));
+  }
+
+  /**
+   * Whether the range's throughput is the job's total (TOTAL lines) because the VM logged no rate of its own (STEP):
+   * an impact reads one scope, never an average of both.
+   */
+  private static boolean jobTotalsOnly(List<VmSamples.Point> points, Instant from, Instant to) {
+    boolean totals = false;
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() > to.getEpochSecond()) {
+        continue;
+      }
+      if (p.throughput(false) != null) {
+        return false;
+      }
+      totals |= p.throughput(true) != null;
+    }
+    return totals;
+  }
+
+  /**
+   * The throughput dip, percent: how much less progress the job made during the migration than at its rate
+   * before. Progress during it is the rate the job logged while it ran, over the seconds it was not stunned: a
+   * stunned VM logs nothing, so its rate alone would hide the stun. Null without a rate before and during.
+   */
+  static Double dip(Double before, Double during, Double durationSeconds, StunTime stun) {
+    if (before == null || during == null || before == 0) {
+      return null;
+    }
+    double running = 1;
+    if (durationSeconds != null && durationSeconds > 0 && stun.seconds() != null) {
+      running = Math.max(0, 1 - Math.min(stun.seconds(), durationSeconds) / durationSeconds);
+    }
+    return Math.max(0, (before - during * running) / before * 100.0);
+  }
+
+  /** vmware.log's figure less the sample-gap estimate, seconds, when there are both. */
+  private static Double difference(StunTime stun, StunTime estimate) {
+    return stun.source() == StunTime.Source.VMWARE_LOG && estimate.source() == StunTime.Source.SAMPLE_GAP_ESTIMATE
+        ? stun.seconds() - estimate.seconds() : null;
+  }
+
+  /** How far a host's vmware.log clock may be from vCenter's, for a stun figure to be a migration's. */
+  static final Duration LOG_CLOCK_SKEW = Duration.ofSeconds(30);
+
+  /** {@code i} showing the migration as {@code m}. */
+  public static MigrationImpact withMigration(MigrationImpact i, Migration m) {
+    return new MigrationImpact(m, i.durationSeconds(), i.stun(), i.before(), i.during(), i.after(),
+        i.throughputDipPct(), i.timeline(), i.settledAt(), i.stunEstimate(), i.stunDifferenceSeconds());
+  }
+
+  /**
+   * {@code i} with another stun time (a vmware.log figure that arrived after the impact was closed): the dip, which
+   * counts stunned seconds as no progress, and the difference from the estimate follow it.
+   */
+  public static MigrationImpact withStun(MigrationImpact i, StunTime stun) {
+    StunTime estimate = i.stunEstimate() == null ? new StunTime(null, StunTime.Source.UNKNOWN) : i.stunEstimate();
+    return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),
+        dip(i.before().throughput(), i.during().throughput(), i.durationSeconds(), stun), i.timeline(),
+        i.settledAt(), i.stunEstimate(), difference(stun, estimate));
+  }
+
+  /**
+   * vmware.log's figure when an observation falls in the migration's window; otherwise the sample-gap estimate
+   * ({@link #gapEstimate}); otherwise unknown.
+   */
+  public static StunTime stun(Migration m, List<VmSamples.Point> points, List<StunObservation> stuns) {
+    // The VM resumes, and vmware.log records the stun, at the migration's end, as the host's clock has it: the
+    // migration's own window, widened by the clock skew allowed between the host and vCenter. A Checkpoint_Unstun
+    // outside it is another stun of the VM (a snapshot, a suspend), not this migration's; within it, the observation
+    // nearest the end is this migration's (ties: the earlier).
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    Instant from = m.startTime().minus(LOG_CLOCK_SKEW);
+    Instant to = end.plus(LOG_CLOCK_SKEW);
+    StunObservation best = null;
+    for (StunObservation s : stuns) {
+      if (!s.timestamp().isBefore(from) && !s.timestamp().isAfter(to)
+          && s.source() == StunObservation.StunSource.CHECKPOINT_UNSTUN
+          && (best == null || distance(s, end) < distance(best, end)
+              || distance(s, end) == distance(best, end) && s.timestamp().isBefore(best.timestamp()))) {
+        best = s;
+      }
+    }
+    if (best != null) {
+      return new StunTime(best.stunMicros() / 1_000_000.0, StunTime.Source.VMWARE_LOG);
+    }
+    return gapEstimate(m, points);
+  }
+
+  /**
+   * The largest gap between guest GPU samples from the second before the start to 30 s after the end, less the
+   * one-second sampling step; unknown without two samples there.
+   */
+  static StunTime gapEstimate(Migration m, List<VmSamples.Point> points) {
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    long prev = -1;
+    long maxGap = -1;
+    long last = end.getEpochSecond() + 30;
+    for (VmSamples.Point p : points) {
+      if (p.samples() == 0) {
+        continue; // a second with throughput but no GPU sample
+      }
+      if (p.epochSecond() >= m.startTime().getEpochSecond() - 1 && p.epochSecond() <= last) {
+        if (prev >= 0) {
+          maxGap = Math.max(maxGap, p.epochSecond() - prev);
+        }
+        prev = p.epochSecond();
+      }
+    }
+    if (maxGap < 0) {
+      return new StunTime(null, StunTime.Source.UNKNOWN);
+    }
+    return new StunTime((double) Math.max(0, maxGap - 1), StunTime.Source.SAMPLE_GAP_ESTIMATE);
+  }
+
+  private static long distance(StunObservation s, Instant end) {
+    return Math.abs(java.time.Duration.between(end, s.timestamp()).toMillis());
+  }
+
+  private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to, boolean total) {
+    long n = 0;
+    double util = 0;
+    int utilN = 0;
+    double fb = 0;
+    int fbN = 0;
+    Long fbTotal = null;
+    double tp = 0;
+    int tpN = 0;
+    double rdma = 0;
+    int rdmaN = 0;
+    for (VmSamples.Point p : points) {
+      if (p.epochSecond() < from.getEpochSecond() || p.epochSecond() >= to.getEpochSecond()) {
+        continue;
+      }
+      n += p.samples();
+      if (p.gpuUtilizationPct() != null) {
+        util += p.gpuUtilizationPct();
+        utilN++;
+      }
+      if (p.fbUsedMiB() != null) {
+        fb += p.fbUsedMiB();
+        fbN++;
+        fbTotal = p.fbTotalMiB();
+      }
+      Double rate = p.throughput(total);
+      if (rate != null) {
+        tp += rate;
+        tpN++;
+      }
+      if (p.rdmaBytesPerSec() != null) {
+        rdma += p.rdmaBytesPerSec();
+        rdmaN++;
+      }
+    }
+    return new PhaseStats(from, to, n, utilN == 0 ? null : util / utilN, fbN == 0 ? null : fb / fbN,
+        fbTotal == null ? null : fbTotal.doubleValue(), rdmaN == 0 ? null : rdma / rdmaN, tpN == 0 ? null : tp / tpN);
+  }
+}

@@ -1,0 +1,121 @@
+package io.stunwatch.processor.domain;
+
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.StunModelEntry.Group;
+import io.stunwatch.model.StunModelEntry.Observation;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.json.Schema;
+import io.stunwatch.processor.view.Forecasts;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The stun-time model: which groups an impact feeds and how an entry is updated. {@link Forecasts} reads it.
+ */
+public final class StunModel {
+
+  /** Observations kept per group. */
+  static final int RECENT = 200;
+
+  private StunModel() {
+  }
+
+  /**
+   * One impact's contribution to one group: the repartitioned value of the model's sub-topology.
+   *
+   * @param group       the grouping
+   * @param groupKey    the group
+   * @param observation the impact's figures
+   * @param at          its event time
+   */
+  @Schema(name = "internal.stun-model-input")
+  public record Input(Group group, String groupKey, Observation observation, Instant at) {
+
+    public String key() {
+      return new StunModelEntry(group, groupKey, 0, null, null, null, null, null, null, at).key();
+    }
+  }
+
+  /**
+   * The groups an impact feeds: only a {@code vmware.log} figure of a migration that succeeded, with its framebuffer
+   * known. A gap in guest samples is an estimate (a guest that stops sampling under load looks stunned), and a failed
+   * or unknown migration's stun says nothing of the time a completed one takes.
+   */
+  public static List<Input> inputs(MigrationImpact i) {
+    if (i.stun().source() != StunTime.Source.VMWARE_LOG || i.migration().state() != MigrationState.SUCCEEDED
+        || i.before() == null || i.before().fbUsedMiB() == null) {
+      return List.of();
+    }
+    double gib = i.before().fbUsedMiB() / 1024.0;
+    Observation o = new Observation(i.migration().id(), i.stun().seconds(), gib, i.stun().source());
+    List<Input> out = new ArrayList<>();
+    String profile = i.migration().vgpuProfile();
+    if (profile != null) {
+      out.add(new Input(Group.PROFILE, profile, o, i.settledAt()));
+      out.add(new Input(Group.FB_BUCKET, profile + "|" + Forecasts.bucket(gib), o, i.settledAt()));
+    }
+    if (i.migration().sourceHost() != null && i.migration().destHost() != null) {
+      out.add(new Input(Group.HOST_PAIR, name(i.migration().sourceHost()) + "->" + name(i.migration().destHost()), o,
+          i.settledAt()));
+    }
+    return out;
+  }
+
+  /**
+   * The entry with one more observation; unchanged when that migration is already in it, unless the new one is
+   * another {@code vmware.log} figure for it (a revised impact).
+   */
+  public static StunModelEntry update(StunModelEntry old, Input in) {
+    List<Observation> recent = new ArrayList<>(old == null ? List.of() : old.recent());
+    int seen = -1;
+    for (int i = 0; i < recent.size(); i++) {
+      if (recent.get(i).migrationId().equals(in.observation().migrationId())) {
+        seen = i;
+      }
+    }
+    boolean revision = seen >= 0;
+    if (revision) {
+      // A migration counts once; a later vmware.log figure (a revised impact) replaces its earlier figure.
+      if (in.observation().source() != StunTime.Source.VMWARE_LOG || recent.get(seen).equals(in.observation())) {
+        return old;
+      }
+      recent.set(seen, in.observation());
+    } else {
+      recent.add(in.observation());
+    }
+    if (recent.size() > RECENT) {
+      recent = recent.subList(recent.size() - RECENT, recent.size());
+    }
+    double[] stun = recent.stream().mapToDouble(Observation::stunSeconds).sorted().toArray();
+    double[] perGib = recent.stream().filter(o -> o.fbUsedGiB() > 0)
+        .mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).sorted().toArray();
+    double sxy = 0;
+    double sxx = 0;
+    // Summed in one canonical order: floating-point sums depend on order, and the model must not depend on the
+    // order impacts arrived in.
+    for (Observation o : recent.stream().sorted(java.util.Comparator.comparing(Observation::migrationId)).toList()) {
+      sxy += o.fbUsedGiB() * o.stunSeconds();
+      sxx += o.fbUsedGiB() * o.fbUsedGiB();
+    }
+    Instant updated = old == null || in.at().isAfter(old.updatedAt()) ? in.at() : old.updatedAt();
+    return new StunModelEntry(in.group(), in.groupKey(), (old == null ? 0 : old.observations()) + (revision ? 0 : 1),
+        quantile(stun, 0.5), quantile(stun, 0.95), quantile(perGib, 0.5), quantile(perGib, 0.95),
+        sxx == 0 ? null : sxy / sxx, recent, updated);
+  }
+
+  /** Nearest-rank quantile; null for no data. */
+  static Double quantile(double[] sorted, double q) {
+    if (sorted.length == 0) {
+      return null;
+    }
+    int rank = (int) Math.ceil(q * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  private static String name(io.stunwatch.model.EntityRef e) {
+    return e.name() != null ? e.name() : e.value();
+  }
+}

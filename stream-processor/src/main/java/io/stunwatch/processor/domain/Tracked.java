@@ -1,0 +1,143 @@
+package io.stunwatch.processor.domain;
+
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.json.Schema;
+import io.stunwatch.processor.view.StoreNames;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Small state-store values of the migration processor. */
+public final class Tracked {
+
+  private Tracked() {
+  }
+
+  /**
+   * A migration being tracked by {@link StoreNames#TRACKED}: open until it ends or times out, then settling until
+   * {@code dueAtMillis}.
+   *
+   * @param migrationId  the migration
+   * @param vmKey        its VM's key (VM id) in the per-VM stores
+   * @param ended        whether it has ended (settling) or is still open
+   * @param dueAtMillis  event time at which to act: settle window over, or timeout reached
+   * @param provisional  its impact was closed before every kind of the VM's samples (GPU, throughput, RDMA) had
+   *                     passed its range: it is rebuilt as each further kind does, until the history no longer holds
+   *                     the range
+   * @param alertPending its alert window's samples had not all arrived at its first event: the alert is decided
+   *                     when they have
+   * @param kindsPassed  of a provisional impact, the kinds of sample (a bit each) that had passed its range when it
+   *                     was last built
+   */
+  @Schema(name = "store.tracked-migration")
+  public record Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis, boolean provisional,
+      boolean alertPending, int kindsPassed) {
+
+    Migration(String migrationId, String vmKey, boolean ended, long dueAtMillis) {
+      this(migrationId, vmKey, ended, dueAtMillis, false, false, 0);
+    }
+
+    public Migration asProvisional(int kinds) {
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, true, alertPending, kinds);
+    }
+
+    public Migration withAlertPending(boolean pending) {
+      return new Migration(migrationId, vmKey, ended, dueAtMillis, provisional, pending, kindsPassed);
+    }
+  }
+
+  /**
+   * A VM's recent stun observations, newest last, at most {@value #MAX}.
+   *
+   * @param stuns the observations
+   */
+  @Schema(name = "store.vm-stuns")
+  public record Stuns(List<StunObservation> stuns) {
+    static final int MAX = 50;
+
+    public Stuns {
+      stuns = List.copyOf(stuns == null ? List.of() : stuns);
+    }
+
+    /**
+     * The stuns with {@code s}, unless it is one already kept: the same figure from the same kind of line at the same
+     * time. Where it was read may differ: a log read again from another byte, or the rotated copy of it.
+     */
+    public Stuns with(StunObservation s) {
+      List<StunObservation> out = new ArrayList<>(stuns);
+      if (out.stream().noneMatch(k -> same(k, s))) {
+        out.add(s);
+      }
+      return new Stuns(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
+    }
+  }
+
+  private static boolean same(StunObservation a, StunObservation b) {
+    return a.timestamp() == null || b.timestamp() == null ? a.equals(b)
+        : a.timestamp().equals(b.timestamp()) && a.stunMicros() == b.stunMicros() && a.source() == b.source()
+            && java.util.Objects.equals(a.vmMoref(), b.vmMoref());
+  }
+
+  /**
+   * A VM's most recent migrations, newest last, at most {@value #MAX}.
+   *
+   * @param migrationIds the ids
+   */
+  @Schema(name = "store.vm-migrations")
+  public record Recent(List<String> migrationIds) {
+    static final int MAX = 20;
+
+    public Recent {
+      migrationIds = List.copyOf(migrationIds == null ? List.of() : migrationIds);
+    }
+
+    public Recent with(String id) {
+      if (migrationIds.contains(id)) {
+        return this;
+      }
+      List<String> out = new ArrayList<>(migrationIds);
+      out.add(id);
+      return new Recent(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
+    }
+
+    /** The ids but {@code id}. */
+    public Recent without(String id) {
+      List<String> out = new ArrayList<>(migrationIds);
+      out.remove(id);
+      return new Recent(out);
+    }
+  }
+
+  /**
+   * vCenter-side records of one VM held for its inventory entry, oldest first.
+   *
+   * @param values     each record's value as its topic encodes it
+   * @param timestamps each record's timestamp
+   * @param sinceWall  wall time the first was held at
+   */
+  @Schema(name = "store.inventory-held")
+  public record Held(List<String> values, List<Long> timestamps, long sinceWall) {
+
+    public Held {
+      values = List.copyOf(values == null ? List.of() : values);
+      timestamps = List.copyOf(timestamps == null ? List.of() : timestamps);
+    }
+
+    public Held with(String value, long timestamp) {
+      List<String> v = new ArrayList<>(values);
+      v.add(value);
+      List<Long> t = new ArrayList<>(timestamps);
+      t.add(timestamp);
+      return new Held(v, t, sinceWall);
+    }
+  }
+
+  /**
+   * The key a migration's events go under, once its first event went: one chain is never two records.
+   *
+   * @param key    the VM id, or {@code vc:<vcenter>/<moref>}
+   * @param millis event time of its first event, for pruning
+   */
+  @Schema(name = "store.chain-route")
+  public record Route(String key, long millis) {
+  }
+}

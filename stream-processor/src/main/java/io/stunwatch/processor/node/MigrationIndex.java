@@ -1,0 +1,92 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.processor.view.AnnotationBlock;
+import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.view.MigrationSummary;
+import io.stunwatch.processor.view.StartKeys;
+import io.stunwatch.processor.view.StoreNames;
+import org.apache.kafka.streams.processor.api.ProcessingContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
+ * alerts and impacts stores, so that the API lists a VM's migrations or a day's without scanning every migration
+ * and decoding every impact's timeline. A processor that writes one of those stores calls {@link #refresh} after.
+ * Each row carries its JSON renderings ({@link MigrationRow}), so a list is copied, not rendered; the annotations
+ * are also kept by hour ({@link StoreNames#ANNOTATIONS_BY_HOUR}, {@link AnnotationBlock}).
+ */
+public final class MigrationIndex {
+
+  private final KeyValueStore<String, Migration> migrations;
+  private final KeyValueStore<String, MigrationAlert> alerts;
+  private final KeyValueStore<String, MigrationImpact> impacts;
+  private final KeyValueStore<String, MigrationRow> byVm;
+  private final KeyValueStore<String, MigrationRow> byStart;
+  private final KeyValueStore<String, AnnotationBlock> byHour;
+
+  public MigrationIndex(ProcessingContext context) {
+    this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
+    this.alerts = context.getStateStore(StoreNames.ALERTS);
+    this.impacts = context.getStateStore(StoreNames.IMPACTS);
+    this.byVm = context.getStateStore(StoreNames.MIGRATIONS_BY_VM);
+    this.byStart = context.getStateStore(StoreNames.MIGRATIONS_BY_START);
+    this.byHour = context.getStateStore(StoreNames.ANNOTATIONS_BY_HOUR);
+  }
+
+  /** The {@link StoreNames#MIGRATIONS_BY_VM} key of a migration of the VM keyed {@code vmKey}. */
+  public static String vmKey(String vmKey, String migrationId) {
+    return vmKey + "|" + migrationId;
+  }
+
+  /** Rewrites the summary of migration {@code id} of the VM keyed {@code vmKey} from the stores, if it changed. */
+  public void refresh(String vmKey, String id) {
+    Migration m = migrations.get(id);
+    if (m != null) {
+      refresh(vmKey, m, impacts.get(id));
+    }
+  }
+
+  /**
+   * Rewrites the summary of migration {@code m}, as just stored, whose stored impact is {@code impact} (null when it
+   * has none), if it changed. For callers that hold both: an impact's stored form carries its whole timeline, and
+   * reading it back cost a twentieth of the stream thread's time.
+   */
+  public void refresh(String vmKey, Migration m, MigrationImpact impact) {
+    if (m.startTime() == null) {
+      return;
+    }
+    String id = m.id();
+    MigrationRow row = MigrationRow.of(MigrationSummary.of(m, alerts.get(id), impact));
+    String key = vmKey(vmKey, id);
+    MigrationRow old = byVm.get(key);
+    if (row.equals(old)) {
+      return;
+    }
+    String hour = StartKeys.hour(row.startTime());
+    if (old != null && !old.startTime().equals(row.startTime())) {
+      byStart.delete(StartKeys.of(old.startTime(), id)); // an earlier event moved the start
+      String oldHour = StartKeys.hour(old.startTime());
+      if (!oldHour.equals(hour)) {
+        AnnotationBlock was = byHour.get(oldHour);
+        if (was != null) {
+          AnnotationBlock now = was.without(id);
+          if (now.isEmpty()) {
+            byHour.delete(oldHour);
+          } else if (now != was) {
+            byHour.put(oldHour, now);
+          }
+        }
+      }
+    }
+    byVm.put(key, row);
+    byStart.put(StartKeys.of(row.startTime(), id), row);
+    AnnotationBlock block = byHour.get(hour);
+    AnnotationBlock updated = (block == null ? AnnotationBlock.EMPTY : block).with(row);
+    if (updated != block) {
+      byHour.put(hour, updated); // not when only the summary changed: the block holds the annotation alone
+    }
+  }
+}

@@ -1,0 +1,672 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.Keys;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.domain.EventSet;
+import io.stunwatch.processor.domain.ImpactBuilder;
+import io.stunwatch.processor.domain.MigrationAssembler;
+import io.stunwatch.processor.domain.Tracked;
+import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.VmSamples;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+
+/**
+ * Groups vCenter events (keyed by VM id) into migrations, and raises "migration under load" at a migration's first
+ * event when the VM was busy just before it; resolves the alert when the migration ends. Output records are
+ * catalog values ({@link Migration}, {@link MigrationAlert}, {@link DeadLetter}) routed by {@link CatalogRouting}.
+ *
+ * <p>It also takes every sample of its task, after the processors that record it: a value that is not a
+ * {@link VcenterEvent} only moves the look at due migrations on, once per second of stream time ({@link #tick}).
+ * Why not a stream-time punctuation: Kafka Streams halves the records a stream thread processes between two looks at
+ * its tasks after every loop in which a punctuator ran, and in a catch-up a task's stream time passes a second every
+ * couple of dozen records, so its loops shrank to a few records each and the per-loop work (the state updater's
+ * checks, the punctuation and commit scans over every task) took about a tenth of the stream threads.
+ *
+ * <p>What it emits is a function of the input records' contents and event times, not of how they interleave or of
+ * the wall clock, so that a live run, a replay at any speed and a catch-up after downtime end with the same values:
+ * <ul>
+ *   <li>only event time closes migrations; the wall clock does so only after the task has had no input for
+ *       {@code process.idle-close}, and then as if event time had moved on by the time idle;</li>
+ *   <li>a migration closed as UNKNOWN is revised by an end that comes later, and its impact rebuilt;</li>
+ *   <li>an impact closed before every kind of the VM's samples (GPU, throughput, RDMA) has passed its range is
+ *       provisional: it is rebuilt as each further kind passes (and one last time before the history no longer
+ *       holds its range), since a kind that has not been seen yet may be one whose partition lags, not one the VM
+ *       does not send;</li>
+ *   <li>the alert is decided on its whole window: if the VM's samples have not reached the migration's start at its
+ *       first event, it is decided when they do.</li>
+ * </ul>
+ * Each revision is emitted under the migration's id; readers keep the newest value of each key.
+ */
+public final class MigrationProcessor implements Processor<String, Object, String, Object> {
+
+  private final ProcessorConfig config;
+  private final Clock clock;
+  private final LiveCommits live;
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, EventSet> events;
+  private KeyValueStore<String, Migration> migrations;
+  private KeyValueStore<String, MigrationAlert> alerts;
+  private SampleHistory samples;
+  private KeyValueStore<String, Tracked.Recent> recent;
+  private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+  private KeyValueStore<String, MigrationImpact> impacts;
+  private MigrationIndex index;
+  private HistoryRetention retention;
+  private KeyValueStore<String, Tracked.Migration> tracked;
+  private KeyValueStore<String, Tracked.Stuns> stuns;
+  private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
+
+  public MigrationProcessor(ProcessorConfig config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+    this.live = new LiveCommits(clock);
+  }
+
+  /**
+   * How far stream time must pass a migration's due time before it is closed although the VM's own samples have not
+   * caught up with it (see {@link #caughtUp}): samples of a kind that stopped (the VM powered off, its collector
+   * died, training ended) must not hold the impact forever. Stream time is the newest record of any of the task's
+   * partitions; the VM's samples may be a fetch behind it, which a replay or a catch-up multiplies.
+   */
+  static final long CLOSE_FALLBACK_MILLIS = 60_000;
+
+  private static final int GPU = 1;
+  private static final int THROUGHPUT = 2;
+  private static final int RDMA = 4;
+  private static final int ALL_KINDS = GPU | THROUGHPUT | RDMA;
+  /** The kinds each waiting migration's range holds, by migration id: see {@link #caughtUp}. */
+  private final java.util.Map<String, Integer> expectedKinds = new java.util.HashMap<>();
+  /**
+   * What {@link StoreNames#TRACKED} holds, by migration id, or null until read after (re)initialization. This
+   * processor is the store's only writer, and the store stays the truth a restore rebuilds: the copy only spares
+   * {@link #closeDue}, which runs every second of stream time, a scan and decoding of the whole store.
+   */
+  private java.util.Map<String, Tracked.Migration> waiting;
+  /** No tracked migration is due before this (a lower bound: removals do not raise it). */
+  private long nextDue = Long.MIN_VALUE;
+  /**
+   * The alert window ends this long before the start: a sample and an event of the start's second arrive in either
+   * order, and the alert must not depend on which came first.
+   */
+  static final Duration ALERT_WINDOW_END = Duration.ofSeconds(1);
+  /** How often, in stream time, the due migrations are looked at. */
+  static final long LOOK_EVERY_MILLIS = 1000;
+  /** The stream time from which the next record looks at the due migrations ({@link #tick}). */
+  private long nextLook = Long.MIN_VALUE;
+  /**
+   * The migrations that wait for their VM's samples, by VM key, then migration id: {alert window known at, range
+   * passed at} in event-time millis, {@link Long#MAX_VALUE} for what is not awaited. Built with {@link #waiting}.
+   */
+  private java.util.Map<String, java.util.Map<String, long[]>> watched;
+  /** When a provisional migration stops being rebuilt (event time), by migration id. Built with {@link #waiting}. */
+  private final java.util.Map<String, Long> provisionalUntil = new java.util.HashMap<>();
+  /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
+  private long lastInputWall;
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    this.events = context.getStateStore(StoreNames.MIGRATION_EVENTS);
+    this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
+    this.alerts = context.getStateStore(StoreNames.ALERTS);
+    this.samples = new SampleHistory(context);
+    this.recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
+    this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
+    this.impacts = context.getStateStore(StoreNames.IMPACTS);
+    this.tracked = context.getStateStore(StoreNames.TRACKED);
+    this.stuns = context.getStateStore(StoreNames.VM_STUNS);
+    this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
+    this.index = new MigrationIndex(context);
+    this.retention = new HistoryRetention(context, config.historyRetention());
+    expectedKinds.clear(); // (re)initialized after the task's stores were restored
+    provisionalUntil.clear();
+    waiting = null;
+    watched = null;
+    nextLook = Long.MIN_VALUE;
+    lastInputWall = context.currentSystemTimeMs();
+    context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME, this::idleLook);
+  }
+
+  @Override
+  public void process(Record<String, Object> record) {
+    lastInputWall = context.currentSystemTimeMs();
+    if (record.value() instanceof VcenterEvent e) {
+      if (e.category() != io.stunwatch.model.VcenterEventCategory.POWER
+          && e.category() != io.stunwatch.model.VcenterEventCategory.OTHER) {
+        event(record, e); // a power event or another kept one is no migration, nor part of one's chain
+      }
+    } else {
+      if (waiting == null) {
+        waiting();
+      }
+      if (!watched.isEmpty()) {
+        java.util.Map<String, long[]> ids = watched.get(record.key());
+        if (ids != null) {
+          samplesArrived(record.key(), ids, record.timestamp(), kind(record.value()));
+        }
+      }
+    }
+    tick();
+  }
+
+  /**
+   * The wall clock's look, every few seconds. It looks at stream time as it stands: a migration found due but its
+   * VM's samples still behind waits for them, and when they arrive behind stream time (the last records of a replay
+   * or a catch-up) no record may come to move stream time on. After {@code process.idle-close} without input it
+   * closes what later event time would have, as if event time had moved on by the time idle: the end of a live
+   * site's data (a vCenter and its VMs gone quiet), never a replay's or a catch-up's, where records keep coming.
+   */
+  private void idleLook(long now) {
+    long streamTime = context.currentStreamTimeMs();
+    if (streamTime < 0) {
+      return; // no record yet: nothing to close
+    }
+    long idle = now - lastInputWall;
+    closeDue(idle >= config.idleClose().toMillis() ? streamTime + idle : streamTime);
+  }
+
+  /**
+   * Looks at the due migrations once per second of stream time, at the first record of each second, as a one-second
+   * stream-time punctuation would.
+   */
+  private void tick() {
+    long streamTime = context.currentStreamTimeMs();
+    if (streamTime >= nextLook) {
+      nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
+      closeDue(streamTime);
+      retention.tick(streamTime, id -> {
+        if (waiting().containsKey(id)) {
+          untrack(id);
+        }
+      });
+    }
+  }
+
+  private void event(Record<String, Object> record, VcenterEvent e) {
+    try {
+      String id = Keys.migration(e.vcenterUuid(), e.chainId() != null ? e.chainId() : e.eventKey());
+      EventSet before = events.get(id);
+      EventSet after = (before == null ? new EventSet(List.of()) : before).with(e);
+      if (after == before) {
+        return; // a duplicate: the migration cannot change
+      }
+      events.put(id, after);
+      String vmKey = record.key();
+      ValueAndTimestamp<VmInventoryEntry> vm = inventory.get(e.vmKey());
+      Migration m = MigrationAssembler.assemble(after.events(), vm == null ? null : vm.value());
+      Migration stored = migrations.get(id);
+      if (stored != null && stored.state() == MigrationState.UNKNOWN && !m.state().isFinal()) {
+        // Still no end: it stays closed at its timeout, showing what the new event told.
+        m = unknown(m, m.startTime().plus(config.migrationTimeout()));
+      }
+      MigrationImpact settled = null;
+      if (!m.equals(stored)) {
+        migrations.put(id, m);
+        context.forward(new Record<>(id, m, record.timestamp()));
+        Tracked.Migration t = waiting().get(id);
+        // A migration still waiting to settle has no impact yet (it gets one as it settles), and a new one none at
+        // all: only a settled migration's impact, a whole timeline, is worth reading back.
+        MigrationImpact closed = stored == null || t != null && !t.provisional() ? null : impacts.get(id);
+        if (closed == null || rebuilds(closed, m)) {
+          // New, still waiting, or settled with another end (an UNKNOWN that ended after all, a late final event):
+          // its impact is built again, from the history, at its new due time, as if the events had come in time.
+          track(id, vmKey, m, t);
+          settled = closed;
+        } else {
+          // The same range: the impact keeps its figures and shows the migration as it is now.
+          settled = ImpactBuilder.withMigration(closed, m);
+          impacts.put(id, settled);
+          context.forward(new Record<>(id, settled, record.timestamp()));
+        }
+      }
+      if (before == null) {
+        Tracked.Recent r = recent.get(vmKey);
+        recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
+        if (m.startTime() != null) {
+          if (windowKnown(vmKey, m.startTime())) {
+            raiseIfUnderLoad(vmKey, m, record.timestamp());
+          } else {
+            alertPending(id, m, true); // its samples are behind its events: decided when they come
+          }
+        }
+      }
+      resolveIfEnded(m, record.timestamp());
+      if (stored == null || !m.equals(stored)) {
+        index.refresh(vmKey, m, settled);
+      } else {
+        index.refresh(vmKey, id); // unchanged: what the stores hold may be a revised migration
+      }
+      // In a replay or a catch-up, the task's samples run ahead of events that take the repartition hop: stream
+      // time may already be past this migration's due time, and the next look only comes when stream time moves on.
+      // Close what is due now rather than wait for a record that may never come.
+      long streamTime = context.currentStreamTimeMs();
+      Tracked.Migration t = waiting().get(id);
+      if (t != null && !t.provisional() && t.dueAtMillis() <= streamTime) {
+        closeDue(streamTime);
+      }
+    } catch (RuntimeException ex) {
+      // A bug or an impossible input must not stop the application: the record goes to the dead letters.
+      DeadLetter d = DeadLetter.of(Topics.VCENTER_EVENTS.name(), -1, -1, e.createdTime(), null,
+          Topics.VCENTER_EVENTS.encodeValue(e), DeadLetter.Stage.PROCESSING, ex.toString(), "stream-processor",
+          clock.instant());
+      context.forward(new Record<>(Topics.VCENTER_EVENTS.name(), d, record.timestamp()));
+    }
+  }
+
+  /**
+   * Whether a settled migration's impact must be built again for {@code m} rather than only show it: its range or
+   * result changed, and the per-second history still holds the range.
+   */
+  private boolean rebuilds(MigrationImpact closed, Migration m) {
+    Migration was = closed.migration();
+    boolean moved = was.state() != m.state() || !java.util.Objects.equals(was.endTime(), m.endTime())
+        || !java.util.Objects.equals(was.startTime(), m.startTime());
+    return moved && m.startTime() != null && m.startTime().minus(config.beforeWindow())
+        .isAfter(Instant.ofEpochMilli(context.currentStreamTimeMs()).minus(config.sampleRetention()));
+  }
+
+  private java.util.Map<String, Tracked.Migration> waiting() {
+    if (waiting == null) {
+      waiting = new java.util.HashMap<>();
+      watched = new java.util.HashMap<>();
+      try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
+        it.forEachRemaining(kv -> waiting.put(kv.key, kv.value));
+      }
+      for (Tracked.Migration t : waiting.values()) {
+        if (t.provisional() || t.alertPending()) {
+          Migration m = migrations.get(t.migrationId());
+          if (m != null && m.startTime() != null) {
+            watch(t, m);
+          }
+        }
+      }
+      nextDue = Long.MIN_VALUE;
+    }
+    return waiting;
+  }
+
+  private void untrack(String id) {
+    Tracked.Migration t = waiting().remove(id);
+    tracked.delete(id);
+    expectedKinds.remove(id);
+    provisionalUntil.remove(id);
+    if (t != null) {
+      unwatch(t.vmKey(), id);
+    }
+  }
+
+  private void put(Tracked.Migration t) {
+    tracked.put(t.migrationId(), t);
+    waiting().put(t.migrationId(), t);
+  }
+
+  /**
+   * Tracks a migration until it settles: an open one is due at its timeout, an ended one when its settle window is
+   * over. What was pending of its alert stays pending.
+   */
+  private void track(String id, String vmKey, Migration m, Tracked.Migration previous) {
+    long due = m.state().isFinal() && m.endTime() != null
+        ? m.endTime().plus(config.settleWindow()).toEpochMilli()
+        : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
+    Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
+        previous != null && previous.alertPending(), 0);
+    put(t);
+    nextDue = Math.min(nextDue, due);
+    expectedKinds.remove(id); // its range may have changed with its end
+    provisionalUntil.remove(id);
+    unwatch(vmKey, id);
+    if (t.alertPending()) {
+      watch(t, m);
+    }
+  }
+
+  /** Marks whether the alert of a tracked migration waits for its window's samples. */
+  private void alertPending(String id, Migration m, boolean pending) {
+    Tracked.Migration t = waiting().get(id);
+    if (t == null || t.alertPending() == pending) {
+      return;
+    }
+    Tracked.Migration next = t.withAlertPending(pending);
+    put(next);
+    unwatch(t.vmKey(), id);
+    if (next.alertPending() || next.provisional()) {
+      watch(next, m);
+    }
+  }
+
+  /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
+  private void watch(Tracked.Migration t, Migration m) {
+    long[] at = {
+        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
+        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
+    if (t.provisional()) {
+      // Rebuilt until the history no longer holds the start of its range.
+      long until = provisionalUntil.computeIfAbsent(t.migrationId(),
+          id -> rangeStart(m).plus(config.sampleRetention()).toEpochMilli());
+      nextDue = Math.min(nextDue, until);
+    }
+    watched.computeIfAbsent(t.vmKey(), k -> new java.util.HashMap<>()).put(t.migrationId(), at);
+  }
+
+  private void unwatch(String vmKey, String id) {
+    java.util.Map<String, long[]> ids = watched.get(vmKey);
+    if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
+      watched.remove(vmKey);
+    }
+  }
+
+  /** The kind of sample a record is (a bit of {@link #ALL_KINDS}), or 0. */
+  private static int kind(Object value) {
+    return value instanceof io.stunwatch.model.GpuSample ? GPU
+        : value instanceof io.stunwatch.model.ThroughputSample ? THROUGHPUT
+        : value instanceof io.stunwatch.model.RdmaCounterSample ? RDMA : 0;
+  }
+
+  /**
+   * A sample of a VM that migrations wait on, recorded in its history before it reaches this processor: decides an
+   * alert whose window it completes, and rebuilds a provisional impact when it is the first of its kind past the
+   * impact's range (its kind's samples of the range are then all in the history: each kind arrives in order).
+   */
+  private void samplesArrived(String vmKey, java.util.Map<String, long[]> ids, long timestamp, int kind) {
+    for (String id : List.copyOf(ids.keySet())) {
+      long[] at = ids.get(id);
+      if (at == null || timestamp < Math.min(at[0], at[1])) {
+        continue;
+      }
+      Tracked.Migration t = waiting().get(id);
+      Migration m = migrations.get(id);
+      if (t == null || m == null) {
+        unwatch(vmKey, id);
+        continue;
+      }
+      if (timestamp >= at[0] && t.alertPending() && windowKnown(vmKey, m.startTime())) {
+        decideAlert(t, m, timestamp);
+        t = waiting().get(id);
+        if (t == null) {
+          continue;
+        }
+      }
+      if (t.provisional() && timestamp >= at[1] && (t.kindsPassed() & kind) == 0) {
+        settle(t, m, t.kindsPassed() | kind);
+      }
+    }
+  }
+
+  /** Decides a pending alert on its whole window, resolving it at once if the migration has already settled. */
+  private void decideAlert(Tracked.Migration t, Migration m, long timestamp) {
+    alertPending(t.migrationId(), m, false);
+    raiseIfUnderLoad(t.vmKey(), m, timestamp);
+    MigrationImpact impact = t.provisional() ? impacts.get(t.migrationId()) : null;
+    if (impact != null) {
+      resolve(m, impact, t.dueAtMillis());
+      index.refresh(t.vmKey(), m, impact);
+    } else {
+      resolveIfEnded(m, timestamp);
+      index.refresh(t.vmKey(), t.migrationId());
+    }
+  }
+
+  /**
+   * Emits the impact of every migration due by {@code time} whose VM's samples have caught up with it (or that is
+   * {@link #CLOSE_FALLBACK_MILLIS} past due, provisionally), closing timed-out ones as UNKNOWN first; rebuilds a
+   * provisional impact one last time before the history no longer holds its range.
+   */
+  void closeDue(long time) {
+    java.util.Map<String, Tracked.Migration> all = waiting();
+    if (nextDue > time) {
+      return;
+    }
+    List<Tracked.Migration> due = new ArrayList<>();
+    long next = Long.MAX_VALUE;
+    for (Tracked.Migration t : all.values()) {
+      long at = t.provisional() ? provisionalUntil.getOrDefault(t.migrationId(), Long.MIN_VALUE) : t.dueAtMillis();
+      if (at <= time) {
+        due.add(t);
+      } else {
+        next = Math.min(next, at);
+      }
+    }
+    nextDue = next;
+    // In the store's key order, as a scan of it gave them: the order of the outputs must not depend on a hash map.
+    due.sort(java.util.Comparator.comparing(Tracked.Migration::migrationId));
+    for (Tracked.Migration t : due) {
+      Migration m = migrations.get(t.migrationId());
+      if (m == null || m.startTime() == null) {
+        untrack(t.migrationId());
+        continue;
+      }
+      if (t.provisional()) {
+        settle(t, m, ALL_KINDS); // the last rebuild: the history is about to lose its range
+        continue;
+      }
+      Instant from = rangeEnd(m).plusSeconds(1);
+      int passed = kinds(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
+      if (!caughtUp(t, passed) && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
+        nextDue = Long.MIN_VALUE; // still due: look again at the next second of stream time
+        continue; // the VM's samples of the impact's range may still be on their way
+      }
+      settle(t, m, passed);
+    }
+  }
+
+  private Instant rangeStart(Migration m) {
+    return m.startTime().minus(config.beforeWindow());
+  }
+
+  private Instant rangeEnd(Migration m) {
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    return end.plus(config.settleWindow()).plusSeconds(1);
+  }
+
+  /**
+   * Builds the impact of a due migration and emits what changed: the migration closed as UNKNOWN if it never ended,
+   * its impact, its alert resolved with the impact's figures. Closed at its due time, not at the look's: the outputs
+   * must not depend on when the look ran (after a restart it runs at other times). {@code passed}: the kinds of the
+   * VM's samples that have passed the range; with all of them the impact is final, otherwise it is provisional.
+   */
+  private void settle(Tracked.Migration t, Migration m, int passed) {
+    boolean complete = passed == ALL_KINDS;
+    long at = t.dueAtMillis();
+    if (!t.ended() && m.state() != MigrationState.UNKNOWN) {
+      m = unknown(m, Instant.ofEpochMilli(at));
+      migrations.put(m.id(), m);
+      context.forward(new Record<>(m.id(), m, at));
+    }
+    if (t.alertPending() && (complete || windowKnown(t.vmKey(), m.startTime()))) {
+      alertPending(t.migrationId(), m, false);
+      raiseIfUnderLoad(t.vmKey(), m, at);
+    }
+    VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
+    Tracked.Stuns s = stuns.get(t.vmKey());
+    MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
+        config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
+    if (!impact.equals(impacts.get(m.id()))) {
+      impacts.put(m.id(), impact);
+      context.forward(new Record<>(m.id(), impact, at));
+    }
+    resolve(m, impact, at);
+    index.refresh(t.vmKey(), m, impact);
+    if (complete) {
+      untrack(t.migrationId());
+    } else {
+      Tracked.Migration p = waiting().get(t.migrationId()).asProvisional(passed);
+      put(p);
+      unwatch(p.vmKey(), p.migrationId());
+      watch(p, m);
+    }
+  }
+
+  /** Resolves the migration's alert, if it has one, with the impact's figures and the migration as it settled. */
+  private void resolve(Migration m, MigrationImpact impact, long at) {
+    MigrationAlert a = alerts.get(m.id());
+    if (a == null) {
+      return;
+    }
+    MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
+        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
+        a.forecast(), a.raisedAt(), Instant.ofEpochMilli(at), new MigrationAlert.Measured(m.state(),
+            impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
+    if (!updated.equals(a)) {
+      alerts.put(m.id(), updated);
+      context.forward(new Record<>(m.id(), updated, at));
+    }
+  }
+
+  /**
+   * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
+   * after it, given the kinds that have ({@code passed}): each kind arrives in order on its own partition, so the
+   * range then holds all of that kind it ever will. Asked every second of stream time while a migration waits, so
+   * the cheap answers come first: nothing after the range yet (the usual wait), or every kind after it. A kind not
+   * seen in the range at all may still come (its partition behind the others): the impact closed then is
+   * provisional ({@link #settle}).
+   */
+  private boolean caughtUp(Tracked.Migration t, int passed) {
+    if (passed == 0 || passed == ALL_KINDS) {
+      return passed == ALL_KINDS;
+    }
+    // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
+    // (again after a restart).
+    int expected = expectedKinds.computeIfAbsent(t.migrationId(), id -> {
+      Migration m = migrations.get(id);
+      return kinds(samples.range(t.vmKey(), rangeStart(m), rangeEnd(m)));
+    });
+    return (passed & expected) == expected;
+  }
+
+  /**
+   * Whether the VM's samples of the alert window before {@code start} have all arrived, so that the alert is never
+   * judged on part of its window (samples behind their events: a replay, a lagging collector). Each kind the alert
+   * reads (GPU, RDMA) that the window holds must have passed the window's last second, with one exception that keeps
+   * a live alert within a second of its event: the GPU samples of that last second are whole when they cover every
+   * GPU the second before had (a multi-GPU VM reports a second GPU by GPU).
+   */
+  private boolean windowKnown(String vmKey, Instant start) {
+    Instant last = start.minus(ALERT_WINDOW_END);
+    VmSamples tail = samples.range(vmKey, last.minusSeconds(1), start.plusMillis(CLOSE_FALLBACK_MILLIS));
+    VmSamples.Point previous = null;
+    VmSamples.Point lastSecond = null;
+    int passed = 0;
+    for (VmSamples.Point p : tail.points()) {
+      if (p.epochSecond() < last.getEpochSecond()) {
+        previous = p;
+      } else if (p.epochSecond() == last.getEpochSecond()) {
+        lastSecond = p;
+      } else {
+        passed |= kinds(p);
+      }
+    }
+    int known = passed & (GPU | RDMA);
+    if (previous != null && lastSecond != null && previous.samples() > 0 && lastSecond.samples() > 0
+        && (lastSecond.gpuMask() & previous.gpuMask()) == previous.gpuMask()) {
+      known |= GPU;
+    }
+    if (known == 0) {
+      return false;
+    }
+    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), last)) & (GPU | RDMA);
+    return (known & held) == held;
+  }
+
+  private static int kinds(VmSamples.Point p) {
+    return (p.samples() > 0 ? GPU : 0) | (p.throughput() != null ? THROUGHPUT : 0)
+        | (p.rdmaBytesPerSec() != null ? RDMA : 0);
+  }
+
+  private static int kinds(VmSamples samples) {
+    int kinds = 0;
+    for (VmSamples.Point p : samples.points()) {
+      kinds |= kinds(p);
+    }
+    return kinds;
+  }
+
+  private static Migration unknown(Migration m, Instant at) {
+    return new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(), m.vmId(), m.vgpuProfile(),
+        MigrationState.UNKNOWN, m.initiator(), m.initiatorName(), m.encrypted(), m.sourceHost(), m.destHost(),
+        m.sourceCluster(), m.destCluster(), m.sourceDatastore(), m.destDatastore(), m.startTime(), null,
+        "no end seen within the migration timeout", at);
+  }
+
+  private void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {
+    Instant start = m.startTime();
+    if (start == null || alerts.get(m.id()) != null) {
+      return;
+    }
+    Instant from = start.minus(config.alertWindow());
+    Instant to = start.minus(ALERT_WINDOW_END);
+    VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
+    if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
+      return; // no samples of this VM: its load is unknown, not low
+    }
+    List<MigrationAlert.Reason> reasons = new ArrayList<>();
+    if (load.gpuUtilizationAvgPct() != null && load.gpuUtilizationAvgPct() >= config.alertGpuPct()) {
+      reasons.add(MigrationAlert.Reason.GPU_UTILIZATION);
+    }
+    if (load.fbUsedPct() != null && load.fbUsedPct() >= config.alertFbUsedPct()) {
+      reasons.add(MigrationAlert.Reason.FB_USED);
+    }
+    if (load.rdmaBitsPerSec() != null && load.rdmaBitsPerSec() >= config.alertRdmaGbps() * 1e9) {
+      reasons.add(MigrationAlert.Reason.RDMA_RATE);
+    }
+    if (reasons.isEmpty()) {
+      return;
+    }
+    MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
+        m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
+        new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
+            load.fbUsedPct(), load.rdmaBitsPerSec()),
+        reasons, forecast(load, m), start, m.updatedAt(), null);
+    alerts.put(m.id(), a);
+    context.forward(new Record<>(m.id(), a, timestamp));
+    live.requestIfLive(context, start.toEpochMilli());
+  }
+
+  private void resolveIfEnded(Migration m, long timestamp) {
+    MigrationAlert a = alerts.get(m.id());
+    if (a == null || !m.state().isFinal() || a.state() == MigrationAlert.AlertState.RESOLVED) {
+      return;
+    }
+    // the migration as it settled, not as it was when the alert was decided: that moment depends on when each
+    // record arrived, the settled migration does not
+    MigrationAlert resolved = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
+        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
+        a.forecast(), a.raisedAt(), m.updatedAt(), new MigrationAlert.Measured(m.state(), m.durationSeconds(),
+            new StunTime(null, StunTime.Source.UNKNOWN), null));
+    alerts.put(m.id(), resolved);
+    context.forward(new Record<>(m.id(), resolved, timestamp));
+  }
+
+  /** From the fleet's own model for this profile and framebuffer (then profile), else VMware's figure. */
+  private StunForecast forecast(VmSamples.Load load, Migration m) {
+    if (load.fbUsedMiB() == null) {
+      return null;
+    }
+    return Forecasts.forecast(m.vgpuProfile(), load.fbUsedMiB(), k -> {
+      ValueAndTimestamp<StunModelEntry> v = model.get(k);
+      return v == null ? null : v.value();
+    });
+  }
+}

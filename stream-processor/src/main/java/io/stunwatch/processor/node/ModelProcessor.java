@@ -1,0 +1,33 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.processor.domain.StunModel;
+import io.stunwatch.processor.view.StoreNames;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/** Updates one group of the stun-time model per input. */
+public final class ModelProcessor implements Processor<String, StunModel.Input, String, Object> {
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, StunModelEntry> model;
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    this.model = context.getStateStore(StoreNames.STUN_MODEL);
+  }
+
+  @Override
+  public void process(Record<String, StunModel.Input> record) {
+    StunModelEntry old = model.get(record.key());
+    StunModelEntry next = StunModel.update(old, record.value());
+    if (next != old) {
+      model.put(record.key(), next);
+      // Timestamped with the entry's own time, which never goes back for a key: the global table warns of (and
+      // a versioned store would refuse) an update older than the one it holds.
+      context.forward(record.withValue(next).withTimestamp(next.updatedAt().toEpochMilli()));
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.CounterState;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.processor.domain.RdmaRates;
+import io.stunwatch.processor.state.StoreCodec;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.VmSamples;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.Map;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/** Turns each VM's raw RDMA counters into rates in its per-second history. */
+public final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
+  private KeyValueStore<String, RdmaRates.Last> last;
+  /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
+  private final Map<String, RdmaRates.Last> held = new java.util.HashMap<>();
+  private SampleHistory samples;
+
+  @Override
+  public void init(ProcessorContext<Void, Void> context) {
+    last = context.getStateStore(StoreNames.RDMA_LAST);
+    held.clear(); // (re)initialized after the task's stores were restored
+    samples = new SampleHistory(context);
+  }
+
+  @Override
+  public void process(Record<String, RdmaCounterSample> record) {
+    RdmaCounterSample s = record.value();
+    RdmaRates.Last before = held.get(record.key());
+    if (before == null) {
+      before = last.get(record.key());
+    }
+    RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
+    if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
+      return; // late or repeated: the newer reading stays the reference
+    }
+    Double rate = RdmaRates.bytesPerSecond(prev, s);
+    RdmaRates.Last next = (before == null ? new RdmaRates.Last(null) : before).with(s);
+    last.put(record.key(), next);
+    held.put(record.key(), next);
+    if (rate != null) {
+      samples.update(record.key(), s.timestamp(), p -> VmSamples.withRdma(p, rate));
+    }
+  }
+
+  /** {@link RdmaRates.Last}, the value of {@link StoreNames#RDMA_LAST}: written on every RDMA sample. */
+  public static final StoreCodec<RdmaRates.Last> RDMA_LAST = new LastCodec();
+
+  private static final class LastCodec extends StoreCodec<RdmaRates.Last> {
+
+    LastCodec() {
+      super("store.rdma-last", 1);
+    }
+
+    @Override
+    protected void write(Out out, RdmaRates.Last last) {
+      writeMap(out, last.ports(), (o, s) -> {
+        writeNullable(o, s.vmId());
+        writeNullable(o, s.hostname());
+        writeNullable(o, s.timestamp());
+        writeNullable(o, s.device());
+        o.writeInt(s.port());
+        writeNullable(o, s.linkLayer());
+        writeMap(o, s.counters(), LastCodec::writeCounter);
+        writeMap(o, s.hwCounters(), LastCodec::writeCounter);
+        writeNullable(o, s.unavailableReason());
+      });
+    }
+
+    @Override
+    protected RdmaRates.Last read(DataInputStream in) throws IOException {
+      return new RdmaRates.Last(readMap(in, i -> new RdmaCounterSample(readNullableString(i), readNullableString(i),
+          readNullableInstant(i), readNullableString(i), i.readInt(), readNullableString(i),
+          readMap(i, LastCodec::readCounter), readMap(i, LastCodec::readCounter), readNullableString(i))));
+    }
+
+    private static void writeCounter(Out out, CounterReading c) {
+      writeNullable(out, c.value());
+      writeNullable(out, c.state());
+      writeNullable(out, c.reason());
+    }
+
+    private static CounterReading readCounter(DataInputStream in) throws IOException {
+      return new CounterReading(readNullableLong(in), readNullableEnum(in, CounterState.class),
+          readNullableString(in));
+    }
+  }
+
+}

@@ -1,0 +1,84 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunObservation;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.domain.ImpactBuilder;
+import io.stunwatch.processor.domain.Tracked;
+import io.stunwatch.processor.view.StoreNames;
+import java.util.List;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps each VM's recent vmware.log stun observations for impacts to come, and revises an impact already closed
+ * without one: in a catch-up the observation (one repartition hop behind) can arrive after the VM's samples have
+ * run past the settle window, and the impact, its alert and the model must end with the log's figure all the same.
+ */
+public final class StunProcessor implements Processor<String, StunObservation, String, Object> {
+  private final ProcessorConfig config;
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, Tracked.Stuns> stuns;
+  private KeyValueStore<String, Tracked.Recent> recent;
+  private KeyValueStore<String, MigrationImpact> impacts;
+  private KeyValueStore<String, MigrationAlert> alerts;
+  private KeyValueStore<String, Migration> migrations;
+  private MigrationIndex index;
+
+  public StunProcessor(ProcessorConfig config) {
+    this.config = config;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    stuns = context.getStateStore(StoreNames.VM_STUNS);
+    recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
+    impacts = context.getStateStore(StoreNames.IMPACTS);
+    alerts = context.getStateStore(StoreNames.ALERTS);
+    migrations = context.getStateStore(StoreNames.MIGRATIONS);
+    index = new MigrationIndex(context);
+  }
+
+  @Override
+  public void process(Record<String, StunObservation> record) {
+    Tracked.Stuns old = stuns.get(record.key());
+    Tracked.Stuns now = (old == null ? new Tracked.Stuns(null) : old).with(record.value());
+    stuns.put(record.key(), now);
+    Tracked.Recent ids = recent.get(record.key());
+    for (String id : ids == null ? List.<String>of() : ids.migrationIds()) {
+      // The migration as stored is the impact's (a revision of one revises the other), and far smaller to read:
+      // most observations belong to no settled migration, so the impact is read only for one they change.
+      Migration m = migrations.get(id);
+      if (m == null || m.startTime() == null) {
+        continue;
+      }
+      io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns());
+      if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+        continue; // nothing from the log for this migration
+      }
+      MigrationImpact i = impacts.get(id);
+      if (i == null || stun.equals(i.stun())) {
+        continue; // not settled yet (its impact will read the log when it is), or nothing new
+      }
+      MigrationImpact revised = ImpactBuilder.withStun(i, stun);
+      impacts.put(id, revised);
+      context.forward(new Record<>(id, revised, record.timestamp()));
+      MigrationAlert a = alerts.get(id);
+      if (a != null && a.measured() != null) {
+        MigrationAlert.Measured was = a.measured();
+        MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
+            a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
+            a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(was.result(), was.durationSeconds(), stun,
+                revised.throughputDipPct())); // the dip counts the stunned seconds: it follows the stun
+        alerts.put(id, updated);
+        context.forward(new Record<>(id, updated, record.timestamp()));
+      }
+      index.refresh(record.key(), m, revised);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.logging.LogLimiter;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.state.DroppedRecords;
+import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.UtilizationDay;
+import io.stunwatch.processor.view.VmPlacement;
+import io.stunwatch.processor.view.VmSamples;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.TimestampedWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load
+ * ({@link StoreNames#VM_LOAD_CURRENT}), the 10 s and 1 min load windows ({@link StoreNames#VM_LOAD_10S},
+ * {@link StoreNames#VM_LOAD_1M}), the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and
+ * its per-second history ({@link StoreNames#VM_SAMPLES}).
+ *
+ * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
+ * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
+ * format, and a sample whose window closed ({@code end <= stream time - process.late-grace}) is dropped, counted in
+ * the task's {@code dropped-records} metric once per window and logged with its topic, partition and offset (at
+ * most ten lines a minute, the next saying how many were held back).
+ *
+ * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
+ * This processor is the only writer of these stores, so it keeps what it last wrote for each VM (its current load
+ * and its latest window of each store) and reads a store only for a VM it has not seen since the task started, or
+ * for a late sample of an older window. That state is bounded by the task's VMs, and rebuilt from the stores after
+ * a restore, since {@link #init} forgets it.
+ */
+public final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VmLoadProcessor.class);
+
+  private final InventoryIndex index;
+  /** A catch-up behind stream time can drop many samples: each is counted, and the log gets a few a minute. */
+  private final LogLimiter dropLog;
+  private final long graceMs;
+  /** An array, not a list: the loop over it runs on every sample, and a list's iterator showed in profiles. */
+  private final WindowFold<?>[] windows;
+  /** The current load this processor last wrote for each VM. */
+  private final Map<String, CurrentLoad> current = new HashMap<>();
+  /** The newest sample time seen by this task, or -1: what the grace of late samples is measured from. */
+  private long streamTime = -1;
+  private ProcessorContext<Void, Void> context;
+  private KeyValueStore<String, CurrentLoad> currentStore;
+  private SampleHistory history;
+  private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
+  private Sensor unknownVm;
+  private Sensor dropped;
+
+  public VmLoadProcessor(ProcessorConfig config, InventoryIndex index, Clock clock) {
+    this.index = index;
+    this.dropLog = new LogLimiter(10, clock);
+    this.graceMs = config.lateGrace().toMillis();
+    double idleBelow = config.idleBelowPct();
+    this.windows = new WindowFold<?>[] {
+        new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.UTILIZATION_DAILY, 86_400_000, UtilizationDay::empty,
+            (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS))};
+  }
+
+  /** The stores this processor writes, to connect it to them. */
+  public static String[] stores() {
+    return new String[] {StoreNames.VM_LOAD_CURRENT, StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M,
+        StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES};
+  }
+
+  @Override
+  public void init(ProcessorContext<Void, Void> context) {
+    this.context = context;
+    this.currentStore = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
+    this.history = new SampleHistory(context);
+    this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
+    // (Re)initialized with the task, after its stores were restored: what was held before may be stale.
+    this.current.clear();
+    this.streamTime = -1;
+    for (WindowFold<?> w : windows) {
+      w.init(context);
+    }
+    this.unknownVm = context.metrics().addRateTotalSensor("stunwatch", context.taskId().toString(),
+        "unknown-vm-samples", Sensor.RecordingLevel.INFO);
+    // The task's own sensor, which Streams' windowed aggregation recorded these drops in, so that one metric
+    // still counts every record the processor dropped.
+    this.dropped = DroppedRecords.sensor(context);
+  }
+
+  @Override
+  public void process(Record<String, GpuSample> record) {
+    String vm = record.key();
+    GpuSample s = record.value();
+    // The per-second history takes every sample, late or not: an impact's timeline reads it, not the windows.
+    history.update(vm, s.timestamp(), p -> VmSamples.withGpu(p, s));
+    VmPlacement placed = index.get(vm, inventory);
+    if (placed == null) {
+      unknownVm.record();
+    }
+    CurrentLoad old = current.get(vm);
+    if (old == null) {
+      old = currentStore.get(vm);
+    }
+    CurrentLoad next = (old == null ? new CurrentLoad(vm, Map.of(), null, null, false) : old).with(s, placed);
+    if (next != old) {
+      currentStore.put(vm, next);
+      current.put(vm, next);
+    }
+
+    long t = record.timestamp();
+    streamTime = Math.max(streamTime, t);
+    long closeTime = streamTime - graceMs;
+    String closed = null;
+    for (WindowFold<?> w : windows) {
+      if (!w.add(vm, t, s, placed, closeTime)) {
+        dropped.record();
+        closed = closed == null ? w.store : closed + ", " + w.store;
+      }
+    }
+    String more = closed == null ? null : dropLog.admit();
+    if (more != null) {
+      var meta = context.recordMetadata();
+      LOG.warn("Dropped a GPU sample of VM {} taken at {} ({} partition {} offset {}) from {}: its window closed at "
+              + "stream time {} less the grace of {} ms{}", vm, java.time.Instant.ofEpochMilli(t),
+          meta.map(m -> m.topic()).orElse("?"), meta.map(m -> m.partition()).orElse(-1),
+          meta.map(m -> m.offset()).orElse(-1L), closed, java.time.Instant.ofEpochMilli(streamTime), graceMs, more);
+    }
+  }
+
+  @Override
+  public void close() {
+    // The task may come back to this instance after a rebalance and register its sensor again.
+    context.metrics().removeSensor(unknownVm);
+  }
+
+  /** How a sample folds into a window's value. */
+  @FunctionalInterface
+  interface Fold<A> {
+    A with(A value, GpuSample sample, VmPlacement vm);
+  }
+
+  /** One windowed store: tumbling windows of {@code size} ms, and each VM's latest window as last written. */
+  private static final class WindowFold<A> {
+    private final String store;
+    private final long size;
+    private final Supplier<A> empty;
+    private final Fold<A> fold;
+    private final Map<String, Slot<A>> latest = new HashMap<>();
+    private TimestampedWindowStore<String, A> windows;
+
+    private record Slot<A>(long start, ValueAndTimestamp<A> value) {
+    }
+
+    WindowFold(String store, long size, Supplier<A> empty, Fold<A> fold) {
+      this.store = store;
+      this.size = size;
+      this.empty = empty;
+      this.fold = fold;
+    }
+
+    void init(ProcessorContext<?, ?> context) {
+      windows = context.getStateStore(store);
+      latest.clear();
+    }
+
+    /** Folds the sample taken at {@code t} into its window; false when that window closed before {@code closeTime}. */
+    boolean add(String vm, long t, GpuSample s, VmPlacement placed, long closeTime) {
+      long start = t - Math.floorMod(t, size);
+      if (start + size <= closeTime) {
+        return false;
+      }
+      Slot<A> held = latest.get(vm);
+      ValueAndTimestamp<A> old = held != null && held.start() == start ? held.value() : windows.fetch(vm, start);
+      A next = fold.with(old == null ? empty.get() : old.value(), s, placed);
+      if (old != null && next == old.value()) {
+        return true; // nothing new (a repeated sample of the day's audit): no write
+      }
+      ValueAndTimestamp<A> value = ValueAndTimestamp.make(next, old == null ? t : Math.max(t, old.timestamp()));
+      windows.put(vm, value, start);
+      if (held == null || start >= held.start()) {
+        latest.put(vm, new Slot<>(start, value));
+      }
+      return true;
+    }
+  }
+}

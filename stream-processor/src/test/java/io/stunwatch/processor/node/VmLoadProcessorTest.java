@@ -1,0 +1,206 @@
+package io.stunwatch.processor.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.state.StoreCodec;
+import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.UtilizationDay;
+import io.stunwatch.processor.view.ValueCodecs;
+import io.stunwatch.processor.view.VmSamples;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.TimestampedKeyValueStore;
+import org.apache.kafka.streams.state.TimestampedWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link VmLoadProcessor} keeps what it last wrote for each VM instead of reading it back: these tests check that a
+ * new instance on the same stores (a task that moved or restarted) goes on from the stores, and that the windows it
+ * holds are never mistaken for another window or another VM's.
+ */
+class VmLoadProcessorTest {
+
+  static final Instant DAY = Instant.parse("2026-11-21T00:00:00Z");
+  static final String VM = "00000000-0000-0000-0000-000000000001";
+  static final String OTHER = "00000000-0000-0000-0000-000000000002";
+
+  private MockProcessorContext<Void, Void> context;
+  private KeyValueStore<String, CurrentLoad> current;
+  private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
+  private TimestampedWindowStore<String, LoadAggregate> minute;
+  private TimestampedWindowStore<String, UtilizationDay> days;
+  private WindowStore<String, VmSamples.Block> blocks;
+
+  @BeforeEach
+  void setUp() {
+    context = new MockProcessorContext<>();
+    current = add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LOAD_CURRENT),
+        Serdes.String(), ValueCodecs.CURRENT_LOAD).withLoggingDisabled().build());
+    tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), ValueCodecs.LOAD_WINDOW));
+    minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), ValueCodecs.LOAD_WINDOW));
+    days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), ValueCodecs.UTILIZATION_DAY));
+    blocks = add(blockWindow());
+    TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
+        Stores.inMemoryKeyValueStore(StoreNames.VM_INVENTORY), Serdes.String(), Topics.VM_INVENTORY.valueSerde())
+        .withLoggingDisabled().build());
+    VmInventoryEntry e = new VmInventoryEntry("vc-1", "vm-1", "train-1", VM, null,
+        new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, null, List.of(), null, DAY);
+    inventory.put(e.key(), ValueAndTimestamp.make(e, DAY.toEpochMilli()));
+  }
+
+  /** A load window store over a map (see {@link #mapWindow}), each value a round trip through the store's codec. */
+  @SuppressWarnings("unchecked")
+  private static <V> TimestampedWindowStore<String, V> window(String name, Duration size, StoreCodec<V> codec) {
+    return mapWindow(TimestampedWindowStore.class, name, value -> {
+      // A round trip through the codec, as a real store's bytes would make it.
+      ValueAndTimestamp<V> v = (ValueAndTimestamp<V>) value;
+      return ValueAndTimestamp.make(codec.decode(codec.encode(v.value())), v.timestamp());
+    });
+  }
+
+  /** The per-second history over a map (see {@link #mapWindow}). */
+  @SuppressWarnings("unchecked")
+  private static WindowStore<String, VmSamples.Block> blockWindow() {
+    return mapWindow(WindowStore.class, StoreNames.VM_SAMPLES, value -> value);
+  }
+
+  /**
+   * A window store over a map: Streams' own window stores need its internal processor context, which
+   * {@link MockProcessorContext} does not give. Only what the processor calls is answered: a point fetch, and a put
+   * of what {@code stored} makes of the value.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static <S extends WindowStore> S mapWindow(Class<S> type, String name,
+      java.util.function.UnaryOperator<Object> stored) {
+    java.util.Map<String, Object> windows = new java.util.HashMap<>();
+    return (S) java.lang.reflect.Proxy.newProxyInstance(VmLoadProcessorTest.class.getClassLoader(),
+        new Class<?>[] {type}, (proxy, method, args) -> switch (method.getName()) {
+          case "name", "toString" -> name;
+          case "init", "flush", "close" -> null;
+          case "persistent" -> false;
+          case "isOpen" -> true;
+          case "fetch" -> {
+            if (args.length != 2 || !(args[1] instanceof Long)) {
+              throw new UnsupportedOperationException("fetch" + java.util.Arrays.toString(args));
+            }
+            yield windows.get(args[0] + "@" + args[1]);
+          }
+          case "put" -> {
+            windows.put(args[0] + "@" + args[2], stored.apply(args[1]));
+            yield null;
+          }
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
+          default -> throw new UnsupportedOperationException(method.getName());
+        });
+  }
+
+  @SuppressWarnings("deprecation") // MockProcessorContext's store context is the one init() takes
+  private <S extends StateStore> S add(S store) {
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    return store;
+  }
+
+  private VmLoadProcessor started() {
+    Clock clock = Clock.fixed(DAY, ZoneOffset.UTC);
+    VmLoadProcessor p = new VmLoadProcessor(ProcessorConfig.defaults(), new InventoryIndex(clock, Duration.ZERO),
+        clock);
+    p.init(context);
+    return p;
+  }
+
+  private static void sample(VmLoadProcessor p, String vm, int second, double util, long fbUsed) {
+    Instant t = DAY.plusSeconds(second);
+    p.process(new Record<>(vm, new GpuSample(vm, "guest", t, 0, "GPU-a", "GRID T4-16C", null, util, util / 2,
+        fbUsed, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow()), t.toEpochMilli()));
+  }
+
+  @Test
+  void aNewInstanceOnTheSameStoresGoesOnFromWhatTheyHoldNotFromNothing() {
+    VmLoadProcessor before = started();
+    for (int s = 0; s < 5; s++) {
+      sample(before, VM, s, 80, 1024);
+    }
+    before.close();
+    VmLoadProcessor after = started(); // the task moved back, or restarted after its stores were restored
+    for (int s = 5; s < 10; s++) {
+      sample(after, VM, s, 2, 2048);
+    }
+    LoadAggregate w = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(w.samples()).as("five samples before and five after, in one window").isEqualTo(10);
+    assertThat(w.gpuUtilAvgPct()).isEqualTo(41.0);
+    assertThat(w.fbUsedMaxMiB()).isEqualTo(2048L);
+    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(10);
+    UtilizationDay d = days.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(d.total().busy()).as("the intervals closed at 80% before the restart").isEqualTo(4.0);
+    assertThat(d.total().idle()).as("those closed at 2% after it, the one across the restart too").isEqualTo(5.0);
+    assertThat(d.byHost()).containsOnlyKeys("esx01");
+    assertThat(current.get(VM).latest()).isEqualTo(DAY.plusSeconds(9));
+    assertThat(current.get(VM).fbUsedMiB()).isEqualTo(2048L);
+  }
+
+  @Test
+  void eachVmAndEachWindowKeepsItsOwnAggregateAndALateSampleFindsItsOlderWindow() {
+    VmLoadProcessor p = started();
+    for (int s = 0; s < 25; s++) {
+      sample(p, VM, s, 60, 1024);
+      sample(p, OTHER, s, 10, 512);
+    }
+    sample(p, VM, 3, 100, 1024); // late, within the grace: its window is not the one held
+    LoadAggregate first = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(first.samples()).isEqualTo(11);
+    assertThat(first.gpuUtilMax()).isEqualTo(100.0);
+    assertThat(tenSeconds.fetch(VM, DAY.plusSeconds(20).toEpochMilli()).value().samples()).isEqualTo(5);
+    assertThat(tenSeconds.fetch(OTHER, DAY.toEpochMilli()).value().gpuUtilAvgPct()).isEqualTo(10.0);
+    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(26);
+    assertThat(minute.fetch(OTHER, DAY.toEpochMilli()).value().samples()).isEqualTo(25);
+    assertThat(days.fetch(OTHER, DAY.toEpochMilli()).value().byHost())
+        .as("the inventory does not know the other VM").containsOnlyKeys(UtilizationDay.UNRESOLVED_HOST);
+  }
+
+  @Test
+  void everySampleLateOrNotReachesItsVmsSecondInThePerSecondHistory() {
+    VmLoadProcessor p = started();
+    sample(p, VM, 0, 60, 1024);
+    sample(p, VM, 1, 80, 2048);
+    sample(p, OTHER, 1, 10, 512);
+    sample(p, VM, 1, 40, 1024); // a second sample in the same second: averaged, framebuffer the max
+    sample(p, VM, 86_400 * 2, 50, 1024); // moves stream time two days on
+    sample(p, VM, 2, 30, 1024); // far too late for any window, but the history still takes it
+
+    VmSamples.Block first = blocks.fetch(VM, DAY.toEpochMilli());
+    assertThat(first.points()).extracting(VmSamples.Point::epochSecond)
+        .containsExactly(DAY.getEpochSecond(), DAY.getEpochSecond() + 1, DAY.getEpochSecond() + 2);
+    VmSamples.Point second1 = first.point(DAY.getEpochSecond() + 1);
+    assertThat(second1.samples()).isEqualTo(2);
+    assertThat(second1.gpuUtilizationPct()).isEqualTo(60.0);
+    assertThat(second1.fbUsedMiB()).isEqualTo(2048L);
+    assertThat(first.point(DAY.getEpochSecond() + 2).gpuUtilizationPct()).isEqualTo(30.0);
+    assertThat(blocks.fetch(OTHER, DAY.toEpochMilli()).points()).singleElement()
+        .satisfies(point -> assertThat(point.gpuUtilizationPct()).isEqualTo(10.0));
+    assertThat(blocks.fetch(VM, DAY.plusSeconds(86_400 * 2).toEpochMilli()).points()).hasSize(1);
+    assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
+        .as("the window had closed to the late sample").isEqualTo(3);
+  }
+}

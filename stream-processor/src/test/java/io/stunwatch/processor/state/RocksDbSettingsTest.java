@@ -1,0 +1,43 @@
+package io.stunwatch.processor.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+class RocksDbSettingsTest {
+
+  @Test
+  void storesLoadTheirTableFilesOnOneThreadAndKeepStreamsOtherSettings() {
+    try (Options streams = new Options(); Options ours = new Options()) {
+      streams.setWriteBufferSize(16 * 1024 * 1024L).setMaxWriteBufferNumber(3);
+      ours.setWriteBufferSize(16 * 1024 * 1024L).setMaxWriteBufferNumber(3);
+      new RocksDbSettings().setConfig("vm-samples.1800000", ours, Map.of());
+      assertThat(streams.maxFileOpeningThreads()).isEqualTo(16); // RocksDB's default, which this changes
+      assertThat(ours.maxFileOpeningThreads()).isEqualTo(1);
+      assertThat(ours.writeBufferSize()).isEqualTo(streams.writeBufferSize());
+      assertThat(ours.maxWriteBufferNumber()).isEqualTo(streams.maxWriteBufferNumber());
+    }
+  }
+
+  @Test
+  void aStoreOpenedWithTheSettingsWritesAndReadsBackAfterReopening(@TempDir Path dir) throws Exception {
+    RocksDB.loadLibrary();
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      new RocksDbSettings().setConfig("store", o, Map.of());
+      try (RocksDB db = RocksDB.open(o, dir.toString());
+          org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+        db.put(new byte[] {1}, new byte[] {2});
+        db.flush(flush);
+      }
+      // Reopened, the table file just flushed is loaded on the one thread.
+      try (RocksDB db = RocksDB.open(o, dir.toString())) {
+        assertThat(db.get(new byte[] {1})).containsExactly(2);
+      }
+    }
+  }
+}
