@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.stunwatch.model.json.fast.IsoInstants;
 
 /**
  * The one Jackson configuration used for everything on the bus and in the API.
@@ -33,7 +34,7 @@ public final class Json {
    * The configuration without {@link IsoInstants}' fast path, which must not change a byte of it (its test
    * compares the two).
    */
-  static JsonMapper.Builder configured() {
+  public static JsonMapper.Builder configured() {
     return JsonMapper.builder()
         .addModule(new JavaTimeModule())
         .serializationInclusion(JsonInclude.Include.NON_NULL)

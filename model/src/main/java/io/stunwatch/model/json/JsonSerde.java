@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.stunwatch.model.json.fast.PlainTokens;
+import io.stunwatch.model.json.fast.RecordReader;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.stream.Collectors;
@@ -130,7 +132,7 @@ public final class JsonSerde<T> implements Serde<T> {
   }
 
   /** {@link #decode} through Jackson's data binding alone: the reference {@link RecordReader} is held to. */
-  T bound(byte[] data) {
+  public T bound(byte[] data) {
     try (JsonParser p = Json.mapper().createParser(data)) {
       JsonToken first = p.nextToken();
       if (first != JsonToken.START_OBJECT) {
@@ -161,7 +163,7 @@ public final class JsonSerde<T> implements Serde<T> {
    * Our own encoder's form ("v" first, then the fields) read by {@link RecordReader}, or {@link RecordReader#DECLINED}
    * for anything it leaves to the data binding: an error among them, which the data binding then reports.
    */
-  Object plain(byte[] data) {
+  public Object plain(byte[] data) {
     PlainTokens p = new PlainTokens(data);
     try {
       if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME

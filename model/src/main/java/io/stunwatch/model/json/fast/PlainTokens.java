@@ -1,4 +1,4 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import com.fasterxml.jackson.core.JsonParser.NumberType;
 import com.fasterxml.jackson.core.JsonToken;
@@ -21,7 +21,7 @@ import java.nio.charset.StandardCharsets;
  * Read straight from the bytes, with no parser set up per payload and field names matched against the record's
  * component names as bytes, a GPU sample decodes in about 0.8 of the time it took through that parser.
  */
-final class PlainTokens {
+public final class PlainTokens {
 
   static final int MAX_DEPTH = 64;
   /** Jackson's default {@code StreamReadConstraints} refuse a longer number. */
@@ -68,7 +68,7 @@ final class PlainTokens {
   private long longValue;
   private NumberType numberType;
 
-  PlainTokens(byte[] data) {
+  public PlainTokens(byte[] data) {
     this.b = data;
     this.end = data.length;
   }
@@ -78,7 +78,7 @@ final class PlainTokens {
   }
 
   /** The next token, or null after the root value when only whitespace is left. */
-  JsonToken nextToken() {
+  public JsonToken nextToken() {
     int c = skipWhitespace();
     if (depth == 0) {
       if (c < 0) {
@@ -113,7 +113,7 @@ final class PlainTokens {
   }
 
   /** The current field name (after {@link JsonToken#FIELD_NAME}). */
-  String currentName() {
+  public String currentName() {
     if (name == null) {
       name = text(nameStart, nameLength, nameCoded);
     }
@@ -232,11 +232,11 @@ final class PlainTokens {
   }
 
   /** Of the current integer: {@code INT}, {@code LONG} or {@code BIG_INTEGER}, as Jackson classes it. */
-  NumberType getNumberType() {
+  public NumberType getNumberType() {
     return token == JsonToken.VALUE_NUMBER_FLOAT ? NumberType.DOUBLE : numberType;
   }
 
-  int getIntValue() {
+  public int getIntValue() {
     return (int) longValue;
   }
 

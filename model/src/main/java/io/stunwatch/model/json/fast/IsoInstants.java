@@ -1,4 +1,4 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -41,13 +41,13 @@ import java.time.LocalDate;
  * which message, does not change. Both wrap the module's own (contextual) instances, so annotations and features
  * keep working through them.
  */
-final class IsoInstants {
+public final class IsoInstants {
 
   private IsoInstants() {
   }
 
   /** The module: register it after {@code JavaTimeModule}, whose Instant handlers it wraps. */
-  static SimpleModule module() {
+  public static SimpleModule module() {
     SimpleModule m = new SimpleModule("stunwatch-iso-instants");
     m.setSerializerModifier(new BeanSerializerModifier() {
       @Override

@@ -1,7 +1,8 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.stunwatch.model.json.JsonSerde;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Constructor;
@@ -39,16 +40,16 @@ import java.util.Map;
  *
  * @param <T> the record type
  */
-final class RecordReader<T> {
+public final class RecordReader<T> {
 
   /** What {@link #read} returns for a payload it leaves to the data binding. */
-  static final Object DECLINED = new Object();
+  public static final Object DECLINED = new Object();
 
   /**
    * Thrown through the nested readers (and by {@link PlainTokens}) to unwind to {@link #read}; shared and stackless,
    * as it is control flow.
    */
-  static final RuntimeException DECLINE = new Declined();
+  public static final RuntimeException DECLINE = new Declined();
 
   private final RecordFields<T> root;
 
@@ -57,7 +58,7 @@ final class RecordReader<T> {
   }
 
   /** A reader for {@code type}, or null when some part of it is outside the plain cases. */
-  static <T> RecordReader<T> of(Class<T> type) {
+  public static <T> RecordReader<T> of(Class<T> type) {
     RecordFields<T> r = recordReader(type, new HashMap<>());
     return r == null ? null : new RecordReader<>(r);
   }
@@ -66,7 +67,7 @@ final class RecordReader<T> {
    * Reads the rest of the top-level object: the tokens stand on the schema version's value. Returns the record or
    * {@link #DECLINED}, for malformed JSON too.
    */
-  Object read(PlainTokens p) {
+  public Object read(PlainTokens p) {
     try {
       return root.readFields(p, JsonSerde.VERSION_FIELD);
     } catch (Declined d) {

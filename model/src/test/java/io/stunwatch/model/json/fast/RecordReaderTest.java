@@ -1,4 +1,4 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,6 +12,9 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.Samples;
 import io.stunwatch.model.ThroughputSample;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.model.json.JsonSerde;
+import io.stunwatch.model.json.SchemaException;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.math.BigInteger;

@@ -1,8 +1,9 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.stunwatch.model.json.Json;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.stunwatch.model.json;
+package io.stunwatch.model.json.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -8,6 +8,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.stunwatch.model.Samples;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.model.json.JsonSerde;
+import io.stunwatch.model.json.SchemaException;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.io.ByteArrayOutputStream;
