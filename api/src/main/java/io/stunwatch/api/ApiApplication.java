@@ -4,6 +4,9 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.api.metrics.FleetGauges;
+import io.stunwatch.api.metrics.MigrationMetrics;
+import io.stunwatch.api.metrics.TopicMetricsFeed;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
@@ -11,9 +14,12 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code stunwatch api}: a processor instance (it owns some partitions' stores) and the HTTP API over every
@@ -27,13 +33,13 @@ public final class ApiApplication implements AutoCloseable {
   private final String server;
   private final int port;
   private final PrometheusMeterRegistry registry;
-  private final io.stunwatch.api.metrics.TopicMetricsFeed feed;
+  private final TopicMetricsFeed feed;
 
   /** How often the per-VM gauges are read from the local stores: Prometheus scrapes every 15 s by default. */
   static final long GAUGE_REFRESH_MILLIS = 5_000;
 
   private ApiApplication(Vertx vertx, StreamsProcessor processor, String server, int port,
-      PrometheusMeterRegistry registry, io.stunwatch.api.metrics.TopicMetricsFeed feed) {
+      PrometheusMeterRegistry registry, TopicMetricsFeed feed) {
     this.vertx = vertx;
     this.port = port;
     this.processor = processor;
@@ -55,23 +61,23 @@ public final class ApiApplication implements AutoCloseable {
     Vertx vertx = Vertx.vertx();
     KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
         new HostInfo(config.advertisedHost(), port), config);
-    var fleet = new io.stunwatch.api.metrics.FleetGauges(processor.streams(), registry, clock,
+    var fleet = new FleetGauges(processor.streams(), registry, clock,
         config.vmSeries());
     vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
       fleet.refresh();
       return null;
     }, false));
-    var feed = new io.stunwatch.api.metrics.TopicMetricsFeed(kafka, processorConfig.applicationId(),
-        new io.stunwatch.api.metrics.MigrationMetrics(registry, clock)).start();
+    var feed = new TopicMetricsFeed(kafka, processorConfig.applicationId(),
+        new MigrationMetrics(registry, clock)).start();
     try {
-      java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+      AtomicBoolean warned = new AtomicBoolean();
       ApiServer.Readiness readiness = () -> {
         if (processor.streams().state() != KafkaStreams.State.RUNNING) {
           return false;
         }
-        java.util.Optional<String> why = reader.whyNotQueryable();
+        Optional<String> why = reader.whyNotQueryable();
         if (why.isPresent() && !warned.getAndSet(true)) {
-          org.slf4j.LoggerFactory.getLogger(ApiApplication.class).error("Not ready: {}", why.get());
+          LoggerFactory.getLogger(ApiApplication.class).error("Not ready: {}", why.get());
         } else if (why.isEmpty()) {
           warned.set(false);
         }

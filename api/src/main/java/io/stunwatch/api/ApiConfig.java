@@ -4,9 +4,14 @@ import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Settings of {@code stunwatch api}.
@@ -59,12 +64,12 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
       return null;
     }
     try {
-      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-      mac.init(new javax.crypto.spec.SecretKeySpec(token.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(token.getBytes(StandardCharsets.UTF_8),
           "HmacSHA256"));
-      return java.util.HexFormat.of().formatHex(mac.doFinal("stunwatch instance-to-instance calls"
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.GeneralSecurityException e) {
+      return HexFormat.of().formatHex(mac.doFinal("stunwatch instance-to-instance calls"
+          .getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
     }
   }

@@ -17,6 +17,10 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +43,10 @@ public final class ApiServer {
   private final Readiness readiness;
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsStoreReader internal;
-  private final java.time.Duration longestMigration;
-  private final java.time.Clock clock;
+  private final Duration longestMigration;
+  private final Clock clock;
   private final ObjectMapper json = Json.mapper();
-  private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger connections = new AtomicInteger();
 
   /**
    * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
@@ -51,8 +55,8 @@ public final class ApiServer {
    * @param clock            "now" of the default time ranges (the demo's is simulated)
    */
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
-      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, java.time.Duration longestMigration,
-      java.time.Clock clock) {
+      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
+      Clock clock) {
     this.vertx = vertx;
     this.config = config;
     this.stores = stores;
@@ -137,7 +141,7 @@ public final class ApiServer {
 
   private HttpServerOptions serverOptions() {
     HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
-        .setIdleTimeout((int) config.idleTimeout().toSeconds()).setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS);
+        .setIdleTimeout((int) config.idleTimeout().toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
     if (config.tlsCert() != null) {
       options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
           .setCertPath(config.tlsCert().toString()).setKeyPath(config.tlsKey().toString()));
@@ -238,17 +242,16 @@ public final class ApiServer {
       reason = "internal error";
       LOG.error("Request {} {} failed", rc.request().method(), rc.request().path(), t);
     }
-    var body = new java.util.LinkedHashMap<String, Object>();
-    body.put("error", status);
-    if (parameter != null) {
-      body.put("parameter", parameter);
-    }
-    body.put("reason", reason);
+    ErrorBody body = new ErrorBody(status, parameter, reason);
     try {
       rc.response().setStatusCode(status).putHeader("Content-Type", "application/json")
           .end(json.writeValueAsString(body));
     } catch (Exception e) {
       rc.response().setStatusCode(500).end();
     }
+  }
+
+  /** Every error's body: the status, the parameter at fault when one is, and why. */
+  record ErrorBody(int error, String parameter, String reason) {
   }
 }

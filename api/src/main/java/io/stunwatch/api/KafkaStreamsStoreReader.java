@@ -12,20 +12,33 @@ import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
+import io.stunwatch.processor.view.StartKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -36,6 +49,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreType;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyWindowStore;
@@ -80,12 +94,12 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         Runtime.getRuntime().availableProcessors());
     this.streams = streams;
     this.self = self;
-    io.vertx.ext.web.client.WebClientOptions options = new io.vertx.ext.web.client.WebClientOptions()
+    WebClientOptions options = new WebClientOptions()
         .setUserAgent("stunwatch-api (internal)");
     if (config.tlsCert() != null) {
       options.setSsl(true).setVerifyHost(true);
       if (config.tlsCa() != null) {
-        options.setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(config.tlsCa().toString()));
+        options.setTrustOptions(new PemTrustOptions().addCertPath(config.tlsCa().toString()));
       }
     }
     this.client = WebClient.create(vertx, options);
@@ -124,7 +138,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   @Override
   public Future<Optional<MigrationImpact>> impact(String migrationId) {
     // Impacts are partitioned by VM, not by their id: any instance may hold it.
-    return everywhere("impact?id=" + java.net.URLEncoder.encode(migrationId, java.nio.charset.StandardCharsets.UTF_8),
+    return everywhere("impact?id=" + URLEncoder.encode(migrationId, StandardCharsets.UTF_8),
         MigrationImpact.class, () -> localImpact(migrationId))
         .map(list -> list.stream().findFirst());
   }
@@ -132,14 +146,14 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   @Override
   public Future<List<MigrationAlert>> alerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit) {
     String query = "alerts?from=" + from.toEpochMilli() + "&to=" + to.toEpochMilli()
-        + (state == null ? "" : "&state=" + state.name().toLowerCase(java.util.Locale.ROOT)) + "&limit=" + limit;
+        + (state == null ? "" : "&state=" + state.name().toLowerCase(Locale.ROOT)) + "&limit=" + limit;
     return everywhere(query, MigrationAlert.class, () -> localAlerts(from, to, state, limit))
         .map(all -> newestFirst(all.stream(), limit));
   }
 
   /** Alerts newest first (by raise time, then id), at most {@code limit}. */
-  static List<MigrationAlert> newestFirst(java.util.stream.Stream<MigrationAlert> alerts, int limit) {
-    return alerts.sorted(java.util.Comparator.comparing(MigrationAlert::raisedAt).reversed()
+  static List<MigrationAlert> newestFirst(Stream<MigrationAlert> alerts, int limit) {
+    return alerts.sorted(Comparator.comparing(MigrationAlert::raisedAt).reversed()
         .thenComparing(MigrationAlert::migrationId)).limit(limit).toList();
   }
 
@@ -148,13 +162,13 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * known then, and an event that comes later can only move the start earlier, by the span of one migration's
    * chain.
    */
-  static final java.time.Duration START_BEFORE_RAISE = java.time.Duration.ofHours(1);
+  static final Duration START_BEFORE_RAISE = Duration.ofHours(1);
 
   private List<MigrationAlert> localAlerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit) {
     List<String> ids = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
-        .range(io.stunwatch.processor.view.StartKeys.from(from.minus(START_BEFORE_RAISE)),
-            io.stunwatch.processor.view.StartKeys.to(to))) {
+        .range(StartKeys.from(from.minus(START_BEFORE_RAISE)),
+            StartKeys.to(to))) {
       it.forEachRemaining(kv -> {
         if (kv.value.underLoad()) {
           ids.add(kv.value.id());
@@ -215,7 +229,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private List<MigrationRow> localMigrations(Instant from, Instant to) {
     List<MigrationRow> out = new ArrayList<>();
     try (KeyValueIterator<String, MigrationRow> it = this.<MigrationRow>kv(StoreNames.MIGRATIONS_BY_START)
-        .range(io.stunwatch.processor.view.StartKeys.from(from), io.stunwatch.processor.view.StartKeys.to(to))) {
+        .range(StartKeys.from(from), StartKeys.to(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -224,7 +238,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private List<AnnotationBlock> localBlocks(Instant from, Instant to) {
     List<AnnotationBlock> out = new ArrayList<>();
     try (KeyValueIterator<String, AnnotationBlock> it = this.<AnnotationBlock>kv(StoreNames.ANNOTATIONS_BY_HOUR)
-        .range(io.stunwatch.processor.view.StartKeys.hour(from), io.stunwatch.processor.view.StartKeys.hour(to))) {
+        .range(StartKeys.hour(from), StartKeys.hour(to))) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;
@@ -286,7 +300,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return store(name, QueryableStoreTypes.keyValueStore());
   }
 
-  private <T> T store(String name, org.apache.kafka.streams.state.QueryableStoreType<T> type) {
+  private <T> T store(String name, QueryableStoreType<T> type) {
     return store(StoreQueryParameters.fromNameAndType(name, type));
   }
 
@@ -294,7 +308,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * The store {@code name} of one partition: the one that holds a VM's keys. A read of every local partition
    * (Streams' default) opened an iterator, with its metrics, on each of them to find one VM's rows in one.
    */
-  private <T> T storeOf(String name, org.apache.kafka.streams.state.QueryableStoreType<T> type, int partition) {
+  private <T> T storeOf(String name, QueryableStoreType<T> type, int partition) {
     return store(StoreQueryParameters.fromNameAndType(name, type).withPartition(partition));
   }
 
@@ -373,10 +387,10 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * word, and a lookup of one of its VMs would go nowhere. Empty when every part can be reached.
    */
   private volatile long checkedAt = Long.MIN_VALUE;
-  private volatile java.util.Optional<String> lastCheck = java.util.Optional.empty();
+  private volatile Optional<String> lastCheck = Optional.empty();
 
   /** {@link #whyNotQueryable}, asked at most once a second: lists ask it on every request. */
-  private java.util.Optional<String> cachedWhyNotQueryable() {
+  private Optional<String> cachedWhyNotQueryable() {
     long now = System.nanoTime();
     if (checkedAt == Long.MIN_VALUE || now - checkedAt > 1_000_000_000L) {
       lastCheck = whyNotQueryable();
@@ -385,21 +399,21 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return lastCheck;
   }
 
-  public java.util.Optional<String> whyNotQueryable() {
+  public Optional<String> whyNotQueryable() {
     // Streams knows the address of every member that gave one; a partition of a member that gave none shows as
     // owned by the "unavailable" host. Every store the API reads is asked, partition by partition.
-    java.util.Set<String> unreachable = new java.util.TreeSet<>();
+    Set<String> unreachable = new TreeSet<>();
     for (String store : QUERIED_STORES) {
       int[] partitions = {0};
       try {
         streams.queryMetadataForKey(store, "", (topic, key, value, n) -> {
           partitions[0] = n;
-          return java.util.Optional.of(java.util.Set.of(0));
+          return Optional.of(Set.of(0));
         });
         for (int p = 0; p < partitions[0]; p++) {
           int partition = p;
           KeyQueryMetadata m = streams.queryMetadataForKey(store, "",
-              (topic, key, value, n) -> java.util.Optional.of(java.util.Set.of(partition)));
+              (topic, key, value, n) -> Optional.of(Set.of(partition)));
           if (m != null && !m.equals(KeyQueryMetadata.NOT_AVAILABLE) && m.activeHost() != null
               && m.activeHost().port() <= 0) {
             unreachable.add(store + "-" + partition);
@@ -409,7 +423,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         // rebalancing, or a store this topology does not have: nothing to say about it now
       }
     }
-    return unreachable.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(unreachable.size()
+    return unreachable.isEmpty() ? Optional.empty() : Optional.of(unreachable.size()
         + " store partitions of this application (" + String.join(", ", unreachable.stream().limit(4).toList())
         + (unreachable.size() > 4 ? ", ..." : "") + ") are owned by an instance that serves no queries (a "
         + "`stunwatch process` under the same process.application-id): run only `stunwatch api` instances where "
@@ -458,7 +472,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return internal(host, query).compose(body -> {
       try {
         return Future.<List<V>>succeededFuture(json.readValue(body.getBytes(), listType));
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         return Future.failedFuture(e);
       }
     });
@@ -477,7 +491,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   /** The body of another instance's answer to {@code /internal/<query>}. */
-  private Future<io.vertx.core.buffer.Buffer> internal(HostInfo host, String query) {
+  private Future<Buffer> internal(HostInfo host, String query) {
     return client.request(HttpMethod.GET, host.port(), host.host(), INTERNAL + query)
         .bearerTokenAuthentication(token)
         .timeout(5000)
@@ -490,7 +504,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
             return Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to "
                 + query));
           }
-          return Future.succeededFuture(r.body() == null ? io.vertx.core.buffer.Buffer.buffer() : r.body());
+          return Future.succeededFuture(r.body() == null ? Buffer.buffer() : r.body());
         });
   }
 
@@ -501,8 +515,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    *
    * @param longestMigration how far before its range the annotations route reads blocks
    */
-  public void addRoutes(Router router, ApiServer.Responder respond, java.time.Duration longestMigration) {
-    java.time.Duration day = java.time.Duration.ofDays(1);
+  public void addRoutes(Router router, ApiServer.Responder respond, Duration longestMigration) {
+    Duration day = Duration.ofDays(1);
     router.get(INTERNAL + "migrations").handler(rc -> {
       Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange());
       respond.json(rc, blocking(() -> localMigrations(r[0], r[1]))
@@ -522,10 +536,10 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "alerts").handler(rc -> {
       Params p = new Params(rc);
       Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
-      String state = p.choice("state", java.util.Set.of("firing", "resolved"), null);
+      String state = p.choice("state", Set.of("firing", "resolved"), null);
       int limit = p.limit(config.maxPageSize(), config.maxPageSize());
       respond.json(rc, blocking(() -> localAlerts(r[0], r[1], state == null ? null
-          : MigrationAlert.AlertState.valueOf(state.toUpperCase(java.util.Locale.ROOT)), limit)));
+          : MigrationAlert.AlertState.valueOf(state.toUpperCase(Locale.ROOT)), limit)));
     });
     router.get(INTERNAL + "migration").handler(rc -> {
       String id = required(new Params(rc), "id");
@@ -545,7 +559,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "load-windows").handler(rc -> {
       Params p = new Params(rc);
       String vm = vmId(p);
-      String size = p.choice("size", java.util.Set.of("10s", "1m"), null);
+      String size = p.choice("size", Set.of("10s", "1m"), null);
       if (size == null) {
         throw ApiException.badParameter("size", "is required");
       }
@@ -572,6 +586,6 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   private static String enc(String s) {
-    return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 }

@@ -11,6 +11,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -265,7 +266,7 @@ final class MigrationsEndpoint {
         if (c.nano() < 0 || c.nano() > 999_999_999) {
           throw new IllegalArgumentException();
         }
-      } catch (IllegalArgumentException | java.time.DateTimeException e) {
+      } catch (IllegalArgumentException | DateTimeException e) {
         throw ApiException.badParameter("cursor", "is not a cursor this API gave out");
       }
       if (!c.sort().equals(sort)) {

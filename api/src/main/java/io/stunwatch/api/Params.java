@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Typed, validated query parameters. Every getter throws {@link ApiException#badParameter} with the parameter's
@@ -51,7 +52,7 @@ final class Params {
     }
     String lower = v.toLowerCase(Locale.ROOT);
     if (!allowed.contains(lower)) {
-      throw ApiException.badParameter(name, "must be one of " + new java.util.TreeSet<>(allowed));
+      throw ApiException.badParameter(name, "must be one of " + new TreeSet<>(allowed));
     }
     return lower;
   }

@@ -3,6 +3,7 @@ package io.stunwatch.api;
 import io.stunwatch.processor.view.AnnotatedMigration;
 import io.stunwatch.processor.view.MigrationRow;
 import io.vertx.core.buffer.Buffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -73,7 +74,7 @@ final class RowArrays {
    * @throws IllegalStateException if {@code body} is not such a list, naming where it stops making sense
    */
   static <T> List<T> read(Buffer body, Function<byte[], T> decode) {
-    List<T> out = new java.util.ArrayList<>();
+    List<T> out = new ArrayList<>();
     int pos = 0;
     while (pos < body.length()) {
       if (body.length() - pos < 4) {

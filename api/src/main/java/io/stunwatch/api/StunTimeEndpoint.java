@@ -1,10 +1,12 @@
 package io.stunwatch.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.view.Forecasts;
 import io.vertx.ext.web.Router;
-import java.util.LinkedHashMap;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -24,19 +26,10 @@ final class StunTimeEndpoint {
     router.get("/api/stun-time/stats").handler(rc -> {
       StunModelEntry.Group g = GROUPS.get(new Params(rc).choice("groupBy", GROUPS.keySet(), "profile"));
       respond.json(rc, stores.model().map(all -> all.stream().filter(e -> e.group() == g)
-          .sorted(java.util.Comparator.comparing(StunModelEntry::groupKey))
-          .map(e -> {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("group", e.groupKey());
-            row.put("count", e.observations());
-            row.put("p50Seconds", e.p50Seconds());
-            row.put("p95Seconds", e.p95Seconds());
-            row.put("secondsPerGiB", e.fittedSecondsPerGiB());
-            row.put("p50SecondsPerGiB", e.p50SecondsPerGiB());
-            row.put("p95SecondsPerGiB", e.p95SecondsPerGiB());
-            row.put("updatedAt", e.updatedAt());
-            return row;
-          }).toList()));
+          .sorted(Comparator.comparing(StunModelEntry::groupKey))
+          .map(e -> new StatsRow(e.groupKey(), e.observations(), e.p50Seconds(), e.p95Seconds(),
+              e.fittedSecondsPerGiB(), e.p50SecondsPerGiB(), e.p95SecondsPerGiB(), e.updatedAt()))
+          .toList()));
     });
     router.get("/api/stun-time/forecast").handler(rc -> {
       Params p = new Params(rc);
@@ -54,17 +47,29 @@ final class StunTimeEndpoint {
               (a, b) -> a));
           String profile = load.vgpuProfile() == null ? null : load.vgpuProfile().name();
           StunForecast f = Forecasts.forecast(profile, load.fbUsedMiB(), byKey::get);
-          Map<String, Object> out = new LinkedHashMap<>();
-          out.put("vmId", load.vmId());
-          out.put("inputs", Map.of("vgpuProfile", profile == null ? "" : profile, "fbUsedMiB", load.fbUsedMiB(),
-              "fbBucket", Forecasts.bucket(load.fbUsedMiB()), "sampledAt", String.valueOf(load.latest())));
-          out.put("forecast", f);
-          out.put("uncertainty", Map.of("p50Seconds", f.p50Seconds(), "p95Seconds", f.p95Seconds(),
-              "observations", f.observations(), "basis", f.basis()));
-          return out;
+          return new ForecastAnswer(load.vmId(), new ForecastInputs(profile == null ? "" : profile,
+              load.fbUsedMiB(), Forecasts.bucket(load.fbUsedMiB()), String.valueOf(load.latest())), f,
+              new Uncertainty(f.p50Seconds(), f.p95Seconds(), f.observations(), f.basis()));
         });
       }));
     });
   }
 
+  /** A row of {@code /api/stun-time/stats}: one model group. Unknown figures are written as null. */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record StatsRow(String group, long count, Double p50Seconds, Double p95Seconds, Double secondsPerGiB,
+      Double p50SecondsPerGiB, Double p95SecondsPerGiB, Instant updatedAt) {
+  }
+
+  /** The answer of {@code /api/stun-time/forecast}. */
+  record ForecastAnswer(String vmId, ForecastInputs inputs, StunForecast forecast, Uncertainty uncertainty) {
+  }
+
+  /** What the forecast was made from. */
+  record ForecastInputs(String vgpuProfile, long fbUsedMiB, String fbBucket, String sampledAt) {
+  }
+
+  /** The forecast's spread and what it rests on. */
+  record Uncertainty(double p50Seconds, double p95Seconds, long observations, StunForecast.Basis basis) {
+  }
 }

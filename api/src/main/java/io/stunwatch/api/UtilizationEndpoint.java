@@ -1,12 +1,12 @@
 package io.stunwatch.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,20 +46,26 @@ final class UtilizationEndpoint {
           s[1] += r.idleSeconds();
           s[2] += r.unknownSeconds();
         }
-        List<Map<String, Object>> out = new ArrayList<>();
+        List<Row> out = new ArrayList<>();
         sums.forEach((k, s) -> {
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("day", k.substring(0, k.indexOf('|')));
-          row.put(groupBy, k.substring(k.indexOf('|') + 1));
-          row.put("busyGpuHours", s[0] / 3600);
-          row.put("idleGpuHours", s[1] / 3600);
-          row.put("unknownGpuHours", s[2] / 3600);
+          String key = k.substring(k.indexOf('|') + 1);
           double known = s[0] + s[1];
-          row.put("busyPct", known == 0 ? null : 100 * s[0] / known);
-          out.add(row);
+          out.add(new Row(k.substring(0, k.indexOf('|')), "vm".equals(groupBy) ? key : null,
+              "host".equals(groupBy) ? key : null, s[0] / 3600, s[1] / 3600, s[2] / 3600,
+              known == 0 ? null : 100 * s[0] / known));
         });
         return out;
       }));
     });
+  }
+
+  /**
+   * One VM's (or host's) UTC day. Only the grouping's key is written ({@code vm} or {@code host}); a day with no
+   * known second has a null {@code busyPct}, never 0.
+   */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record Row(String day, @JsonInclude(JsonInclude.Include.NON_NULL) String vm,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String host, double busyGpuHours, double idleGpuHours,
+      double unknownGpuHours, Double busyPct) {
   }
 }

@@ -1,13 +1,15 @@
 package io.stunwatch.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.GpuSample;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 
 /** {@code GET /api/vms/{vm}/load}: the latest samples and the 10 s or 1 min windows of a VM. */
@@ -33,19 +35,15 @@ final class VmEndpoint {
       Future<CurrentLoad> current = stores.currentLoad(vm).map(c -> c.orElseThrow(
           () -> ApiException.notFound("load of VM " + vm)));
       respond.json(rc, current.compose(c -> stores.loadWindows(vm, size, range[0], range[1]).map(w -> {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("vmId", c.vmId());
-        out.put("vmName", c.vmName());
-        out.put("host", c.host());
-        out.put("inInventory", c.inInventory());
-        out.put("latest", c.latest());
-        out.put("fbUsedMiB", c.fbUsedMiB());
-        out.put("vgpuProfile", c.vgpuProfile() == null ? null : c.vgpuProfile().name());
-        out.put("gpus", c.byGpu().values());
-        out.put("window", size);
-        out.put("windows", w);
-        return out;
+        return new Load(c.vmId(), c.vmName(), c.host(), c.inInventory(), c.latest(), c.fbUsedMiB(),
+            c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, w);
       })));
     });
+  }
+
+  /** The answer: the VM's latest sample of each GPU and its windows. Unknown figures are written as null. */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record Load(String vmId, String vmName, String host, boolean inInventory, Instant latest, Long fbUsedMiB,
+      String vgpuProfile, Collection<GpuSample> gpus, String window, List<StoreReader.LoadWindow> windows) {
   }
 }

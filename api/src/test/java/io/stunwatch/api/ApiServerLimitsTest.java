@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -65,7 +66,7 @@ class ApiServerLimitsTest {
         String answer;
         try {
           answer = statusLine(c);
-        } catch (java.net.SocketException reset) {
+        } catch (SocketException reset) {
           answer = null; // closed while the request was written
         }
         assertThat(answer).as("the third connection").isNull();
@@ -79,7 +80,7 @@ class ApiServerLimitsTest {
       try (Socket d = new Socket("127.0.0.1", port)) {
         d.setSoTimeout(5000);
         served = statusLine(d);
-      } catch (java.net.SocketException reset) {
+      } catch (SocketException reset) {
         served = null;
       }
     }

@@ -26,14 +26,23 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,7 +55,7 @@ class ApiServerTest {
   static final String TOKEN = "test-token-0123456789";
   static final Instant T0 = Instant.parse("2026-11-21T08:00:00Z");
   /** The server's "now": migration i starts at T0 + i minutes, so a default range ending now cuts through them. */
-  static final java.time.Clock CLOCK = java.time.Clock.fixed(T0.plusSeconds(200), java.time.ZoneOffset.UTC);
+  static final Clock CLOCK = Clock.fixed(T0.plusSeconds(200), ZoneOffset.UTC);
 
   Vertx vertx;
   WebClient client;
@@ -92,7 +101,7 @@ class ApiServerTest {
     boolean ready = true;
     List<MigrationSummary> migrations = new ArrayList<>();
     /** The rows the time-range reads have returned. */
-    final java.util.concurrent.atomic.AtomicLong rowsRead = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong rowsRead = new AtomicLong();
 
     FakeStores() {
       for (int i = 1; i <= 7; i++) {
@@ -123,7 +132,7 @@ class ApiServerTest {
     @Override
     public Future<List<AnnotationBlock>> annotationBlocks(Instant from, Instant to) {
       // as the index keeps them: one block per hour
-      var byHour = new java.util.TreeMap<String, List<MigrationRow>>();
+      var byHour = new TreeMap<String, List<MigrationRow>>();
       migrations.forEach(s -> byHour.computeIfAbsent(StartKeys.hour(s.migration().startTime()),
           h -> new ArrayList<>()).add(MigrationRow.of(s)));
       return unless(byHour.subMap(StartKeys.hour(from), true, StartKeys.hour(to), true).values().stream()
@@ -188,7 +197,7 @@ class ApiServerTest {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
     var router = new ApiServer(vertx, config, stores, () -> true,
         new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK).router();
-    java.util.Set<String> routes = new java.util.TreeSet<>();
+    Set<String> routes = new TreeSet<>();
     router.getRoutes().forEach(r -> {
       String path = r.getPath();
       if (path != null && !path.startsWith(KafkaStreamsStoreReader.INTERNAL)) {
@@ -196,7 +205,7 @@ class ApiServerTest {
       }
     });
     JsonObject doc = get("/openapi.json", true).bodyAsJsonObject();
-    assertThat(new java.util.TreeSet<>(doc.getJsonObject("paths").fieldNames())).isEqualTo(routes);
+    assertThat(new TreeSet<>(doc.getJsonObject("paths").fieldNames())).isEqualTo(routes);
   }
 
   /**
@@ -210,10 +219,10 @@ class ApiServerTest {
       stores.migrations.add(new MigrationSummary(ApiServerTest.migration(i, "T4-16C", Initiator.USER,
           MigrationState.SUCCEEDED), false, null, null, null));
     }
-    String range = "&from=" + T0 + "&to=" + T0.plus(java.time.Duration.ofDays(2));
+    String range = "&from=" + T0 + "&to=" + T0.plus(Duration.ofDays(2));
     for (String sort : List.of("-start", "start")) {
       stores.rowsRead.set(0);
-      java.util.List<String> walked = new java.util.ArrayList<>();
+      List<String> walked = new ArrayList<>();
       String token = null;
       do {
         var page = get("/api/migrations?sort=" + sort + "&limit=20" + range
@@ -256,7 +265,7 @@ class ApiServerTest {
     assertThat(otherSort.statusCode()).isEqualTo(400);
     assertThat(otherSort.bodyAsString()).contains("sort=-stun");
     // walking every page by start sees each migration once
-    java.util.List<String> walked = new java.util.ArrayList<>();
+    List<String> walked = new ArrayList<>();
     String token = null;
     do {
       var pageR = get("/api/migrations?sort=start&limit=3" + (token == null ? "" : "&cursor=" + token), true);
@@ -302,7 +311,7 @@ class ApiServerTest {
   @Test
   void aMigrationWithoutAnImpactYetIsAnsweredWithItsSummaryNotA404() throws Exception {
     String id = stores.migrations.get(2).migration().id();
-    var r = get("/api/migrations/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8), true);
+    var r = get("/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8), true);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.bodyAsJsonObject().getJsonObject("migration").getString("id")).isEqualTo(id);
     assertThat(r.bodyAsJsonObject().getJsonObject("stun").getDouble("seconds")).isEqualTo(6.0);
@@ -359,12 +368,12 @@ class ApiServerTest {
 
   @Test
   void aCursorAtTheEndOfIntAndInstantsBeyondWhatMillisecondsHoldAre400sNamingTheParameter() throws Exception {
-    String offsetCursor = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(("o:" + Integer.MAX_VALUE)
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    String offsetCursor = Base64.getUrlEncoder().withoutPadding().encodeToString(("o:" + Integer.MAX_VALUE)
+        .getBytes(StandardCharsets.UTF_8));
     var cursor = get("/api/migrations?limit=50&cursor=" + offsetCursor, true);
     assertThat(cursor.statusCode()).as(cursor.bodyAsString()).isEqualTo(400);
     assertThat(cursor.bodyAsJsonObject().getString("parameter")).isEqualTo("cursor");
-    String far = java.net.URLEncoder.encode("+1000000000-01-01T00:00:00Z", java.nio.charset.StandardCharsets.UTF_8);
+    String far = URLEncoder.encode("+1000000000-01-01T00:00:00Z", StandardCharsets.UTF_8);
     for (String route : List.of("/api/migrations", "/api/alerts", "/api/grafana/annotations", "/api/utilization")) {
       var r = get(route + "?from=" + far + "&to=" + far, true);
       assertThat(r.statusCode()).as(route + ": " + r.bodyAsString()).isEqualTo(400);
@@ -415,10 +424,10 @@ class ApiServerTest {
   @Test
   void malformedValuesOfEveryParameterOfEveryRouteGiveNever500AndNoSlowRequest() throws Exception {
     // every parameter of every route of the OpenAPI document, path parameters included
-    Map<String, String> routes = new java.util.TreeMap<>();
+    Map<String, String> routes = new TreeMap<>();
     JsonObject openapi;
     try (var in = ApiServer.class.getResourceAsStream("/io/stunwatch/api/openapi.json")) {
-      openapi = new JsonObject(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+      openapi = new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
     for (String path : openapi.getJsonObject("paths").fieldNames()) {
       JsonArray params = openapi.getJsonObject("paths").getJsonObject(path).getJsonObject("get")
@@ -467,7 +476,7 @@ class ApiServerTest {
     if (kind == 0) {
       String seed = seeds[r.nextInt(seeds.length)];
       // already-escaped seeds go as they are (a raw %00 is the point); the rest are encoded, as a client would
-      return seed.contains("%") ? seed : java.net.URLEncoder.encode(seed, java.nio.charset.StandardCharsets.UTF_8);
+      return seed.contains("%") ? seed : URLEncoder.encode(seed, StandardCharsets.UTF_8);
     }
     StringBuilder b = new StringBuilder();
     int n = kind == 3 ? 300 + r.nextInt(200) : 1 + r.nextInt(20);

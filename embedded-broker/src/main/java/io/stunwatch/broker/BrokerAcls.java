@@ -3,10 +3,22 @@ package io.stunwatch.broker;
 import io.stunwatch.broker.BrokerConfig.Role;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
@@ -72,30 +84,30 @@ public final class BrokerAcls {
    *
    * @return the number of ACL bindings the users' roles have
    */
-  public static int apply(org.apache.kafka.clients.admin.Admin admin, List<BrokerConfig.User> users,
-      java.time.Duration timeout) {
+  public static int apply(Admin admin, List<BrokerConfig.User> users,
+      Duration timeout) {
     List<AclBinding> acls = new ArrayList<>();
     users.forEach(u -> acls.addAll(of(u.name(), u.role())));
     long ms = timeout.toMillis();
     try {
       // one request per mechanism: Kafka refuses two alterations of one user in a request
-      for (org.apache.kafka.clients.admin.ScramMechanism m : List.of(
-          org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512,
-          org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_256)) {
-        List<org.apache.kafka.clients.admin.UserScramCredentialAlteration> alterations = new ArrayList<>();
+      for (ScramMechanism m : List.of(
+          ScramMechanism.SCRAM_SHA_512,
+          ScramMechanism.SCRAM_SHA_256)) {
+        List<UserScramCredentialAlteration> alterations = new ArrayList<>();
         for (BrokerConfig.User u : users) {
-          alterations.add(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(u.name(),
-              new org.apache.kafka.clients.admin.ScramCredentialInfo(m, 8192), u.password()));
+          alterations.add(new UserScramCredentialUpsertion(u.name(),
+              new ScramCredentialInfo(m, 8192), u.password()));
         }
-        admin.alterUserScramCredentials(alterations).all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+        admin.alterUserScramCredentials(alterations).all().get(ms, TimeUnit.MILLISECONDS);
       }
-      admin.createAcls(acls).all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+      admin.createAcls(acls).all().get(ms, TimeUnit.MILLISECONDS);
       long deadline = System.nanoTime() + timeout.toNanos();
-      java.util.Set<String> names = new java.util.HashSet<>();
+      Set<String> names = new HashSet<>();
       users.forEach(u -> names.add(u.name()));
-      while (!admin.describeUserScramCredentials().all().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS)
-          .keySet().containsAll(names) || !admin.describeAcls(org.apache.kafka.common.acl.AclBindingFilter.ANY)
-          .values().get(ms, java.util.concurrent.TimeUnit.MILLISECONDS).containsAll(acls)) {
+      while (!admin.describeUserScramCredentials().all().get(ms, TimeUnit.MILLISECONDS)
+          .keySet().containsAll(names) || !admin.describeAcls(AclBindingFilter.ANY)
+          .values().get(ms, TimeUnit.MILLISECONDS).containsAll(acls)) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("the users and ACLs did not reach the brokers within " + timeout);
         }
@@ -105,7 +117,7 @@ public final class BrokerAcls {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while adding users", e);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("cannot add the users and their ACLs: " + e.getMessage(), e);
     }
   }

@@ -4,8 +4,12 @@ import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Settings of the embedded Kafka broker ({@code stunwatch broker}, the demo, the ITs).
@@ -125,11 +129,11 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
    * comment. Problems are added to {@code r}, naming the file and line.
    */
   public static List<User> readUsers(ConfigReader r, Path file) {
-    List<User> users = new java.util.ArrayList<>();
+    List<User> users = new ArrayList<>();
     List<String> lines;
     try {
-      lines = java.nio.file.Files.readAllLines(file);
-    } catch (java.io.IOException e) {
+      lines = Files.readAllLines(file);
+    } catch (IOException e) {
       r.check(false, USERS_FILE, "cannot read " + file + ": " + e.getMessage());
       return users;
     }
@@ -146,20 +150,20 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
       }
       Role role;
       try {
-        role = Role.valueOf(f[1].toUpperCase(java.util.Locale.ROOT));
+        role = Role.valueOf(f[1].toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
         r.problem(USERS_FILE.name(), f[1], where, "role must be worker, vcenter or service");
         continue;
       }
       Path pw = file.resolveSibling(f[2]);
       try {
-        String password = java.nio.file.Files.readString(pw).strip();
+        String password = Files.readString(pw).strip();
         if (password.length() < 12) {
           r.problem(USERS_FILE.name(), null, where, "the password in " + pw + " has fewer than 12 characters");
           continue;
         }
         users.add(new User(f[0], role, password));
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         r.problem(USERS_FILE.name(), null, where, "cannot read the password file " + pw + ": " + e.getMessage());
       }
     }

@@ -13,10 +13,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -179,7 +183,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       }
       p.put("ssl.keystore.location", secured.keystore().toAbsolutePath().toString());
       p.put("ssl.keystore.password", secured.keystorePassword());
-      p.put("ssl.keystore.type", secured.keystore().getFileName().toString().toLowerCase(java.util.Locale.ROOT)
+      p.put("ssl.keystore.type", secured.keystore().getFileName().toString().toLowerCase(Locale.ROOT)
           .endsWith(".jks") ? "JKS" : "PKCS12");
       p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
       p.put("super.users", "User:ANONYMOUS");
@@ -256,7 +260,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the broker", e);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("broker did not answer within " + READY_TIMEOUT + ": " + e, e);
     }
   }
@@ -290,7 +294,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private static int freePortOtherThan(String host, int... taken) {
     while (true) {
       int p = freePort(host);
-      if (java.util.Arrays.stream(taken).noneMatch(t -> t == p)) {
+      if (Arrays.stream(taken).noneMatch(t -> t == p)) {
         return p;
       }
     }

@@ -8,6 +8,7 @@ import io.stunwatch.config.ConfigSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,8 +26,8 @@ class BrokerConfigTest {
     BrokerConfig c = BrokerConfig.from(ConfigSource.of(Map.of("broker.ssl.keystore", dir.resolve("keystore.p12")
         .toString(), "broker.ssl.keystore-password", "pw", "broker.users-file", dir.resolve("users").toString())));
     assertThat(c.secured().users()).extracting(BrokerConfig.User::name, BrokerConfig.User::role)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("worker-1", BrokerConfig.Role.WORKER),
-            org.assertj.core.groups.Tuple.tuple("svc", BrokerConfig.Role.SERVICE));
+        .containsExactly(Tuple.tuple("worker-1", BrokerConfig.Role.WORKER),
+            Tuple.tuple("svc", BrokerConfig.Role.SERVICE));
     assertThat(c.secured().users().get(0).password()).isEqualTo("worker-password-0123");
     assertThat(c.toString()).doesNotContain("worker-password-0123").doesNotContain("=pw");
   }

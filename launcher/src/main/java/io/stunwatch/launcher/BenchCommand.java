@@ -1,15 +1,18 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.bench.ApiBenchmark;
 import io.stunwatch.launcher.bench.FleetBenchmark;
 import io.stunwatch.launcher.bench.ProcessorBenchmark;
 import io.stunwatch.launcher.bench.StreamsOverrides;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -86,8 +89,8 @@ final class BenchCommand implements Runnable {
       }
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-api-");
       try {
-        io.stunwatch.launcher.bench.ApiBenchmark.Result r = new io.stunwatch.launcher.bench.ApiBenchmark(
-            new io.stunwatch.launcher.bench.ApiBenchmark.Settings(migrations, vms, days, clients,
+        ApiBenchmark.Result r = new ApiBenchmark(
+            new ApiBenchmark.Settings(migrations, vms, days, clients,
                 Duration.ofSeconds(seconds), dir, wrk), ctx.out()).run();
         double base = r.latencies().get(0).p99Ms();
         ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | body | p50 | p99 "
@@ -298,9 +301,9 @@ final class BenchCommand implements Runnable {
       }
     }
 
-    static void deleteTree(Path dir) throws java.io.IOException {
+    static void deleteTree(Path dir) throws IOException {
       try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }

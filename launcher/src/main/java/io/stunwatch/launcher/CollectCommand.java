@@ -1,14 +1,14 @@
 package io.stunwatch.launcher;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.collectors.vcenter.VcenterCollectors;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.collectors.worker.CollectorMetrics;
-import io.stunwatch.collectors.worker.MetricsServer;
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.MetricsServer;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.collectors.worker.WorkerConfig;
@@ -16,23 +16,25 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.DropReason;
+import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.TypedProducer;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -222,7 +224,7 @@ final class CollectCommand implements Runnable {
       VcenterReplay.Inventory inventory = replayInventory == null ? VcenterReplay.Inventory.EMPTY
           : r.inventory(replayInventory, ctx.clock().instant());
       List<VcenterEvent> events = replay == null ? List.of() : r.events(replay, eventType);
-      Map<String, List<Path>> logs = new java.util.LinkedHashMap<>();
+      Map<String, List<Path>> logs = new LinkedHashMap<>();
       for (String spec : replayVmwareLogs) {
         int eq = spec.indexOf('=');
         if (eq > 0) {
@@ -235,7 +237,7 @@ final class CollectCommand implements Runnable {
               "--replay-vmware-log " + spec + ": expected MOREF=FILE or a directory of <moref>/vmware*.log");
         }
       }
-      List<io.stunwatch.model.StunObservation> stuns = new ArrayList<>();
+      List<StunObservation> stuns = new ArrayList<>();
       for (Map.Entry<String, List<Path>> e : logs.entrySet()) {
         stuns.addAll(r.stuns(e.getKey(), e.getValue(), inventory));
       }

@@ -1,5 +1,6 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.api.ApiConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
@@ -29,7 +30,7 @@ public final class ConfigCatalog {
     keys.addAll(WorkerCollector.KEYS);
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
-    keys.addAll(io.stunwatch.api.ApiConfig.KEYS);
+    keys.addAll(ApiConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();
     if (distinct != keys.size()) {
       throw new IllegalStateException("a config key is declared twice");

@@ -1,14 +1,20 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.broker.BrokerAcls;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.model.topic.TopicProvisioner;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -116,9 +122,9 @@ final class ConfigCommand implements Runnable {
       }
       KafkaClientConfig kafka = KafkaClientConfig.from(config.load(ctx));
       kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
-      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+      try (Admin admin = Admin.create(
           kafka.clientProperties())) {
-        java.util.List<String> created = io.stunwatch.model.topic.TopicProvisioner.ensure(admin,
+        List<String> created = TopicProvisioner.ensure(admin,
             io.stunwatch.model.topic.Topics.ALL, partitions, replicationFactor, Duration.ofSeconds(60));
         ctx.out().println(created.isEmpty() ? "every Stunwatch topic exists already"
             : "created " + created.size() + " topics: " + String.join(", ", created));
@@ -145,7 +151,7 @@ final class ConfigCommand implements Runnable {
     ConfigOption config;
 
     @Option(names = "--users-file", required = true, paramLabel = "FILE", description = "The logins to create.")
-    java.nio.file.Path usersFile;
+    Path usersFile;
 
     Access(LaunchContext ctx) {
       this.ctx = ctx;
@@ -156,13 +162,13 @@ final class ConfigCommand implements Runnable {
       KafkaClientConfig kafka = KafkaClientConfig.from(config.load(ctx));
       kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
       ConfigReader r = ConfigSource.of(Map.of()).reader();
-      java.util.List<BrokerConfig.User> users = BrokerConfig.readUsers(r, usersFile);
+      List<BrokerConfig.User> users = BrokerConfig.readUsers(r, usersFile);
       r.done();
-      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+      try (Admin admin = Admin.create(
           kafka.clientProperties())) {
-        int acls = io.stunwatch.broker.BrokerAcls.apply(admin, users, Duration.ofSeconds(60));
+        int acls = BrokerAcls.apply(admin, users, Duration.ofSeconds(60));
         ctx.out().println(users.size() + " logins and " + acls + " ACLs in place: " + String.join(", ",
-            users.stream().map(u -> u.name() + " (" + u.role().name().toLowerCase(java.util.Locale.ROOT) + ")")
+            users.stream().map(u -> u.name() + " (" + u.role().name().toLowerCase(Locale.ROOT) + ")")
                 .toList()));
         ctx.out().flush();
         return ExitCodes.OK;
@@ -234,7 +240,7 @@ final class ConfigCommand implements Runnable {
       return k.required() ? "required" : "unset";
     }
     String s = d instanceof Duration dur ? ConfigKeys.format(dur) : d instanceof Enum<?> e
-        ? e.name().toLowerCase(java.util.Locale.ROOT) : String.valueOf(d);
+        ? e.name().toLowerCase(Locale.ROOT) : String.valueOf(d);
     return "`" + s + "`";
   }
 }

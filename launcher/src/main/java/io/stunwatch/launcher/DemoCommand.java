@@ -1,6 +1,8 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.launcher.demo.Demo;
+import java.net.BindException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -93,7 +95,7 @@ final class DemoCommand implements Callable<Integer> {
       demo = Demo.start(options, ctx.clock());
     } catch (Exception e) {
       for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof java.net.BindException) {
+        if (t instanceof BindException) {
           ctx.err().println("stunwatch demo: the API's port " + port + " is in use: choose another with --port "
               + "(0 for any free one)");
           return ExitCodes.FAILED;
@@ -120,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
         + demo.scenario().vms().get(0).id() + "'");
     out.println("  curl -s -H \"Authorization: Bearer $TOKEN\" '" + url + "/api/grafana/annotations'");
     out.println("  curl -s '" + url + "/metrics' | grep '^stunwatch_vm_'");
-    java.net.URI api = java.net.URI.create(url);
+    URI api = URI.create(url);
     out.println("With your own Prometheus and Grafana:");
     out.println("  prometheus.yml   scrape_configs: [{job_name: stunwatch, static_configs: [{targets: ['"
         + api.getHost() + ":" + api.getPort() + "']}]}]   rule_files: [prometheus/rules.yml]");

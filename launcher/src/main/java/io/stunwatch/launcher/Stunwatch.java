@@ -1,7 +1,10 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.config.ConfigException;
+import io.stunwatch.config.ConfigKeys;
 import java.lang.reflect.Constructor;
+import java.time.Duration;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,7 +57,7 @@ public final class Stunwatch implements Runnable {
   static CommandLine commandLine(LaunchContext ctx) {
     CommandLine cl = new CommandLine(Stunwatch.class, new ContextFactory(ctx));
     // Durations read as in configuration files: 30s, 5m, 2h (and ISO-8601).
-    cl.registerConverter(java.time.Duration.class, io.stunwatch.config.ConfigKeys::parseDuration);
+    cl.registerConverter(Duration.class, ConfigKeys::parseDuration);
     cl.setOut(ctx.out());
     cl.setErr(ctx.err());
     // Parse errors, and ParameterExceptions thrown by commands, exit with picocli's exitCodeOnInvalidInput (2).
@@ -64,7 +67,7 @@ public final class Stunwatch implements Runnable {
         return ExitCodes.USAGE;
       }
       commandLine.getErr().println("stunwatch " + commandLine.getCommandName() + ": " + e.getMessage());
-      org.slf4j.LoggerFactory.getLogger(Stunwatch.class).debug("Command failed", e);
+      LoggerFactory.getLogger(Stunwatch.class).debug("Command failed", e);
       return ExitCodes.FAILED;
     });
     return cl;

@@ -19,13 +19,14 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code stunwatch tail TOPIC}: prints a Stunwatch topic's records, decoded, one JSON object per line. A record
@@ -77,7 +78,7 @@ final class TailCommand implements Callable<Integer> {
     kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
     try {
       return tail(topic, kafka);
-    } catch (org.apache.kafka.common.errors.AuthorizationException e) {
+    } catch (AuthorizationException e) {
       String who = kafka.principalDescription();
       throw new IllegalStateException((who == null ? "this client" : who) + " is not authorized to read "
           + topic.name() + " (the brokers' ACLs): " + e.getMessage(), e);

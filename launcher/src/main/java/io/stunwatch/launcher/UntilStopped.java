@@ -1,8 +1,11 @@
 package io.stunwatch.launcher;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -26,7 +29,7 @@ final class UntilStopped {
    * @return whether it was stopped by a signal rather than by the time limit
    */
   static boolean await(AutoCloseable component, Duration grace, Duration runFor) throws Exception {
-    return await(component, grace, runFor, new java.util.concurrent.CompletableFuture<>()) == null;
+    return await(component, grace, runFor, new CompletableFuture<>()) == null;
   }
 
   /**
@@ -35,15 +38,15 @@ final class UntilStopped {
    * @return the failure's reason, or null when stopped by a signal
    */
   static String awaitOrFailure(AutoCloseable component, Duration grace,
-      java.util.concurrent.CompletionStage<String> failure) throws Exception {
+      CompletionStage<String> failure) throws Exception {
     return await(component, grace, null, failure);
   }
 
   /** @return the failure's reason; null when stopped by a signal; "" when {@code runFor} ran out */
   private static String await(AutoCloseable component, Duration grace, Duration runFor,
-      java.util.concurrent.CompletionStage<String> failure) throws Exception {
+      CompletionStage<String> failure) throws Exception {
     CountDownLatch stop = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicReference<String> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<String> failed = new AtomicReference<>();
     failure.thenAccept(why -> {
       failed.set(why);
       stop.countDown();

@@ -1,14 +1,21 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.metrics.Meters;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,14 +24,20 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.apache.kafka.streams.KafkaStreams;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 
 /**
  * Two {@code stunwatch api} instances (processor and HTTP each) on the embedded broker, fed a simulated fleet: every
@@ -37,14 +50,14 @@ class ApiIT {
   static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.perClass();
 
   static final String TOKEN = "api-it-token-" + Long.toHexString(System.nanoTime());
-  static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+  static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
   Path dir;
 
   final HttpClient http = HttpClient.newHttpClient();
 
-  com.fasterxml.jackson.databind.JsonNode get(int port, String path) throws Exception {
+  JsonNode get(int port, String path) throws Exception {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
@@ -63,7 +76,7 @@ class ApiIT {
 
   Set<String> ids(int port, String query) throws Exception {
     var page = get(port, "/api/migrations?limit=1000" + query);
-    return java.util.stream.StreamSupport.stream(page.spliterator(), false)
+    return StreamSupport.stream(page.spliterator(), false)
         .map(n -> n.get("migration").get("id").asText()).collect(Collectors.toSet());
   }
 
@@ -93,7 +106,7 @@ class ApiIT {
       // may revise a gap estimate when the log record reaches the VM's task after the impact was first closed
       FleetScenario.Plan one = scenario.plans().stream()
           .filter(p -> settled.contains(p.migrationId()) && !p.fails() && p.logged()).findFirst().orElseThrow();
-      String onePath = "/api/migrations/" + java.net.URLEncoder.encode(one.migrationId(), "UTF-8");
+      String onePath = "/api/migrations/" + URLEncoder.encode(one.migrationId(), "UTF-8");
       Await.until(Duration.ofSeconds(120), () -> {
         try {
           return ids(a.port(), "").containsAll(started) && settledOn(a.port(), settled)
@@ -114,7 +127,7 @@ class ApiIT {
       // one not settled yet has no impact record: it is answered with its summary, from whichever instance has it
       String open = started.stream().filter(id -> !settled.contains(id)).findFirst().orElseThrow();
       for (int port : new int[] {a.port(), b.port()}) {
-        var running = get(port, "/api/migrations/" + java.net.URLEncoder.encode(open, "UTF-8"));
+        var running = get(port, "/api/migrations/" + URLEncoder.encode(open, "UTF-8"));
         assertThat(running.path("migration").path("id").asText()).isEqualTo(open);
         assertThat(running.has("timeline")).isFalse();
       }
@@ -123,7 +136,7 @@ class ApiIT {
       assertThat(impact.get("timeline").size()).isGreaterThan(100);
       assertThat(impact.get("stun").get("source").asText()).isEqualTo("VMWARE_LOG");
       assertThat(impact.get("stun").get("seconds").asDouble()).isCloseTo(one.stunMillis() / 1000.0,
-          org.assertj.core.data.Offset.offset(0.01));
+          Offset.offset(0.01));
 
       for (FleetScenario.Plan p : scenario.plans()) {
         // one VM's list, read from the one partition that holds it, locally or on the other instance
@@ -159,7 +172,7 @@ class ApiIT {
       // each VM's gauges are on the /metrics of the instance that owns it, and only there: together, every VM once
       // (by its id, labelled with the vCenter of the inventory)
       Await.until(Duration.ofSeconds(30), () -> {
-        List<String> both = new java.util.ArrayList<>(vmsOnMetrics(a.port()));
+        List<String> both = new ArrayList<>(vmsOnMetrics(a.port()));
         both.addAll(vmsOnMetrics(b.port()));
         return both.size() >= scenario.vms().size();
       }, "every VM's GPU gauge on one of the instances");
@@ -167,7 +180,7 @@ class ApiIT {
       List<String> onB = vmsOnMetrics(b.port());
       assertThat(onA).as("on a").isNotEmpty();
       assertThat(onB).as("on b").isNotEmpty();
-      List<String> all = new java.util.ArrayList<>(onA);
+      List<String> all = new ArrayList<>(onA);
       all.addAll(onB);
       assertThat(all).as("one series per VM").hasSize(scenario.vms().size());
       for (FleetScenario.Vm vm : scenario.vms()) {
@@ -183,19 +196,19 @@ class ApiIT {
     try {
       page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
           HttpResponse.BodyHandlers.ofString()).body();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-    java.util.regex.Pattern vm = java.util.regex.Pattern.compile("[{,]vm_id=\"([^\"]*)\"");
-    java.util.regex.Pattern vcenter = java.util.regex.Pattern.compile("[{,]vcenter=\"([^\"]*)\"");
-    List<String> out = new java.util.ArrayList<>();
+    Pattern vm = Pattern.compile("[{,]vm_id=\"([^\"]*)\"");
+    Pattern vcenter = Pattern.compile("[{,]vcenter=\"([^\"]*)\"");
+    List<String> out = new ArrayList<>();
     for (String line : page.split("\n")) {
-      if (line.startsWith(io.stunwatch.metrics.Meters.VM_GPU_UTILIZATION.replace('.', '_') + "{")) {
-        java.util.regex.Matcher m = vm.matcher(line);
-        java.util.regex.Matcher v = vcenter.matcher(line);
+      if (line.startsWith(Meters.VM_GPU_UTILIZATION.replace('.', '_') + "{")) {
+        Matcher m = vm.matcher(line);
+        Matcher v = vcenter.matcher(line);
         if (m.find() && v.find()) {
           out.add(m.group(1) + " " + v.group(1));
         }
@@ -206,13 +219,13 @@ class ApiIT {
 
   private boolean settledOn(int port, Set<String> settled) throws Exception {
     var all = get(port, "/api/migrations?limit=1000");
-    Map<String, Boolean> withStun = new java.util.HashMap<>();
+    Map<String, Boolean> withStun = new HashMap<>();
     all.forEach(n -> withStun.put(n.get("migration").get("id").asText(), n.hasNonNull("stun")));
     return settled.stream().allMatch(id -> Boolean.TRUE.equals(withStun.get(id)));
   }
 
   private static boolean ready(ApiApplication app) {
-    return app.processor().streams().state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING;
+    return app.processor().streams().state() == KafkaStreams.State.RUNNING;
   }
 
   private static int tasks(ApiApplication app) {

@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
@@ -62,7 +63,7 @@ class ApiTlsIT {
       throw new AssertionError(r.statusCode() + " " + r.body());
     }
     var page = ApiIT.JSON.readTree(r.body());
-    return java.util.stream.StreamSupport.stream(page.spliterator(), false)
+    return StreamSupport.stream(page.spliterator(), false)
         .map(n -> n.get("migration").get("id").asText()).collect(Collectors.toSet());
   }
 

@@ -3,9 +3,14 @@ package io.stunwatch.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.config.ConfigKey;
+import io.stunwatch.config.ConfigSource;
+import io.stunwatch.config.KafkaClientConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** docs/configuration.md is generated from the catalog; this fails when someone forgets to regenerate it. */
 class ConfigurationDocTest {
@@ -19,7 +24,7 @@ class ConfigurationDocTest {
   }
 
   @Test
-  void theSaslSslExampleIsAConfigurationStunwatchAccepts(@org.junit.jupiter.api.io.TempDir Path dir)
+  void theSaslSslExampleIsAConfigurationStunwatchAccepts(@TempDir Path dir)
       throws Exception {
     String example = ConfigCommand.SASL_SSL_EXAMPLE;
     String file = example.substring(example.indexOf("```properties") + 13, example.indexOf("```", example.indexOf(
@@ -30,10 +35,10 @@ class ConfigurationDocTest {
     Files.writeString(config, file.replace("/etc/stunwatch/kafka-ca.pem", ca.toString()) + "\n");
     Path pw = dir.resolve("kafka-password");
     Files.writeString(pw, "a-password-of-some-length\n");
-    var source = io.stunwatch.config.ConfigSource.load(java.util.Optional.of(config), java.util.Map.of(
+    var source = ConfigSource.load(Optional.of(config), Map.of(
         "STUNWATCH_KAFKA_SASL_PASSWORD_FILE", pw.toString()), ConfigCatalog.ALL);
-    var kafka = io.stunwatch.config.KafkaClientConfig.from(source);
-    assertThat(kafka.protocol()).isEqualTo(io.stunwatch.config.KafkaClientConfig.Protocol.SASL_SSL);
+    var kafka = KafkaClientConfig.from(source);
+    assertThat(kafka.protocol()).isEqualTo(KafkaClientConfig.Protocol.SASL_SSL);
     assertThat(kafka.clientProperties()).containsEntry("client.dns.lookup", "use_all_dns_ips");
   }
 

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -113,7 +114,7 @@ class DemoIT {
       String gpu = Meters.VM_GPU_UTILIZATION.replace('.', '_');
       List<String> names = IntStream.range(0, VMS).mapToObj(i -> String.format("gpu-vm-%02d", i)).toList();
       String[] metrics = {""};
-      Set<String> missing = new java.util.TreeSet<>(names);
+      Set<String> missing = new TreeSet<>(names);
       long seriesWait = System.nanoTime();
       // A VM's series goes once its newest sample is 300 simulated seconds old: 5 real seconds at x60, so a fleet
       // that lags its clock (the summary says "fleet N min behind") has gaps until it catches up, at the latest

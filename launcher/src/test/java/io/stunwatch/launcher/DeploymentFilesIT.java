@@ -19,8 +19,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +124,7 @@ class DeploymentFilesIT {
         Await.until(Duration.ofSeconds(60), () -> !TopicContents.readAll(KAFKA.bootstrapServers(),
             Topics.VM_INVENTORY).isEmpty(), "the simulated vCenter's VMs in the inventory", p::stderr);
         assertThat(p.stderr()).noneMatch(l -> l.contains(password));
-        assertThat(p.stderr()).noneMatch(l -> l.toLowerCase(java.util.Locale.ROOT).contains("insecure"));
+        assertThat(p.stderr()).noneMatch(l -> l.toLowerCase(Locale.ROOT).contains("insecure"));
       }
     } finally {
       simulator.destroy();
@@ -140,7 +143,7 @@ class DeploymentFilesIT {
         .redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     p.waitFor(60, TimeUnit.SECONDS);
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Overall exposure level for [^:]+: ([0-9.]+) (\\w+)")
+    Matcher m = Pattern.compile("Overall exposure level for [^:]+: ([0-9.]+) (\\w+)")
         .matcher(out);
     assertThat(m.find()).as(out).isTrue();
     assertThat(m.group(2)).as("exposure " + m.group(1) + "\n" + out).isIn("SAFE", "OK");

@@ -4,19 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigSource;
+import io.stunwatch.processor.ProcessorConfig;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * docker-compose.yml, the Dockerfile and the worker's systemd unit, checked without Docker (there is no engine here):
@@ -61,7 +68,7 @@ class DeploymentFilesTest {
   @SuppressWarnings("unchecked")
   void noInstanceThatServesNoQueriesSharesAnApplicationWithTheApi() {
     // `stunwatch process` sets no application.server: partitions it owns could not be listed, looked up or scraped
-    Map<String, Set<String>> commandsByApplication = new java.util.HashMap<>();
+    Map<String, Set<String>> commandsByApplication = new HashMap<>();
     services().forEach((name, s) -> {
       if (!runsStunwatch(s) || !(s.get("command") instanceof List<?> command) || command.isEmpty()) {
         return;
@@ -70,8 +77,8 @@ class DeploymentFilesTest {
       if (first.equals("process") || first.equals("api")) {
         Map<String, Object> env = (Map<String, Object>) s.getOrDefault("environment", Map.of());
         String app = String.valueOf(env.getOrDefault("STUNWATCH_PROCESS_APPLICATION_ID",
-            io.stunwatch.processor.ProcessorConfig.APPLICATION_ID.defaultValue()));
-        commandsByApplication.computeIfAbsent(app, k -> new java.util.TreeSet<>()).add(first);
+            ProcessorConfig.APPLICATION_ID.defaultValue()));
+        commandsByApplication.computeIfAbsent(app, k -> new TreeSet<>()).add(first);
       }
     });
     assertThat(commandsByApplication).isNotEmpty()
@@ -96,11 +103,11 @@ class DeploymentFilesTest {
     });
     // Kafka: the published port is the authenticated listener; the site's services use the internal one
     Map<String, Object> kafka = (Map<String, Object>) services.get("kafka").get("environment");
-    Map<String, String> protocols = new java.util.HashMap<>();
+    Map<String, String> protocols = new HashMap<>();
     for (String pair : String.valueOf(kafka.get("KAFKA_LISTENER_SECURITY_PROTOCOL_MAP")).split(",")) {
       protocols.put(pair.split(":")[0], pair.split(":")[1]);
     }
-    Map<String, String> listenerPorts = new java.util.HashMap<>();
+    Map<String, String> listenerPorts = new HashMap<>();
     for (String l : String.valueOf(kafka.get("KAFKA_LISTENERS")).split(",")) {
       listenerPorts.put(l.substring(l.lastIndexOf(':') + 1), l.substring(0, l.indexOf(':')));
     }
@@ -172,7 +179,7 @@ class DeploymentFilesTest {
     assertThat(dockerfile).anyMatch(l -> l.contains("GOPATH=/usr/share/gocode GO111MODULE=off go build"));
     Map<String, Object> collector = override.get("stunwatch-vcenter-collector");
     Map<String, Object> env = (Map<String, Object>) collector.get("environment");
-    java.net.URI url = java.net.URI.create(String.valueOf(env.get("STUNWATCH_VCENTER_URLS")));
+    URI url = URI.create(String.valueOf(env.get("STUNWATCH_VCENTER_URLS")));
     assertThat(url.getScheme()).isEqualTo("https");
     assertThat(override.keySet()).contains(url.getHost());
     assertThat(String.valueOf(((Map<String, Object>) vcsim.get("environment")).get("VCSIM_TLS_NAMES")))
@@ -200,7 +207,7 @@ class DeploymentFilesTest {
     String port = lines("deploy/systemd/worker.conf.example").stream()
         .filter(l -> l.startsWith("worker.metrics-port=")).findFirst().orElseThrow().split("=")[1];
     @SuppressWarnings("unchecked")
-    List<Map<String, Object>> groups = (List<Map<String, Object>>) (Object) new org.yaml.snakeyaml.Yaml()
+    List<Map<String, Object>> groups = (List<Map<String, Object>>) (Object) new Yaml()
         .load(example);
     assertThat(groups).isNotEmpty().allSatisfy(g -> assertThat((List<?>) g.get("targets")).isNotEmpty()
         .allSatisfy(t -> assertThat(String.valueOf(t)).endsWith(":" + port)));
@@ -265,7 +272,7 @@ class DeploymentFilesTest {
   @SuppressWarnings("unchecked")
   void grafanasProvisioningExpandsAsGrafanaDoesToUrlsHostsAndTheMountedSecret() throws Exception {
     Map<String, Object> grafana = services().get("grafana");
-    Map<String, String> env = new java.util.HashMap<>();
+    Map<String, String> env = new HashMap<>();
     ((Map<String, Object>) grafana.getOrDefault("environment", Map.of())).forEach((k, v) ->
         env.put(k, composeValue(String.valueOf(v))));
     Set<String> mounted = new HashSet<>();
@@ -288,7 +295,7 @@ class DeploymentFilesTest {
     Map<String, Object> ds = (Map<String, Object>) GrafanaFiles.yaml("grafana/provisioning/datasources/stunwatch.yml");
     for (Map<String, Object> d : (List<Map<String, Object>>) ds.get("datasources")) {
       String url = grafanaExpands.interpolate(String.valueOf(d.get("url")));
-      java.net.URI u = java.net.URI.create(url);
+      URI u = URI.create(url);
       assertThat(u.getScheme()).as(d.get("name") + " url " + url).isIn("http", "https");
       assertThat(serviceNames).as(d.get("name") + " url " + url + " names a compose service").contains(u.getHost());
       Map<String, Object> json = (Map<String, Object>) d.getOrDefault("jsonData", Map.of());
@@ -403,8 +410,8 @@ class DeploymentFilesTest {
   private static List<String> lines(String relative) {
     try {
       return Files.readAllLines(ROOT.resolve(relative));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }

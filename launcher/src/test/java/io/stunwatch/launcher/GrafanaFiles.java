@@ -2,12 +2,15 @@ package io.stunwatch.launcher;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.stunwatch.testsupport.SharedFixtures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -30,7 +33,7 @@ final class GrafanaFiles {
   }
 
   static Path root() {
-    return io.stunwatch.testsupport.SharedFixtures.repoRoot();
+    return SharedFixtures.repoRoot();
   }
 
   static List<Path> dashboards() {
@@ -98,7 +101,7 @@ final class GrafanaFiles {
         if (!m.matches()) {
           throw new AssertionError(name + " variable " + v.path("name") + ": not label_values(<selector>, <label>)");
         }
-        com.fasterxml.jackson.databind.node.ObjectNode target = JSON.createObjectNode();
+        ObjectNode target = JSON.createObjectNode();
         target.set("datasource", v.path("datasource"));
         String selector = m.group(1).contains("{") ? m.group(1).replaceFirst("}$", "," + m.group(2) + "!=\"\"}")
             : m.group(1) + "{" + m.group(2) + "!=\"\"}";
@@ -122,7 +125,7 @@ final class GrafanaFiles {
   /** Prometheus alert rules: name → expression. */
   @SuppressWarnings("unchecked")
   static Map<String, String> prometheusRules() {
-    Map<String, String> out = new java.util.LinkedHashMap<>();
+    Map<String, String> out = new LinkedHashMap<>();
     for (Map<String, Object> g : (List<Map<String, Object>>) yaml("prometheus/rules.yml").get("groups")) {
       for (Map<String, Object> r : (List<Map<String, Object>>) g.get("rules")) {
         out.put((String) r.get("alert"), (String) r.get("expr"));

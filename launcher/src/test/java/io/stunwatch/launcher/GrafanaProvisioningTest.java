@@ -3,16 +3,33 @@ package io.stunwatch.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.stunwatch.api.ApiServer;
+import io.stunwatch.api.metrics.FleetGauges;
 import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.Initiator;
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.Json;
+import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.MigrationAnnotation;
+import io.stunwatch.processor.view.MigrationSummary;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The Grafana and Prometheus files are consistent with each other and with the code, without any server. */
@@ -36,7 +53,7 @@ class GrafanaProvisioningTest {
   @Test
   void noTwoPanelsOfADashboardOverlapAndEveryPanelFitsTheGrid() {
     for (Path p : GrafanaFiles.dashboards()) {
-      List<JsonNode> panels = new java.util.ArrayList<>();
+      List<JsonNode> panels = new ArrayList<>();
       GrafanaFiles.dashboard(p).path("panels").forEach(panels::add);
       for (int i = 0; i < panels.size(); i++) {
         JsonNode a = panels.get(i).path("gridPos");
@@ -89,15 +106,15 @@ class GrafanaProvisioningTest {
   void everyAnnotationColumnHasTheTypeOfWhatTheApiAnswersAtItsSelector() throws Exception {
     // Infinity's backend parser (gframer) turns an array into a JSON string whatever the column says, and Grafana
     // splits a string tags field on commas: an array read as "string" becomes the tags `["vmotion"` and `"drs"]`.
-    java.time.Instant start = java.time.Instant.parse("2026-11-20T10:00:00Z");
-    io.stunwatch.processor.view.MigrationSummary s = new io.stunwatch.processor.view.MigrationSummary(
-        new io.stunwatch.model.Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-01",
-            "4211c0de-0001-aaaa-bbbb-ccccddddeeee", "T4-16C", io.stunwatch.model.MigrationState.SUCCEEDED,
-            io.stunwatch.model.Initiator.DRS, "DRS", Boolean.TRUE, null, null, null, null, null, null, start,
+    Instant start = Instant.parse("2026-11-20T10:00:00Z");
+    MigrationSummary s = new MigrationSummary(
+        new Migration("vc-1/chain-42", "vc-1", "vm-42", "trainer-01",
+            "4211c0de-0001-aaaa-bbbb-ccccddddeeee", "T4-16C", MigrationState.SUCCEEDED,
+            Initiator.DRS, "DRS", Boolean.TRUE, null, null, null, null, null, null, start,
             start.plusSeconds(95), null, start.plusSeconds(96)),
-        true, new io.stunwatch.model.StunTime(31.5, io.stunwatch.model.StunTime.Source.VMWARE_LOG), null, null);
-    JsonNode answer = GrafanaFiles.JSON.readTree(io.stunwatch.model.json.Json.mapper()
-        .writeValueAsString(io.stunwatch.processor.view.MigrationAnnotation.of(s)));
+        true, new StunTime(31.5, StunTime.Source.VMWARE_LOG), null, null);
+    JsonNode answer = GrafanaFiles.JSON.readTree(Json.mapper()
+        .writeValueAsString(MigrationAnnotation.of(s)));
     int checked = 0;
     for (Path p : GrafanaFiles.dashboards()) {
       for (GrafanaFiles.Query q : GrafanaFiles.queries(p)) {
@@ -131,7 +148,7 @@ class GrafanaProvisioningTest {
     List<String> provisioned = GrafanaFiles.datasourceUids();
     for (Path p : GrafanaFiles.dashboards()) {
       JsonNode d = GrafanaFiles.dashboard(p);
-      Map<String, String> dsVariables = new java.util.HashMap<>();
+      Map<String, String> dsVariables = new HashMap<>();
       for (JsonNode v : d.path("templating").path("list")) {
         if (v.path("type").asText().equals("datasource")) {
           dsVariables.put(v.path("name").asText(), v.path("query").asText());
@@ -145,17 +162,17 @@ class GrafanaProvisioningTest {
           continue; // Grafana's built-in annotations
         }
         assertThat(provisioned).as(p.getFileName() + ": " + ref).doesNotContain(uid);
-        Matcher m = java.util.regex.Pattern.compile("\\$\\{([a-z_]+)}").matcher(uid);
+        Matcher m = Pattern.compile("\\$\\{([a-z_]+)}").matcher(uid);
         assertThat(m.matches()).as(p.getFileName() + ": " + ref + " names a variable").isTrue();
         assertThat(dsVariables.get(m.group(1))).as(p.getFileName() + ": " + ref + " is a datasource variable of its type")
             .isEqualTo(ref.path("type").asText());
       }
-      Map<String, String> inputs = new java.util.HashMap<>();
+      Map<String, String> inputs = new HashMap<>();
       d.path("__inputs").forEach(i -> inputs.put(i.path("name").asText(), i.path("pluginId").asText()));
       assertThat(inputs).as(p + " __inputs").isNotEmpty();
       String text = GrafanaFiles.JSON.writeValueAsString(d);
       Set<String> referenced = new HashSet<>();
-      Matcher m = java.util.regex.Pattern.compile("\\$\\{(DS_[A-Z_]+)}").matcher(text);
+      Matcher m = Pattern.compile("\\$\\{(DS_[A-Z_]+)}").matcher(text);
       while (m.find()) {
         referenced.add(m.group(1));
       }
@@ -181,20 +198,20 @@ class GrafanaProvisioningTest {
     });
     assertThat(names).containsExactly(Meters.TAG_VCENTER, Meters.TAG_CLUSTER, Meters.TAG_HOST, Meters.TAG_VM);
     // the labels are those FleetGauges writes on every per-VM series, vm_id among them
-    Class<?> gauges = io.stunwatch.api.metrics.FleetGauges.class;
-    java.lang.reflect.Method tags = gauges.getDeclaredMethod("tags", io.stunwatch.processor.view.CurrentLoad.class,
-        io.stunwatch.model.VmInventoryEntry.class);
+    Class<?> gauges = FleetGauges.class;
+    Method tags = gauges.getDeclaredMethod("tags", CurrentLoad.class,
+        VmInventoryEntry.class);
     tags.setAccessible(true);
-    io.micrometer.core.instrument.Tags written = (io.micrometer.core.instrument.Tags) tags.invoke(null,
-        new io.stunwatch.processor.view.CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), null, null, false),
+    Tags written = (Tags) tags.invoke(null,
+        new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), null, null, false),
         null);
-    assertThat(written.stream().map(io.micrometer.core.instrument.Tag::getKey))
+    assertThat(written.stream().map(Tag::getKey))
         .containsExactlyInAnyOrder(Meters.TAG_VM, Meters.TAG_VM_ID, Meters.TAG_HOST, Meters.TAG_CLUSTER,
             Meters.TAG_VCENTER);
     String perVm = "\\bstunwatch_vm_[a-z_]+";
     int filtered = 0;
     for (GrafanaFiles.Query q : GrafanaFiles.queries(GrafanaFiles.root().resolve("grafana/dashboards/fleet.json"))) {
-      Matcher m = java.util.regex.Pattern.compile(perVm + "(\\{[^}]*})?").matcher(q.target().path("expr").asText());
+      Matcher m = Pattern.compile(perVm + "(\\{[^}]*})?").matcher(q.target().path("expr").asText());
       while (m.find()) {
         if (q.where().contains("variable")) {
           continue;
@@ -251,7 +268,7 @@ class GrafanaProvisioningTest {
   @Test
   void everyApiUrlIsARouteOfTheOpenApiDocument() throws Exception {
     JsonNode openapi;
-    try (var in = io.stunwatch.api.ApiServer.class.getResourceAsStream("/io/stunwatch/api/openapi.json")) {
+    try (var in = ApiServer.class.getResourceAsStream("/io/stunwatch/api/openapi.json")) {
       openapi = GrafanaFiles.JSON.readTree(in);
     }
     List<String> templates = new ArrayList<>();
@@ -277,7 +294,7 @@ class GrafanaProvisioningTest {
         "StunwatchDeadLettersGrowing", "StunwatchTargetDown", "StunwatchApiNotScraped");
     List<Map<String, Object>> groups = (List<Map<String, Object>>) GrafanaFiles.yaml(
         "grafana/provisioning/alerting/stunwatch.yml").get("groups");
-    Map<String, Map<String, Object>> grafana = new java.util.HashMap<>();
+    Map<String, Map<String, Object>> grafana = new HashMap<>();
     for (Map<String, Object> g : groups) {
       for (Map<String, Object> r : (List<Map<String, Object>>) g.get("rules")) {
         grafana.put((String) r.get("title"), r);
@@ -308,7 +325,7 @@ class GrafanaProvisioningTest {
     Map<String, String> prometheus = GrafanaFiles.prometheusRules();
     // every scrape job is covered by the up rule, and the API job by the absent rule
     Map<String, Object> config = GrafanaFiles.yaml("deploy/prometheus/prometheus.yml");
-    Matcher up = java.util.regex.Pattern.compile("up\\{job=~\"([^\"]+)\"}").matcher(prometheus.get("StunwatchTargetDown"));
+    Matcher up = Pattern.compile("up\\{job=~\"([^\"]+)\"}").matcher(prometheus.get("StunwatchTargetDown"));
     assertThat(up.find()).as("StunwatchTargetDown reads up by job").isTrue();
     List<String> jobs = new ArrayList<>();
     for (Map<String, Object> job : (List<Map<String, Object>>) config.get("scrape_configs")) {

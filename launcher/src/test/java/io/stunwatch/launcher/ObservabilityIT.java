@@ -39,6 +39,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,7 +84,7 @@ class ObservabilityIT {
     try (ApiApplication api = ApiApplication.start(apiConfig, ProcessorConfig.defaults().withIdentity("obs-it",
         dir.resolve("state")), kafka, Clock.systemUTC())) {
       Await.until(Duration.ofSeconds(90), () -> api.processor().streams().state()
-          == org.apache.kafka.streams.KafkaStreams.State.RUNNING, "processor running");
+          == KafkaStreams.State.RUNNING, "processor running");
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
       sendBadRecordAndCheckpoint(Instant.now());
       AtomicReference<Object> waitingFor = new AtomicReference<>();

@@ -12,7 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +82,7 @@ class ProcessBesideApiIT {
       for (int i = 0; i < 24; i++) {
         String vm = String.format("42%06d-0000-4000-8000-%012d", i, i);
         // a rebalance (the two members settling) answers "not ready, retry": retried, as a client would
-        java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> answer = new java.util.concurrent.atomic
+        AtomicReference<HttpResponse<String>> answer = new java.util.concurrent.atomic
             .AtomicReference<>();
         Await.until(Duration.ofSeconds(60), () -> {
           try {
@@ -107,7 +109,7 @@ class ProcessBesideApiIT {
   }
 
   private static Map<String, String> env(Map<String, String> base, String... more) {
-    Map<String, String> out = new java.util.HashMap<>(base);
+    Map<String, String> out = new HashMap<>(base);
     for (int i = 0; i < more.length; i += 2) {
       out.put(more[i], more[i + 1]);
     }

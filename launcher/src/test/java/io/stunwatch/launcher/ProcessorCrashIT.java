@@ -1,28 +1,40 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 
 /**
  * Exactly once under crashes: a 100k-record replay of a simulated fleet is processed twice by the real
@@ -115,18 +127,18 @@ class ProcessorCrashIT {
     Map<String, Map<String, List<String>>> actual = outputs(CRASHED.bootstrapServers());
 
     // Both runs' outputs, for a look when this fails.
-    java.nio.file.Path out = java.nio.file.Path.of("target", "crash-it");
-    java.nio.file.Files.createDirectories(out);
+    Path out = Path.of("target", "crash-it");
+    Files.createDirectories(out);
     JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("uninterrupted.json").toFile(), expected);
     JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("crashed.json").toFile(), actual);
     List<String> differences = new ArrayList<>();
     for (Topic<String, ?> t : OUTPUTS) {
       Map<String, List<String>> e = comparable(t, expected.get(t.name()));
       Map<String, List<String>> a = comparable(t, actual.get(t.name()));
-      java.util.Set<String> keys = new java.util.TreeSet<>(e.keySet());
+      Set<String> keys = new TreeSet<>(e.keySet());
       keys.addAll(a.keySet());
       for (String k : keys) {
-        if (!java.util.Objects.equals(e.get(k), a.get(k)) && !phasesAgree(e.get(k), a.get(k))) {
+        if (!Objects.equals(e.get(k), a.get(k)) && !phasesAgree(e.get(k), a.get(k))) {
           differences.add(t.name() + " " + k + ":\n  uninterrupted " + e.get(k) + "\n  crashed       " + a.get(k));
         }
       }
@@ -149,29 +161,29 @@ class ProcessorCrashIT {
         () -> p.isAlive() ? null : "the processor exited: " + p.stderr());
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON =
+      new ObjectMapper();
 
   /** What of a topic must be equal: the whole sequence per key, or the final value (see the class comment). */
   private static Map<String, List<String>> comparable(Topic<String, ?> t, Map<String, List<String>> perKey) {
     if (t == Topics.MIGRATIONS || t == Topics.DEAD_LETTERS) {
       return perKey;
     }
-    Map<String, List<String>> last = new java.util.TreeMap<>();
+    Map<String, List<String>> last = new TreeMap<>();
     perKey.forEach((k, values) -> {
       try {
-        var node = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(values.get(values.size() - 1));
+        var node = (ObjectNode) JSON.readTree(values.get(values.size() - 1));
         node.remove("forecast");
-        if (node.get("recent") instanceof com.fasterxml.jackson.databind.node.ArrayNode recent) {
-          List<com.fasterxml.jackson.databind.JsonNode> sorted = new ArrayList<>();
+        if (node.get("recent") instanceof ArrayNode recent) {
+          List<JsonNode> sorted = new ArrayList<>();
           recent.forEach(sorted::add);
-          sorted.sort(java.util.Comparator.comparing(n -> n.get("migrationId").asText()));
+          sorted.sort(Comparator.comparing(n -> n.get("migrationId").asText()));
           recent.removeAll();
           recent.addAll(sorted);
         }
         last.put(k, List.of(node.toString()));
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     });
     return last;
@@ -186,12 +198,12 @@ class ProcessorCrashIT {
     }
     try {
       return close(JSON.readTree(expected.get(0)), JSON.readTree(actual.get(0)), false);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
-  private static boolean close(com.fasterxml.jackson.databind.JsonNode e, com.fasterxml.jackson.databind.JsonNode a,
+  private static boolean close(JsonNode e, JsonNode a,
       boolean inPhase) {
     if (inPhase && e != null && a != null && e.isNumber() && a.isNumber()) {
       double x = e.asDouble();
@@ -202,9 +214,9 @@ class ProcessorCrashIT {
       return Math.abs(e.size() - a.size()) <= 2; // the timeline: a point or two at the edges
     }
     if (e == null || a == null || e.isValueNode() || a.isValueNode() || e.isArray() || a.isArray()) {
-      return java.util.Objects.equals(e, a);
+      return Objects.equals(e, a);
     }
-    Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     e.fieldNames().forEachRemaining(names::add);
     a.fieldNames().forEachRemaining(names::add);
     for (String n : names) {

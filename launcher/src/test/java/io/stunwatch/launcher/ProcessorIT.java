@@ -6,10 +6,13 @@ import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.model.topic.TypedRecord;
@@ -173,7 +176,7 @@ class ProcessorIT {
     });
   }
 
-  private static void publish(VcenterReplay.Inventory inventory, List<io.stunwatch.model.VcenterEvent> events)
+  private static void publish(VcenterReplay.Inventory inventory, List<VcenterEvent> events)
       throws Exception {
     try (TypedProducer p = TypedProducer.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
       VcenterReplay.publish(p, inventory, events);
@@ -203,10 +206,10 @@ class ProcessorIT {
         "worker.vm-id", vm, "worker.hostname", "guest", "worker.timezone", "UTC",
         "kafka.bootstrap-servers", KAFKA.bootstrapServers())));
     var m = WorkerCollector.replay(s, csv, Optional.empty(), Clock.systemUTC());
-    assertThat(m.sentCount(io.stunwatch.metrics.CollectorInput.NVIDIA_SMI)).isEqualTo(90);
+    assertThat(m.sentCount(CollectorInput.NVIDIA_SMI)).isEqualTo(90);
   }
 
-  private static <V> Map<String, V> latest(io.stunwatch.model.topic.Topic<String, V> topic) {
+  private static <V> Map<String, V> latest(Topic<String, V> topic) {
     Map<String, V> m = new LinkedHashMap<>();
     for (TypedRecord<String, V> r : TopicContents.readAll(KAFKA.bootstrapServers(), topic)) {
       m.put(r.key(), r.value());

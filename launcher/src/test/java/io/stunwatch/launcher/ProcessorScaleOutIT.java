@@ -23,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -94,7 +95,7 @@ class ProcessorScaleOutIT {
   }
 
   private static boolean running(StreamsProcessor p) {
-    return p.streams().state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING;
+    return p.streams().state() == KafkaStreams.State.RUNNING;
   }
 
   private static Set<String> tasks(StreamsProcessor p) {

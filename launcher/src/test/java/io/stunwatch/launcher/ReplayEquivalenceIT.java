@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
@@ -23,6 +24,8 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.testsupport.StunwatchProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -35,10 +38,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.IntConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -155,7 +161,7 @@ class ReplayEquivalenceIT {
       Set<String> keys = new TreeSet<>(live.keySet());
       keys.addAll(r.keySet());
       for (String k : keys) {
-        if (!java.util.Objects.equals(live.get(k), r.get(k))) {
+        if (!Objects.equals(live.get(k), r.get(k))) {
           differences.add(way + " " + k + ":\n  live " + live.get(k) + "\n  this " + r.get(k));
         }
       }
@@ -170,7 +176,7 @@ class ReplayEquivalenceIT {
     assertThat(train.vmId()).isEqualTo(TRAIN.uuid());
     assertThat(train.sourceHost().name()).isEqualTo("esx01");
     assertThat(train.destHost().name()).isEqualTo("esx02");
-    assertThat(value(r, Topics.MIGRATIONS, VC + "/1200").initiator()).isEqualTo(io.stunwatch.model.Initiator.DRS);
+    assertThat(value(r, Topics.MIGRATIONS, VC + "/1200").initiator()).isEqualTo(Initiator.DRS);
     assertThat(value(r, Topics.MIGRATIONS, VC + "/1400").state()).isEqualTo(MigrationState.FAILED);
     Migration multi = value(r, Topics.MIGRATIONS, VC + "/1300");
     assertThat(multi.vgpuProfile()).isEqualTo("A100-10C");
@@ -308,7 +314,7 @@ class ReplayEquivalenceIT {
     csv.add("timestamp, index, uuid, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]");
     List<String> train = new ArrayList<>();
     Instant end = start.plusSeconds(seconds);
-    String name = "GRID " + vm.profile().substring("grid_".length()).toUpperCase(java.util.Locale.ROOT);
+    String name = "GRID " + vm.profile().substring("grid_".length()).toUpperCase(Locale.ROOT);
     for (int s = 0; s < SECONDS; s++) {
       Instant t = base.plusSeconds(s);
       boolean during = !t.isBefore(start) && t.isBefore(end);
@@ -429,13 +435,13 @@ class ReplayEquivalenceIT {
         recent.addAll(sorted);
       }
       return node.toString();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   private void send(KafkaProducer<byte[], byte[]> producer, List<Recorded> records, int speed,
-      java.util.function.IntConsumer before) throws Exception {
+      IntConsumer before) throws Exception {
     long wallStart = System.nanoTime();
     long first = records.isEmpty() ? 0 : records.get(0).timestamp();
     for (int i = 0; i < records.size(); i++) {

@@ -24,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -147,7 +149,7 @@ class SecureKafkaIT {
     }
 
     // what a compromised GPU VM can do with its worker's login: write its samples, and no more
-    KafkaClientConfig worker = KafkaClientConfig.from(ConfigSource.load(java.util.Optional.empty(),
+    KafkaClientConfig worker = KafkaClientConfig.from(ConfigSource.load(Optional.empty(),
         login("worker-gpu", workerPw, ca.certificate()), KafkaClientConfig.KEYS));
     Map<String, Object> producer = new HashMap<>(worker.clientProperties());
     producer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
@@ -162,7 +164,7 @@ class SecureKafkaIT {
     consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumer, new ByteArrayDeserializer(),
         new ByteArrayDeserializer())) {
-      c.assign(List.of(new org.apache.kafka.common.TopicPartition(Topics.MIGRATIONS.name(), 0)));
+      c.assign(List.of(new TopicPartition(Topics.MIGRATIONS.name(), 0)));
       assertThatThrownBy(() -> c.poll(Duration.ofSeconds(20))).isInstanceOf(TopicAuthorizationException.class)
           .hasMessageContaining(Topics.MIGRATIONS.name());
     }

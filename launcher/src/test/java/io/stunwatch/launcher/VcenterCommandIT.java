@@ -19,12 +19,12 @@ import io.stunwatch.testsupport.Vcsim;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +45,7 @@ class VcenterCommandIT {
   @Test
   void aCollectorKilledMidStreamResumesWithNoGapAndNoDuplicate() throws Exception {
     // A password that cannot turn up in a log by chance: any occurrence is a leak.
-    String secret = "Stunwatch-IT-" + java.util.UUID.randomUUID();
+    String secret = "Stunwatch-IT-" + UUID.randomUUID();
     try (Vcsim vcsim = Vcsim.start(true, "-username", "stunwatch@vsphere.local", "-password", secret)) {
       ServiceInstance admin = new ServiceInstance(vcsim.sdk().toURL(), vcsim.username(), vcsim.password(),
           VcenterTrust.pinned(vcsim.sha256()), 30_000, 60_000);

@@ -1,7 +1,9 @@
 package io.stunwatch.config;
 
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -68,7 +70,7 @@ public final class ConfigKeys {
     return new ConfigKey<>(name, "path", "a file system path", defaultValue, false, false, doc, raw -> {
       try {
         return Path.of(nonEmpty(raw));
-      } catch (java.nio.file.InvalidPathException e) {
+      } catch (InvalidPathException e) {
         throw new IllegalArgumentException("must be a valid path: " + e.getReason());
       }
     });
@@ -158,7 +160,7 @@ public final class ConfigKeys {
     }
     try {
       return Duration.parse(raw);
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       throw new IllegalArgumentException("must be " + allowed);
     }
   }

@@ -1,6 +1,7 @@
 package io.stunwatch.config;
 
 import io.stunwatch.config.ConfigException.Problem;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,6 +102,6 @@ public final class ConfigReader {
     if (key.secret()) {
       return "****";
     }
-    return value instanceof java.time.Duration d ? ConfigKeys.format(d) : String.valueOf(value);
+    return value instanceof Duration d ? ConfigKeys.format(d) : String.valueOf(value);
   }
 }

@@ -11,10 +11,13 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Raw configuration values with their origins, layered: a key's default, then the config file, then the
@@ -68,7 +71,7 @@ public final class ConfigSource {
     configFile.ifPresent(path -> readFile(path, file, knownNames, prefixes, problems));
     if (!knownNames.isEmpty()) {
       Set<String> knownEnv = known.stream()
-          .flatMap(k -> java.util.stream.Stream.of(k.envName(), k.envName() + FILE_SUFFIX))
+          .flatMap(k -> Stream.of(k.envName(), k.envName() + FILE_SUFFIX))
           .collect(Collectors.toSet());
       env.keySet().stream()
           .filter(n -> n.startsWith(ConfigKey.ENV_PREFIX) && !knownEnv.contains(n) && !n.equals(CONFIG_FILE_ENV)
@@ -138,7 +141,7 @@ public final class ConfigSource {
    * then {@code <envPrefix><PROPERTY>} of the environment (its '_' read as '.', as in every Kafka client property).
    */
   public Map<String, Raw> family(ConfigKey<?> family) {
-    Map<String, Raw> out = new java.util.TreeMap<>();
+    Map<String, Raw> out = new TreeMap<>();
     file.forEach((k, v) -> {
       if (k.startsWith(family.prefix()) && k.length() > family.prefix().length()) {
         out.put(k.substring(family.prefix().length()), v);
@@ -146,7 +149,7 @@ public final class ConfigSource {
     });
     env.forEach((k, v) -> {
       if (k.startsWith(family.envPrefix()) && k.length() > family.envPrefix().length()) {
-        out.put(k.substring(family.envPrefix().length()).toLowerCase(java.util.Locale.ROOT).replace('_', '.'),
+        out.put(k.substring(family.envPrefix().length()).toLowerCase(Locale.ROOT).replace('_', '.'),
             new Raw(v, "env " + k));
       }
     });

@@ -4,13 +4,20 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -19,6 +26,8 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 
 /**
  * How every component reaches Kafka: the brokers, how it authenticates, and what it trusts. The same keys serve
@@ -110,7 +119,7 @@ public record KafkaClientConfig(String bootstrapServers, Map<String, Object> sec
       SSL_KEYSTORE_PASSWORD, SASL_MECHANISM, SASL_USERNAME, SASL_PASSWORD, CLIENT);
 
   /** How long {@link #checkLogin} waits for the brokers before leaving the rest to the clients' retries. */
-  public static final java.time.Duration LOGIN_CHECK_TIMEOUT = java.time.Duration.ofSeconds(15);
+  public static final Duration LOGIN_CHECK_TIMEOUT = Duration.ofSeconds(15);
 
   /** Properties the typed keys own: set through kafka.client.*, they would bypass the checks above. */
   private static final Set<String> OWNED = Set.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
@@ -241,7 +250,7 @@ public record KafkaClientConfig(String bootstrapServers, Map<String, Object> sec
    *
    * @throws KafkaLoginException naming the brokers, the principal and the reason
    */
-  public void checkLogin(java.time.Duration timeout) {
+  public void checkLogin(Duration timeout) {
     if (protocol() == Protocol.PLAINTEXT) {
       return;
     }
@@ -249,22 +258,22 @@ public record KafkaClientConfig(String bootstrapServers, Map<String, Object> sec
     p.put(AdminClientConfig.CLIENT_ID_CONFIG, "stunwatch-login-check");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
-      admin.describeCluster().clusterId().get(timeout.toMillis() + 1000, java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
+    try (Admin admin = Admin.create(p)) {
+      admin.describeCluster().clusterId().get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof org.apache.kafka.common.errors.SslAuthenticationException) {
+      if (cause instanceof SslAuthenticationException) {
         throw new KafkaLoginException("the TLS handshake with Kafka at " + bootstrapServers + " failed: "
             + rootMessage(cause) + ". Is the brokers' CA in " + trustDescription() + ", and do their certificates "
             + "name the host in kafka.bootstrap-servers?", cause);
       }
-      if (cause instanceof org.apache.kafka.common.errors.AuthenticationException) {
+      if (cause instanceof AuthenticationException) {
         throw new KafkaLoginException("Kafka at " + bootstrapServers + " refused the login of "
             + principalDescription() + ": " + rootMessage(cause) + ". Check kafka.sasl.username and the "
             + "password file", cause);
       }
       // not a login problem (a timeout, an authorization): the clients retry or report it themselves
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       // brokers unreachable for now: collectors buffer, Streams retries
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -306,7 +315,7 @@ public record KafkaClientConfig(String bootstrapServers, Map<String, Object> sec
     if (!(jaas instanceof Password pw)) {
       return null;
     }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:username|clientId)=\"((?:[^\"\\\\]|\\\\.)*)\"")
+    Matcher m = Pattern.compile("(?:username|clientId)=\"((?:[^\"\\\\]|\\\\.)*)\"")
         .matcher(pw.value());
     return "user '" + (m.find() ? m.group(1).replace("\\\"", "\"").replace("\\\\", "\\") : "?") + "' ("
         + security.get(SaslConfigs.SASL_MECHANISM) + ")";

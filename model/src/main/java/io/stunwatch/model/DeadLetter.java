@@ -1,6 +1,7 @@
 package io.stunwatch.model;
 
 import io.stunwatch.model.json.Schema;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +69,7 @@ public record DeadLetter(
       String text = StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(value))
+          .decode(ByteBuffer.wrap(value))
           .toString();
       return text.length() <= PREVIEW_CHARS ? text : text.substring(0, PREVIEW_CHARS);
     } catch (CharacterCodingException e) {

@@ -3,6 +3,7 @@ package io.stunwatch.model;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The stun-time model of one group of migrations: a vGPU profile, a profile and framebuffer-used bucket, or a host
@@ -41,7 +42,7 @@ public record StunModelEntry(
 
   /** The Kafka key: {@code <group>:<groupKey>}. */
   public String key() {
-    return group.name().toLowerCase(java.util.Locale.ROOT) + ":" + groupKey;
+    return group.name().toLowerCase(Locale.ROOT) + ":" + groupKey;
   }
 
   /** How migrations are grouped for the model. */

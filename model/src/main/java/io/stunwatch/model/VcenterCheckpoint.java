@@ -3,6 +3,7 @@ package io.stunwatch.model;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where a vCenter collector has got to, so a restart resumes with no gap and no duplicate. Compacted topic keyed by
@@ -28,13 +29,13 @@ public record VcenterCheckpoint(
     Instant lastCreatedTime,
     List<Long> keysAtLastCreated,
     Instant savedAt,
-    java.util.Map<String, Instant> lastStunByVm,
+    Map<String, Instant> lastStunByVm,
     List<PendingTask> pendingTasks,
     List<RecentEvent> recentEvents) {
 
   /** A checkpoint with no overlap window: only the keys at exactly {@code lastCreatedTime} are known. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
-      java.util.Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
+      Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
     this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of());
   }
 

@@ -7,6 +7,7 @@ import io.stunwatch.processor.state.RocksDbSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
@@ -47,7 +48,7 @@ public final class StreamsProcessor implements AutoCloseable {
    * How much longer than its store a window store's changelog keeps records, and how long a segment of an internal
    * topic stays the active one (which retention and compaction leave alone).
    */
-  static final java.time.Duration CHANGELOG_SLACK = java.time.Duration.ofMinutes(10);
+  static final Duration CHANGELOG_SLACK = Duration.ofMinutes(10);
 
   /**
    * The main consumer's {@code max.partition.fetch.bytes}: a fetch of every partition of a stream thread's tasks
@@ -108,9 +109,9 @@ public final class StreamsProcessor implements AutoCloseable {
     // over), and a task waits while one of its partitions is empty on this side but not on the broker: in a catch-up
     // a stream thread then sat in poll, its CPU idle, for a fetch it could not send. With fetches smaller than one
     // poll, each poll empties the consumer's buffer and the next fetch goes out at once (docs/performance.md).
-    p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig
         .MAX_PARTITION_FETCH_BYTES_CONFIG), MAIN_PARTITION_FETCH_BYTES);
-    p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
         MAIN_MAX_POLL_RECORDS);
     // Fewer, larger transactions in a catch-up; what a live alert waits on is committed at once (LiveCommits).
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitInterval().toMillis());
@@ -123,7 +124,7 @@ public final class StreamsProcessor implements AutoCloseable {
     // internal topics changed the metadata it assigned from, and its stream thread stood still for 2.3-2.8 s while
     // the other one worked: every second pass of the benchmark, a fresh application each, timed one thread alone.
     // Scaling out (a new instance or thread) waits the same way. Two small requests a second a thread cost nothing.
-    p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig
         .HEARTBEAT_INTERVAL_MS_CONFIG), MAIN_HEARTBEAT_INTERVAL_MS);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     // Each new window segment is a RocksDB open on the stream thread; see RocksDbSettings for what that cost.
@@ -137,7 +138,7 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);
     if (!config.instanceId().isBlank()) {
       // Streams appends each thread's index to it.
-      p.put(StreamsConfig.mainConsumerPrefix(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+      p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
           config.instanceId());
     }
     return p;

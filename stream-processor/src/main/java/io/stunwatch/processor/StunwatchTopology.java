@@ -44,6 +44,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
@@ -55,6 +56,8 @@ import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The whole Stunwatch topology, built in one place. Every topic comes from the model's catalog; the state stores are
@@ -76,7 +79,7 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  */
 public final class StunwatchTopology {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StunwatchTopology.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StunwatchTopology.class);
 
   /** Migrations kept as objects after their commit, per task: a few KB each. */
   static final int KEPT_MIGRATIONS = 1024;
@@ -203,8 +206,8 @@ public final class StunwatchTopology {
     // decoding each one again would cost the stream thread as much as encoding it did.
     outputs.merge(revisions, Named.as("impacts-and-revisions"))
         .flatMap((k, v) -> v instanceof MigrationImpact impact ? StunModel.inputs(impact).stream()
-            .map(in -> org.apache.kafka.streams.KeyValue.pair(in.key(), in)).toList()
-            : List.<org.apache.kafka.streams.KeyValue<String, StunModel.Input>>of(), Named.as("model-inputs"))
+            .map(in -> KeyValue.pair(in.key(), in)).toList()
+            : List.<KeyValue<String, StunModel.Input>>of(), Named.as("model-inputs"))
         .repartition(Repartitioned.<String, StunModel.Input>as("impacts-by-model-group")
             .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(StunModel.Input.class)))
         .process(ModelProcessor::new, Named.as("stun-model"), StoreNames.STUN_MODEL)

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.processor.state.RocksDbSettings;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -38,7 +39,7 @@ class StreamsProcessorTest {
     StreamsConfig c = new StreamsConfig(properties(Map.of()));
     // the ten-minute segments are held with the other topic settings below
     assertThat(c.getLong(StreamsConfig.WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG))
-        .isLessThanOrEqualTo(java.time.Duration.ofMinutes(10).toMillis());
+        .isLessThanOrEqualTo(Duration.ofMinutes(10).toMillis());
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.stunwatch.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.config.ConfigSource;
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
@@ -10,10 +11,14 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.ThroughputSample;
+import io.stunwatch.model.TimelinePoint;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VcenterEventCategory;
 import io.stunwatch.model.VgpuProfile;
@@ -34,19 +39,23 @@ import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.StartKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -56,6 +65,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -221,7 +231,7 @@ class StunwatchTopologyTest {
   @Test
   void anEarlierEventThatMovesTheStartIntoTheHourBeforeMovesTheAnnotationToThatHoursBlock() {
     inventory(1);
-    Instant start = T0.truncatedTo(java.time.temporal.ChronoUnit.HOURS).minusMillis(100);
+    Instant start = T0.truncatedTo(ChronoUnit.HOURS).minusMillis(100);
     List<VcenterEvent> events = userMigration(1, 100, start, 60);   // the task at -0.1 s, vMotion's event at +0.1 s
     pipe(events.subList(1, 2));
     var byHour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR);
@@ -354,18 +364,18 @@ class StunwatchTopologyTest {
     assertThat(i.durationSeconds()).isEqualTo(60.0);
     assertThat(i.stun()).isEqualTo(new StunTime(31.25, StunTime.Source.VMWARE_LOG));
     assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
-    assertThat(i.during().gpuUtilizationPct()).isCloseTo(40.8, org.assertj.core.data.Offset.offset(1.0));
+    assertThat(i.during().gpuUtilizationPct()).isCloseTo(40.8, Offset.offset(1.0));
     assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
     assertThat(i.before().throughput()).isEqualTo(240.0);
     // 120 images/sec while it ran, but stunned 31.25 s of 60: 57.5 images/sec of progress against 240
-    assertThat(i.during().throughput()).isCloseTo(120.0, org.assertj.core.data.Offset.offset(2.0)); // and the end's
+    assertThat(i.during().throughput()).isCloseTo(120.0, Offset.offset(2.0)); // and the end's
     assertThat(i.throughputDipPct()).isCloseTo(100 * (1 - i.during().throughput() * (1 - 31.25 / 60) / 240),
-        org.assertj.core.data.Offset.offset(1e-9)).isBetween(75.0, 77.0);
+        Offset.offset(1e-9)).isBetween(75.0, 77.0);
     assertThat(i.stunEstimate()).as("the guest sampled every second: a second witness that saw no stun")
         .isEqualTo(new StunTime(0.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
     assertThat(i.stunDifferenceSeconds()).isEqualTo(31.25);
     assertThat(i.timeline()).hasSizeLessThanOrEqualTo(300 + 61 + 121)
-        .isSortedAccordingTo(java.util.Comparator.comparing(io.stunwatch.model.TimelinePoint::t));
+        .isSortedAccordingTo(Comparator.comparing(TimelinePoint::t));
     assertThat(i.timeline().get(0).t()).isEqualTo(T0.minusSeconds(300));
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
     assertThat(a.measured().stun().seconds()).isEqualTo(31.25);
@@ -377,7 +387,7 @@ class StunwatchTopologyTest {
     assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).as("on the heap by default").isFalse();
     MigrationImpact onHeap = settledImpactWithLogStun();
     driver.close();
-    driver = driver(ProcessorConfig.from(io.stunwatch.config.ConfigSource.of(
+    driver = driver(ProcessorConfig.from(ConfigSource.of(
         Map.of("process.sample-store", "rocksdb", "process.inventory-refresh", "0s"))), rocksDbStateDir);
     assertThat(driver.getWindowStore(StoreNames.VM_SAMPLES).persistent()).isTrue();
     MigrationImpact inRocksDb = settledImpactWithLogStun();
@@ -467,7 +477,7 @@ class StunwatchTopologyTest {
     MigrationImpact estimated = latest(Topics.MIGRATION_IMPACTS).get(VC + "/210");
     assertThat(estimated.stun().source()).isEqualTo(StunTime.Source.SAMPLE_GAP_ESTIMATE);
     assertThat(estimated.throughputDipPct()).as("30 s of 60 stunned").isCloseTo(50.0,
-        org.assertj.core.data.Offset.offset(1e-9));
+        Offset.offset(1e-9));
 
     StunObservation late = new StunObservation(VC, "vm-2", "train-2", null, T0.plusSeconds(60), 29_500_000L,
         StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-2/vmware.log", 4711);
@@ -475,7 +485,7 @@ class StunwatchTopologyTest {
     MigrationImpact revised = latest(Topics.MIGRATION_IMPACTS).get(VC + "/210");
     assertThat(revised.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
     assertThat(revised.throughputDipPct()).as("29.5 s of 60 stunned").isCloseTo(100 * 29.5 / 60,
-        org.assertj.core.data.Offset.offset(1e-9));
+        Offset.offset(1e-9));
     assertThat(revised.stunDifferenceSeconds()).isEqualTo(-0.5);
     MigrationAlert.Measured measured = latest(Topics.MIGRATION_ALERTS).get(VC + "/210").measured();
     assertThat(measured.stun()).isEqualTo(new StunTime(29.5, StunTime.Source.VMWARE_LOG));
@@ -492,7 +502,7 @@ class StunwatchTopologyTest {
     assertThat(byVm.stunSeconds()).isEqualTo(29.5);
     assertThat(byVm.underLoad()).isTrue();
     assertThat(byVm.summary().underLoad()).isTrue();
-    List<MigrationRow> started = new java.util.ArrayList<>();
+    List<MigrationRow> started = new ArrayList<>();
     try (var it = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_START)
         .range(StartKeys.from(T0.minusSeconds(1)), StartKeys.to(T0.plusSeconds(1)))) {
       it.forEachRemaining(kv -> started.add(kv.value));
@@ -502,12 +512,12 @@ class StunwatchTopologyTest {
     AnnotationBlock hour = driver.<String, AnnotationBlock>getKeyValueStore(StoreNames.ANNOTATIONS_BY_HOUR)
         .get(StartKeys.hour(T0));
     assertThat(hour.entries()).extracting(AnnotatedMigration::id).containsExactly(VC + "/210");
-    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
     hour.entries().get(0).writeAnnotation(text::write);
-    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
     byVm.writeAnnotation(expected::write);
-    assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8))
-        .isEqualTo(expected.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("stun 29.5 s");
+    assertThat(text.toString(StandardCharsets.UTF_8))
+        .isEqualTo(expected.toString(StandardCharsets.UTF_8)).contains("stun 29.5 s");
   }
 
   @Test
@@ -633,7 +643,7 @@ class StunwatchTopologyTest {
     assertThat(byDay.get(1).get(StoreNames.MIGRATIONS)).as("nothing was a day old on the first day").isEqualTo(24);
 
     Instant streamTime = T0.plus(Duration.ofHours(70)).plusSeconds(1200 + 155);
-    Instant cutoff = streamTime.truncatedTo(java.time.temporal.ChronoUnit.HOURS).minus(Duration.ofDays(1));
+    Instant cutoff = streamTime.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofDays(1));
     try (var it = driver.<String, Tracked.Stuns>getKeyValueStore(StoreNames.VM_STUNS).all()) {
       it.forEachRemaining(kv -> assertThat(kv.value.stuns()).as(kv.key).isNotEmpty()
           .allSatisfy(s -> assertThat(s.timestamp()).isAfterOrEqualTo(cutoff)));
@@ -646,7 +656,7 @@ class StunwatchTopologyTest {
     String first = VC + "/1000";
     for (Topic<String, ?> t : List.of(Topics.MIGRATIONS, Topics.MIGRATION_IMPACTS, Topics.MIGRATION_ALERTS)) {
       List<TestRecord<String, byte[]>> records = driver.createOutputTopic(t.name(), new StringDeserializer(),
-          new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
+          new ByteArrayDeserializer()).readRecordsToList();
       List<TestRecord<String, byte[]>> itsRecords = records.stream().filter(r -> r.key().equals(first)).toList();
       assertThat(itsRecords).as(t.name()).hasSizeGreaterThan(1);
       assertThat(itsRecords.get(0).value()).as(t.name()).isNotNull();
@@ -684,7 +694,7 @@ class StunwatchTopologyTest {
     load(2, t0, 230, 10.0, 1024);                                 // stream time t0+229
     load(1, t0.plusSeconds(60), 130, 88.0, 15360);                // behind stream time, and the last records
     assertThat(latest(Topics.MIGRATION_IMPACTS)).as("no record has moved stream time on").isEmpty();
-    driver.advanceWallClockTime(java.time.Duration.ofSeconds(6));
+    driver.advanceWallClockTime(Duration.ofSeconds(6));
     MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
     assertThat(i).as("closed at the wall clock's look at stream time").isNotNull();
     assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
@@ -722,11 +732,11 @@ class StunwatchTopologyTest {
   @Test
   void rdmaSamplesAloneMoveStreamTimeOnAndCloseTheImpact() {
     inventory(1);
-    TestInputTopic<String, io.stunwatch.model.RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
+    TestInputTopic<String, RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
     long words = 0;
     for (int s = -300; s <= 182; s++) {                           // 1 Gbit/s: 31.25 M words a second, sent only
       Instant t = T0.plusSeconds(s);
-      rdma.pipeInput(vmUuid(1), new io.stunwatch.model.RdmaCounterSample(vmUuid(1), "g", t, "mlx5_0", 1, "Ethernet",
+      rdma.pipeInput(vmUuid(1), new RdmaCounterSample(vmUuid(1), "g", t, "mlx5_0", 1, "Ethernet",
           RdmaRatesTest.words(words, 0), null, null), t);
       words += 31_250_000L;
       if (s == 0) {
@@ -890,11 +900,11 @@ class StunwatchTopologyTest {
   void rdmaTrafficOverTheThresholdRaisesAnAlertAndShowsInThePhases() {
     inventory(5);
     load(5, T0.minusSeconds(90), 90, 10.0, 1000);               // GPU idle: only RDMA is busy
-    TestInputTopic<String, io.stunwatch.model.RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
+    TestInputTopic<String, RdmaCounterSample> rdma = in(Topics.RDMA_SAMPLES);
     long words = 0;
     for (int s = 90; s >= 0; s--) {                              // 2 Gbit/s: 62.5 M words a second, sent only
       Instant t = T0.minusSeconds(s);
-      rdma.pipeInput(vmUuid(5), new io.stunwatch.model.RdmaCounterSample(vmUuid(5), "g", t, "mlx5_0", 1, "Ethernet",
+      rdma.pipeInput(vmUuid(5), new RdmaCounterSample(vmUuid(5), "g", t, "mlx5_0", 1, "Ethernet",
           RdmaRatesTest.words(words, 0), null, null), t);
       words += 62_500_000L;
     }
@@ -937,8 +947,8 @@ class StunwatchTopologyTest {
       load(vm, t.plusSeconds(20), 160, 90.0, 8192);               // past the settle window and close margin
       t = t.plusSeconds(400);
     }
-    Map<String, io.stunwatch.model.StunModelEntry> model = latest(Topics.STUN_MODEL);
-    io.stunwatch.model.StunModelEntry profile = model.get("profile:T4-16C");
+    Map<String, StunModelEntry> model = latest(Topics.STUN_MODEL);
+    StunModelEntry profile = model.get("profile:T4-16C");
     assertThat(profile.observations()).isEqualTo(3);
     assertThat(profile.p50Seconds()).isEqualTo(16.0);
     assertThat(profile.p50SecondsPerGiB()).isEqualTo(2.0);
@@ -947,8 +957,8 @@ class StunwatchTopologyTest {
 
     load(4, t.minusSeconds(60), 60, 95.0, 12288);                  // 12 GiB, under load
     pipe(userMigration(4, 400, t, 20).subList(0, 1));
-    io.stunwatch.model.StunForecast f = latest(Topics.MIGRATION_ALERTS).get(VC + "/400").forecast();
-    assertThat(f.basis()).isEqualTo(io.stunwatch.model.StunForecast.Basis.FITTED);
+    StunForecast f = latest(Topics.MIGRATION_ALERTS).get(VC + "/400").forecast();
+    assertThat(f.basis()).isEqualTo(StunForecast.Basis.FITTED);
     assertThat(f.observations()).isEqualTo(3);
     assertThat(f.p50Seconds()).isEqualTo(24.0);
   }
@@ -1028,8 +1038,8 @@ class StunwatchTopologyTest {
     long sum = 4 * 9000;
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/800");
     assertThat(a.load().fbUsedMiB()).isEqualTo(sum);
-    assertThat(a.load().fbUsedPct()).isCloseTo(100.0 * sum / (4 * 10240), org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(a.forecast().fbUsedGiB()).isCloseTo(sum / 1024.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(a.load().fbUsedPct()).isCloseTo(100.0 * sum / (4 * 10240), Offset.offset(1e-9));
+    assertThat(a.forecast().fbUsedGiB()).isCloseTo(sum / 1024.0, Offset.offset(1e-9));
     LoadAggregate oneMinute = window(StoreNames.VM_LOAD_1M, 8, T0.minusSeconds(60));
     assertThat(oneMinute.fbUsedLastMiB()).isEqualTo(sum);
     MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/800");

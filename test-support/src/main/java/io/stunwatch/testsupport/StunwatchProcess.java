@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +106,7 @@ public final class StunwatchProcess implements AutoCloseable {
 
   // Keyed by identity: a List's hashCode changes as lines arrive.
   private final Map<List<String>, Boolean> closedStreams =
-      java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   private boolean closed(List<String> lines) {
     return closedStreams.containsKey(lines);

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -138,7 +139,7 @@ public final class FleetGauges {
           }
         }
       }
-    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
+    } catch (InvalidStateStoreException e) {
       LOG.debug("stores not queryable ({}); per-VM gauges kept as they were", e.getMessage());
       return;
     }

@@ -10,6 +10,7 @@ import io.stunwatch.processor.view.CurrentLoad;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class FleetGaugesTest {
@@ -17,7 +18,7 @@ class FleetGaugesTest {
   static final String VM = "4211c0de-0001-aaaa-bbbb-ccccddddeeee";
 
   static Map<String, String> map(Tags tags) {
-    return tags.stream().collect(java.util.stream.Collectors.toMap(Tag::getKey, Tag::getValue));
+    return tags.stream().collect(Collectors.toMap(Tag::getKey, Tag::getValue));
   }
 
   @Test

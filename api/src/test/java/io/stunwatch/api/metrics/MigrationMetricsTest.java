@@ -12,10 +12,14 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunTime;
+import io.stunwatch.model.VcenterCheckpoint;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MigrationMetricsTest {
@@ -91,12 +95,12 @@ class MigrationMetricsTest {
   @Test
   void aCheckpointHeartbeatOfAQuietVcenterKeepsTheVcenterInputFresh() {
     // the last event is hours old, the collector saved its checkpoint a minute ago: quiet, not silent
-    metrics.onVcenterEvent(new io.stunwatch.model.VcenterEvent("vc", 1, null, T0.minusSeconds(3 * 3600),
-        "VmMigratedEvent", null, io.stunwatch.model.VcenterEventCategory.MIGRATION_COMPLETED, null,
-        new io.stunwatch.model.EntityRef("VirtualMachine", "vm-1", "a"), null, null, null, null, null, null, null,
+    metrics.onVcenterEvent(new VcenterEvent("vc", 1, null, T0.minusSeconds(3 * 3600),
+        "VmMigratedEvent", null, VcenterEventCategory.MIGRATION_COMPLETED, null,
+        new EntityRef("VirtualMachine", "vm-1", "a"), null, null, null, null, null, null, null,
         null, null, null, null));
-    metrics.onCheckpoint(new io.stunwatch.model.VcenterCheckpoint("vc", T0.minusSeconds(3 * 3600), java.util.List.of(1L),
-        T0.plusSeconds(30), java.util.Map.of(), java.util.List.of()));
+    metrics.onCheckpoint(new VcenterCheckpoint("vc", T0.minusSeconds(3 * 3600), List.of(1L),
+        T0.plusSeconds(30), Map.of(), List.of()));
     assertThat(registry.get(Meters.LAST_EVENT).tag(Meters.TAG_SOURCE, "vcenter_event").gauge().value())
         .isEqualTo(T0.plusSeconds(30).getEpochSecond());
     assertThat(registry.get(Meters.VCENTER_CHECKPOINT_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value())

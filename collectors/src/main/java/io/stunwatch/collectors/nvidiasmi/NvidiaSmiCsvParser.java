@@ -1,6 +1,7 @@
 package io.stunwatch.collectors.nvidiasmi;
 
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.LocalTimes;
 import io.stunwatch.collectors.worker.WorkerIdentity;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.VgpuProfile;
@@ -31,7 +32,7 @@ public final class NvidiaSmiCsvParser {
 
   private final List<GpuField> columns;
   /** One per parser, as a parser reads one stream: the fall-back hour is read in the stream's order. */
-  private final io.stunwatch.collectors.worker.LocalTimes localTimes;
+  private final LocalTimes localTimes;
   private final WorkerIdentity identity;
   private final Clock clock;
   private final String source;
@@ -45,7 +46,7 @@ public final class NvidiaSmiCsvParser {
    */
   NvidiaSmiCsvParser(List<GpuField> columns, ZoneId zone, WorkerIdentity identity, Clock clock, String source) {
     this.columns = new ArrayList<>(columns);
-    this.localTimes = new io.stunwatch.collectors.worker.LocalTimes(zone, clock);
+    this.localTimes = new LocalTimes(zone, clock);
     this.identity = identity;
     this.clock = clock;
     this.source = source;

@@ -14,6 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +40,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   private final Inputs inputs;
   private final Backoff backoff;
   private final Thread thread;
-  private final java.util.concurrent.ScheduledExecutorService watchdog;
+  private final ScheduledExecutorService watchdog;
   private volatile boolean running;
   private volatile Process child;
   private volatile long lastLine;
@@ -56,7 +59,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
         ? config.restartBackoffMax() : Duration.ofSeconds(1), config.restartBackoffMax());
     this.thread = new Thread(this::run, "stunwatch-nvidia-smi");
     this.thread.setDaemon(true);
-    this.watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "stunwatch-nvidia-smi-watchdog");
       t.setDaemon(true);
       return t;
@@ -93,7 +96,7 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   public void start() {
     running = true;
     long period = Math.max(50, Math.min(1000, config.interval().toMillis() / 2));
-    watchdog.scheduleWithFixedDelay(this::watch, period, period, java.util.concurrent.TimeUnit.MILLISECONDS);
+    watchdog.scheduleWithFixedDelay(this::watch, period, period, TimeUnit.MILLISECONDS);
     thread.start();
   }
 

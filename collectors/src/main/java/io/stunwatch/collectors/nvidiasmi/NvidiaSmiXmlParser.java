@@ -1,6 +1,7 @@
 package io.stunwatch.collectors.nvidiasmi;
 
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.LocalTimes;
 import io.stunwatch.collectors.worker.WorkerIdentity;
 import io.stunwatch.model.GpuSnapshot;
 import io.stunwatch.model.VgpuProfile;
@@ -40,13 +41,13 @@ public final class NvidiaSmiXmlParser {
 
   private final DocumentBuilderFactory factory;
   /** One per parser, as a parser reads one host's snapshots in order: the fall-back hour reads forward. */
-  private final io.stunwatch.collectors.worker.LocalTimes localTimes;
+  private final LocalTimes localTimes;
   private final WorkerIdentity identity;
   private final Clock clock;
 
   public NvidiaSmiXmlParser(ZoneId zone, WorkerIdentity identity, Clock clock) {
     this.factory = secureFactory();
-    this.localTimes = new io.stunwatch.collectors.worker.LocalTimes(zone, clock);
+    this.localTimes = new LocalTimes(zone, clock);
     this.identity = identity;
     this.clock = clock;
   }

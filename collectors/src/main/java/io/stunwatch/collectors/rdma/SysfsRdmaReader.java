@@ -3,6 +3,7 @@ package io.stunwatch.collectors.rdma;
 import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.WorkerIdentity;
 import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.CounterState;
 import io.stunwatch.model.RdmaCounterSample;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads every port under {@code <root>/<device>/ports/<n>/} (root: {@code /sys/class/infiniband}).
@@ -46,7 +49,7 @@ public final class SysfsRdmaReader {
   private final Path root;
   private final WorkerIdentity identity;
   /** Counter files that have shown a value wider than their PMA attribute: extended-width counters. */
-  private final java.util.Set<Path> wide = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<Path> wide = ConcurrentHashMap.newKeySet();
 
   public SysfsRdmaReader(Path root, WorkerIdentity identity) {
     this.root = root;
@@ -102,7 +105,7 @@ public final class SysfsRdmaReader {
     }
     readDir(dir.resolve("hw_counters"), hw, problems);
     if (unavailable == null && !counters.isEmpty()
-        && counters.values().stream().allMatch(r -> r.state() == io.stunwatch.model.CounterState.UNAVAILABLE)) {
+        && counters.values().stream().allMatch(r -> r.state() == CounterState.UNAVAILABLE)) {
       unavailable = "every counter is unavailable: " + counters.values().iterator().next().reason();
     }
     return new RdmaCounterSample(identity.vmId(), identity.hostname(), timestamp, device, port,

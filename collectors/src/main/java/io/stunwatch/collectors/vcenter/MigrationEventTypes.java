@@ -1,10 +1,12 @@
 package io.stunwatch.collectors.vcenter;
 
 import io.stunwatch.model.VcenterEventCategory;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The vim25 event types the vCenter collector keeps, and what each means for a migration. vcsim ignores the
@@ -41,7 +43,7 @@ public final class MigrationEventTypes {
    * would let none of them through, so the encrypted-vMotion id is listed itself.
    */
   public static final List<String> EVENT_TYPE_IDS = List.copyOf(
-      new java.util.TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", ENCRYPTED_VMOTION))));
+      new TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", ENCRYPTED_VMOTION))));
 
   private MigrationEventTypes() {
   }
@@ -66,7 +68,7 @@ public final class MigrationEventTypes {
   }
 
   private static Set<String> union(Set<String> a, Set<String> b) {
-    java.util.Set<String> u = new java.util.HashSet<>(a);
+    Set<String> u = new HashSet<>(a);
     u.addAll(b);
     return u;
   }

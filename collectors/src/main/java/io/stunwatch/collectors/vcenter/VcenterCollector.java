@@ -1,12 +1,14 @@
 package io.stunwatch.collectors.vcenter;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.stunwatch.collectors.worker.Backoff;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
@@ -16,17 +18,23 @@ import io.stunwatch.model.VcenterEventCategory;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import java.io.ByteArrayInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -95,7 +103,7 @@ public final class VcenterCollector implements AutoCloseable {
   private final Counter unmappable;
   private final Counter logLinesSkipped;
   private final Counter checkpointTrimmed;
-  private final java.util.concurrent.CompletableFuture<String> fatal = new java.util.concurrent.CompletableFuture<>();
+  private final CompletableFuture<String> fatal = new CompletableFuture<>();
   private volatile boolean running;
   private volatile VcenterCheckpoint checkpoint;
 
@@ -123,7 +131,7 @@ public final class VcenterCollector implements AutoCloseable {
         .register(registry);
     this.checkpointTrimmed = Counter.builder(Meters.VCENTER_CHECKPOINT_TRIMMED).tag(Meters.TAG_VCENTER, host)
         .register(registry);
-    io.micrometer.core.instrument.FunctionCounter.builder(Meters.VCENTER_ELEMENTS_SKIPPED, connector,
+    FunctionCounter.builder(Meters.VCENTER_ELEMENTS_SKIPPED, connector,
         VcenterConnector::skippedElements).tag(Meters.TAG_VCENTER, host).register(registry);
     this.connector = connector;
     this.config = config;
@@ -163,14 +171,14 @@ public final class VcenterCollector implements AutoCloseable {
    * Completes, with the reason, when the collector stops for good without being closed: another instance fenced
    * it. Its supervisor should then restart the process, or leave the other one in charge.
    */
-  public java.util.concurrent.CompletionStage<String> fatal() {
+  public CompletionStage<String> fatal() {
     return fatal;
   }
 
   /** The host of {@code url}, with its port when not 443: two vCenters may share a host. */
   private static String hostOf(String url) {
     try {
-      java.net.URI u = java.net.URI.create(url);
+      URI u = URI.create(url);
       return u.getPort() < 0 || u.getPort() == 443 ? u.getHost() : u.getHost() + ":" + u.getPort();
     } catch (IllegalArgumentException e) {
       return url;
@@ -280,7 +288,7 @@ public final class VcenterCollector implements AutoCloseable {
     EventCursor cursor = EventCursor.from(checkpoint, config.eventOverlap());
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
     Map<String, Instant> lastStun = new HashMap<>(checkpoint == null ? Map.of() : checkpoint.lastStunByVm());
-    Map<String, VcenterCheckpoint.PendingTask> pending = new java.util.LinkedHashMap<>();
+    Map<String, VcenterCheckpoint.PendingTask> pending = new LinkedHashMap<>();
     if (checkpoint != null) {
       checkpoint.pendingTasks().forEach(t -> pending.put(t.taskKey(), t));
     }
@@ -386,10 +394,10 @@ public final class VcenterCollector implements AutoCloseable {
       return new Bounded(c, 0, 0);
     }
     List<VcenterCheckpoint.RecentEvent> recent = c.recentEvents().stream()
-        .sorted(java.util.Comparator.comparing(VcenterCheckpoint.RecentEvent::createdTime)
+        .sorted(Comparator.comparing(VcenterCheckpoint.RecentEvent::createdTime)
             .thenComparingLong(VcenterCheckpoint.RecentEvent::key)).toList();
     List<VcenterCheckpoint.PendingTask> pending = c.pendingTasks().stream()
-        .sorted(java.util.Comparator.comparingLong(VcenterCheckpoint.PendingTask::eventKey)).toList();
+        .sorted(Comparator.comparingLong(VcenterCheckpoint.PendingTask::eventKey)).toList();
     int keepRecent = recent.size();
     int keepPending = pending.size();
     VcenterCheckpoint trimmed = c;
@@ -443,7 +451,7 @@ public final class VcenterCollector implements AutoCloseable {
       }
       try {
         VcenterEvent e = mapper.taskChange(info.get(), vcenterUuid, t.eventKey(), t.chainId(),
-            new io.stunwatch.model.EntityRef("VirtualMachine", t.vmMoref(), t.vmName()));
+            new EntityRef("VirtualMachine", t.vmMoref(), t.vmName()));
         out.add(e);
         added++;
         if (isCompletion(e)) {
@@ -589,13 +597,13 @@ public final class VcenterCollector implements AutoCloseable {
     }
     String where = name;
     try {
-      return new LogRead(VmwareLogParser.after(logParser.parse(new java.io.ByteArrayInputStream(bytes, from,
+      return new LogRead(VmwareLogParser.after(logParser.parse(new ByteArrayInputStream(bytes, from,
           bytes.length - from), clock.instant().plus(LOG_FUTURE_TOLERANCE), (line, why) -> {
             logLinesSkipped.increment();
             problem(where + ":" + line + ": skipped: " + why);
           }), after), name);
     } catch (IOException ex) {
-      throw new java.io.UncheckedIOException(ex); // not from a byte array
+      throw new UncheckedIOException(ex); // not from a byte array
     }
   }
 
@@ -611,7 +619,7 @@ public final class VcenterCollector implements AutoCloseable {
       return List.of();
     }
     return names.stream().filter(n -> ROTATED.matcher(n).matches())
-        .sorted(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring(7, n.length() - 4)))
+        .sorted(Comparator.comparingLong((String n) -> Long.parseLong(n.substring(7, n.length() - 4)))
             .reversed())
         .limit(MAX_ROTATED_LOGS).toList();
   }

@@ -6,6 +6,7 @@ import io.stunwatch.model.VmInventoryEntry;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A logged-in session with one vCenter, independent of the vim25 binding behind it (yavijava today, the official
@@ -28,7 +29,7 @@ public interface VcenterConnection extends AutoCloseable {
    *
    * @param taskKey the task key (its moref value), e.g. {@code task-77}
    */
-  java.util.Optional<JsonNode> taskInfo(String taskKey) throws IOException;
+  Optional<JsonNode> taskInfo(String taskKey) throws IOException;
 
   /** Every VM, with the properties the processor joins on. */
   List<VmInventoryEntry> vms(Instant observedAt) throws IOException;

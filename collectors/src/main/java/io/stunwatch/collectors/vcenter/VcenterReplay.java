@@ -19,10 +19,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
@@ -172,7 +177,7 @@ public final class VcenterReplay {
   public List<StunObservation> stuns(String moref, List<Path> files, Inventory inventory) throws IOException {
     String name = inventory.vms().stream().filter(v -> v.moref().equals(moref)).map(VmInventoryEntry::name)
         .findFirst().orElse(null);
-    java.util.LinkedHashSet<StunObservation> out = new java.util.LinkedHashSet<>();
+    LinkedHashSet<StunObservation> out = new LinkedHashSet<>();
     for (Path file : files) {
       // A guest can write to vmware.log: each line the parser skips is reported with its number, the rest counts.
       List<VmwareLogParser.Stun> stuns;
@@ -192,7 +197,7 @@ public final class VcenterReplay {
    * ({@code vmware-N.log} before {@code vmware.log}, a higher N older), by moref.
    */
   public static Map<String, List<Path>> vmwareLogs(Path dir) throws IOException {
-    Map<String, List<Path>> out = new java.util.TreeMap<>();
+    Map<String, List<Path>> out = new TreeMap<>();
     try (var vms = Files.list(dir)) {
       for (Path vm : vms.sorted().toList()) {
         if (!Files.isDirectory(vm)) {
@@ -200,7 +205,7 @@ public final class VcenterReplay {
         }
         try (var logs = Files.list(vm)) {
           List<Path> files = logs.filter(f -> f.getFileName().toString().matches("vmware(-\\d+)?\\.log"))
-              .sorted(java.util.Comparator.comparingInt(VcenterReplay::rotation).reversed()).toList();
+              .sorted(Comparator.comparingInt(VcenterReplay::rotation).reversed()).toList();
           if (!files.isEmpty()) {
             out.put(vm.getFileName().toString(), files);
           }
@@ -236,7 +241,7 @@ public final class VcenterReplay {
         vmIds.put(vm.key(), vm.biosUuid());
       }
     }
-    List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+    List<Future<?>> sent = new ArrayList<>();
     for (HostInventoryEntry h : inventory.hosts()) {
       sent.add(producer.send(Topics.HOST_INVENTORY, h.key(), h, h.observedAt()));
     }
@@ -253,10 +258,10 @@ public final class VcenterReplay {
     producer.flush();
     int failed = 0;
     Throwable first = null;
-    for (java.util.concurrent.Future<?> f : sent) {
+    for (Future<?> f : sent) {
       try {
         f.get();
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         failed++;
         first = first == null ? e.getCause() : first;
       } catch (InterruptedException e) {

@@ -8,6 +8,7 @@ import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.Calendar;
 import java.util.Comparator;
 import java.util.Map;
@@ -82,7 +83,7 @@ public final class VimObjects {
   }
 
   private static Method[] getters(Class<?> c) {
-    return GETTERS.computeIfAbsent(c, k -> java.util.Arrays.stream(k.getMethods())
+    return GETTERS.computeIfAbsent(c, k -> Arrays.stream(k.getMethods())
         .filter(m -> m.getParameterCount() == 0 && !Modifier.isStatic(m.getModifiers()))
         .filter(m -> (m.getName().startsWith("get") && m.getName().length() > 3)
             || (m.getName().startsWith("is") && m.getName().length() > 2 && m.getReturnType() == boolean.class))

@@ -1,7 +1,9 @@
 package io.stunwatch.collectors.vcenter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,7 +28,7 @@ final class VmotionLinkSpeed {
     if (virtualNicManagerInfo == null || network == null) {
       return null;
     }
-    java.util.Map<String, Long> uplinks = new java.util.HashMap<>();
+    Map<String, Long> uplinks = new HashMap<>();
     for (JsonNode config : virtualNicManagerInfo.path("netConfig")) {
       if (!"vmotion".equals(config.path("nicType").asText())) {
         continue;

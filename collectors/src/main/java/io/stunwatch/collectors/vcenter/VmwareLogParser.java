@@ -1,5 +1,6 @@
 package io.stunwatch.collectors.vcenter;
 
+import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.StunObservation.StunSource;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -95,9 +96,9 @@ public final class VmwareLogParser {
   public record Stun(Instant timestamp, long stunMicros, StunSource source, String migrationId, int lineNumber) {
 
     /** This stun as the observation published for the VM whose log {@code logFile} ({@code [ds] dir/vmware.log}) is. */
-    public io.stunwatch.model.StunObservation observation(String vcenterUuid, String vmMoref, String vmName,
+    public StunObservation observation(String vcenterUuid, String vmMoref, String vmName,
         String logFile) {
-      return new io.stunwatch.model.StunObservation(vcenterUuid, vmMoref, vmName, migrationId, timestamp, stunMicros,
+      return new StunObservation(vcenterUuid, vmMoref, vmName, migrationId, timestamp, stunMicros,
           source, logFile, lineNumber);
     }
   }

@@ -1,7 +1,9 @@
 package io.stunwatch.collectors.vcenter;
 
 import com.vmware.vim25.ManagedObjectReference;
+import com.vmware.vim25.ws.ClientCreator;
 import com.vmware.vim25.ws.WSClient;
+import io.stunwatch.logging.LogLimiter;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.lang.reflect.Field;
@@ -9,12 +11,14 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.rmi.RemoteException;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.TrustManager;
 import org.dom4j.Document;
+import org.dom4j.DocumentException;
 import org.dom4j.Element;
 import org.dom4j.Namespace;
 import org.dom4j.QName;
@@ -38,8 +42,8 @@ public final class YavijavaTolerantClient extends WSClient {
   private static final QName XSI_TYPE = QName.get("type",
       Namespace.get("xsi", "http://www.w3.org/2001/XMLSchema-instance"));
   private static final Map<String, LongAdder> SKIPPED = new ConcurrentHashMap<>();
-  private static final io.stunwatch.logging.LogLimiter PROBLEM_LOG = new io.stunwatch.logging.LogLimiter(10,
-      java.time.Clock.systemUTC());
+  private static final LogLimiter PROBLEM_LOG = new LogLimiter(10,
+      Clock.systemUTC());
 
   public YavijavaTolerantClient(String url, boolean ignoreCert) throws MalformedURLException, RemoteException {
     super(url, ignoreCert);
@@ -52,7 +56,7 @@ public final class YavijavaTolerantClient extends WSClient {
 
   /** Makes every yavijava connection of this process use this client. */
   public static void install() {
-    com.vmware.vim25.ws.ClientCreator.clientClass = YavijavaTolerantClient.class;
+    ClientCreator.clientClass = YavijavaTolerantClient.class;
   }
 
   /** Elements skipped so far in the answers of the vCenter at {@code url} (its host and port). */
@@ -69,7 +73,7 @@ public final class YavijavaTolerantClient extends WSClient {
       SAXReader reader = SAXReader.createDefault();
       reader.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
       doc = reader.read(new ByteArrayInputStream(body));
-    } catch (org.dom4j.DocumentException e) {
+    } catch (DocumentException e) {
       throw new RemoteException("the vCenter's answer to " + returnType + " is not XML: " + e.getMessage());
     }
     int removed = clean(doc, returnType);

@@ -4,39 +4,41 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.vmware.vim25.Event;
 import com.vmware.vim25.EventFilterSpec;
 import com.vmware.vim25.EventFilterSpecByTime;
+import com.vmware.vim25.ManagedObjectNotFound;
 import com.vmware.vim25.ManagedObjectReference;
+import com.vmware.vim25.TaskInfo;
 import com.vmware.vim25.VirtualDevice;
 import com.vmware.vim25.VirtualMachineConfigInfo;
 import com.vmware.vim25.VirtualPCIPassthroughVmiopBackingInfo;
 import com.vmware.vim25.mo.ComputeResource;
 import com.vmware.vim25.mo.Datacenter;
 import com.vmware.vim25.mo.EventHistoryCollector;
+import com.vmware.vim25.mo.Folder;
 import com.vmware.vim25.mo.HostSystem;
 import com.vmware.vim25.mo.InventoryNavigator;
 import com.vmware.vim25.mo.ManagedEntity;
 import com.vmware.vim25.mo.ServiceInstance;
+import com.vmware.vim25.mo.Task;
 import com.vmware.vim25.mo.VirtualMachine;
 import com.vmware.vim25.ws.CustomSSLTrustContextCreator;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
 import java.net.URL;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.Comparator;
 import java.util.GregorianCalendar;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.TimeZone;
-import javax.net.ssl.HttpsURLConnection;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
@@ -122,7 +124,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     private final String instanceUuid;
 
     /** Datacenter name to its inventory path ({@code Folder/Sub/DC}), as the datastore interface's dcPath wants. */
-    private final java.util.Map<String, String> dcPaths = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> dcPaths = new ConcurrentHashMap<>();
 
     Connection(ServiceInstance si) {
       this.si = si;
@@ -133,10 +135,10 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
      * Every datacenter's inventory path, walked top-down from the root folder: a datacenter may sit in folders, and
      * the datastore interface finds it only by its full path. A {@code /} in a name is escaped as {@code %2f}.
      */
-    private java.util.Map<String, String> datacenterPaths() throws IOException {
-      java.util.Map<String, String> out = new java.util.HashMap<>();
-      java.util.ArrayDeque<java.util.Map.Entry<com.vmware.vim25.mo.Folder, String>> todo = new java.util.ArrayDeque<>();
-      todo.add(java.util.Map.entry(si.getRootFolder(), ""));
+    private Map<String, String> datacenterPaths() throws IOException {
+      Map<String, String> out = new HashMap<>();
+      ArrayDeque<Map.Entry<Folder, String>> todo = new ArrayDeque<>();
+      todo.add(Map.entry(si.getRootFolder(), ""));
       while (!todo.isEmpty()) {
         var next = todo.poll();
         ManagedEntity[] children = next.getKey().getChildEntity();
@@ -144,8 +146,8 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
           String path = next.getValue() + child.getName().replace("%", "%25").replace("/", "%2f");
           if (child instanceof Datacenter) {
             out.putIfAbsent(child.getName(), path);
-          } else if (child instanceof com.vmware.vim25.mo.Folder f) {
-            todo.add(java.util.Map.entry(f, path + "/"));
+          } else if (child instanceof Folder f) {
+            todo.add(Map.entry(f, path + "/"));
           }
         }
       }
@@ -198,8 +200,8 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     }
 
     /** Host moref to its cluster, built top-down: vcsim's parent references confuse yavijava's getParent(). */
-    private java.util.Map<String, EntityRef> clustersByHost() throws IOException {
-      java.util.Map<String, EntityRef> byHost = new java.util.HashMap<>();
+    private Map<String, EntityRef> clustersByHost() throws IOException {
+      Map<String, EntityRef> byHost = new HashMap<>();
       for (String type : List.of("ClusterComputeResource", "ComputeResource")) {
         for (ManagedEntity me : new InventoryNavigator(si.getRootFolder()).searchManagedEntities(type)) {
           ComputeResource cr = (ComputeResource) me;
@@ -213,18 +215,18 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
     }
 
     @Override
-    public java.util.Optional<JsonNode> taskInfo(String taskKey) throws IOException {
+    public Optional<JsonNode> taskInfo(String taskKey) throws IOException {
       ManagedObjectReference ref = new ManagedObjectReference();
       ref.setType("Task");
       ref.setVal(taskKey);
       try {
-        com.vmware.vim25.TaskInfo info = new com.vmware.vim25.mo.Task(si.getServerConnection(), ref).getTaskInfo();
-        return java.util.Optional.ofNullable(info).map(VimObjects::toViJson);
+        TaskInfo info = new Task(si.getServerConnection(), ref).getTaskInfo();
+        return Optional.ofNullable(info).map(VimObjects::toViJson);
       } catch (RuntimeException e) {
         // yavijava surfaces ManagedObjectNotFound of a property read as a runtime exception: the task is gone
         if (String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
-            || e.getCause() instanceof com.vmware.vim25.ManagedObjectNotFound) {
-          return java.util.Optional.empty();
+            || e.getCause() instanceof ManagedObjectNotFound) {
+          return Optional.empty();
         }
         throw e;
       }
@@ -232,10 +234,10 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
 
     @Override
     public List<VmInventoryEntry> vms(Instant observedAt) throws IOException {
-      java.util.Map<String, EntityRef> clusters = clustersByHost();
-      java.util.Map<String, String> hostNames = new java.util.HashMap<>();
+      Map<String, EntityRef> clusters = clustersByHost();
+      Map<String, String> hostNames = new HashMap<>();
       List<VmInventoryEntry> out = new ArrayList<>();
-      java.util.Map<String, String> paths = datacenterPaths();
+      Map<String, String> paths = datacenterPaths();
       dcPaths.putAll(paths);
       for (ManagedEntity dcEntity : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("Datacenter")) {
         Datacenter dc = (Datacenter) dcEntity;
@@ -273,7 +275,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
 
     @Override
     public List<HostInventoryEntry> hosts(Instant observedAt) throws IOException {
-      java.util.Map<String, EntityRef> clusters = clustersByHost();
+      Map<String, EntityRef> clusters = clustersByHost();
       List<HostInventoryEntry> out = new ArrayList<>();
       for (ManagedEntity me : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("HostSystem")) {
         HostSystem h = (HostSystem) me;

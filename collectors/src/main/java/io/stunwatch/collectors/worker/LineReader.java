@@ -1,5 +1,6 @@
 package io.stunwatch.collectors.worker;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,7 @@ public final class LineReader {
   private boolean truncated;
 
   public LineReader(InputStream in, int maxLength) {
-    this.in = in instanceof java.io.BufferedInputStream ? in : new java.io.BufferedInputStream(in, 1 << 16);
+    this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in, 1 << 16);
     this.maxLength = maxLength;
     this.buf = new byte[maxLength];
   }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Settings of the worker collector as a whole: identity, time zone and self-metrics.
@@ -68,8 +69,8 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
 
   /** Resolves the identity from these settings. */
   public WorkerIdentity identity() {
-    return WorkerIdentity.resolve(java.util.Optional.ofNullable(vmId), productUuidFile, smbiosEntryPoint,
-        uuidByteOrder, java.util.Optional.ofNullable(hostname));
+    return WorkerIdentity.resolve(Optional.ofNullable(vmId), productUuidFile, smbiosEntryPoint,
+        uuidByteOrder, Optional.ofNullable(hostname));
   }
 
   private static ZoneId zone(String raw) {

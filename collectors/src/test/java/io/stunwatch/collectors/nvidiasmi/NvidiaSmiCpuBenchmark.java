@@ -10,6 +10,8 @@ import io.stunwatch.collectors.worker.RecordingSink;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.RealPeers;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,8 +139,8 @@ class NvidiaSmiCpuBenchmark {
         new CollectorMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), Clock.systemUTC());
   }
 
-  private static final java.lang.management.ThreadMXBean THREADS =
-      java.lang.management.ManagementFactory.getThreadMXBean();
+  private static final ThreadMXBean THREADS =
+      ManagementFactory.getThreadMXBean();
 
   /** CPU ticks (1/100 s) of reaped children, user and system. */
   private static long childTicks() throws Exception {

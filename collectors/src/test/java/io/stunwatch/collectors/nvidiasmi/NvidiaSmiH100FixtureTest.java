@@ -7,6 +7,7 @@ import io.stunwatch.model.GpuSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +33,7 @@ class NvidiaSmiH100FixtureTest {
   @Test
   void everyStreamedLineIsASampleOfTheOneGpuWithItsMeasuredZeroesKeptAsZero() throws Exception {
     NvidiaSmiCsvParser live = NvidiaSmiCsvParser.forQuery(
-        NvidiaSmiQuery.fromHelp(Files.readString(DIR.resolve("help-query-gpu.txt"))), java.time.ZoneOffset.UTC,
+        NvidiaSmiQuery.fromHelp(Files.readString(DIR.resolve("help-query-gpu.txt"))), ZoneOffset.UTC,
         NvidiaSmiCsvParserTest.ID, NvidiaSmiCsvParserTest.CLOCK);
     List<String> lines = Files.readAllLines(DIR.resolve("query-gpu-stream.csv"));
     assertThat(lines).hasSizeGreaterThanOrEqualTo(9);
@@ -58,10 +59,10 @@ class NvidiaSmiH100FixtureTest {
   @Test
   void theRecordedCsvAndTheXmlSnapshotDescribeTheSameGpu() throws Exception {
     List<String> csv = Files.readAllLines(DIR.resolve("query-gpu.csv"));
-    NvidiaSmiCsvParser replay = NvidiaSmiCsvParser.forHeader(csv.get(0), java.time.ZoneOffset.UTC,
+    NvidiaSmiCsvParser replay = NvidiaSmiCsvParser.forHeader(csv.get(0), ZoneOffset.UTC,
         NvidiaSmiCsvParserTest.ID, NvidiaSmiCsvParserTest.CLOCK, "query-gpu.csv");
     GpuSample sample = replay.parse(csv.get(1), 2);
-    GpuSnapshot snapshot = new NvidiaSmiXmlParser(java.time.ZoneOffset.UTC, NvidiaSmiCsvParserTest.ID,
+    GpuSnapshot snapshot = new NvidiaSmiXmlParser(ZoneOffset.UTC, NvidiaSmiCsvParserTest.ID,
         NvidiaSmiCsvParserTest.CLOCK).parse(Files.readAllBytes(DIR.resolve("q-x.xml")), "q-x.xml");
     assertThat(snapshot.driverVersion()).isEqualTo("580.159.04");
     assertThat(snapshot.cudaVersion()).isEqualTo("13.0");

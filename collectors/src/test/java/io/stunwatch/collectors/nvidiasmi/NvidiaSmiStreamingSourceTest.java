@@ -9,10 +9,13 @@ import io.stunwatch.collectors.worker.RecordingSink;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.testsupport.Await;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -76,8 +79,8 @@ class NvidiaSmiStreamingSourceTest {
   private static int starts(FakeNvidiaSmi fake) {
     try {
       return fake.starts();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -108,7 +111,7 @@ class NvidiaSmiStreamingSourceTest {
   private static String malformed(Random r, int i) {
     return switch (i % 5) {
       case 0 -> randomText(r, r.nextInt(200)); // random bytes, almost never 13 fields
-      case 1 -> String.join(", ", java.util.Collections.nCopies(1 + r.nextInt(30), randomText(r, 5)))
+      case 1 -> String.join(", ", Collections.nCopies(1 + r.nextInt(30), randomText(r, 5)))
           .concat(", x, y, z, w, v, u, t, s, q, p, o, n, m").substring(0, 20); // cut short
       case 2 -> "2026/11/21 12:00:00.000, " + randomText(r, 3).replace(",", "") + "x, u, n, b, 1, 1, 1, 1, 1, 1, 1, P0";
       case 3 -> "2026/11/21 12:00:00.000, 0, u, n, b, " + (101 + r.nextInt(1000)) + ", 1, 1, 1, 1, 1, 1, P0";

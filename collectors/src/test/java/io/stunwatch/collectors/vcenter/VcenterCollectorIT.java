@@ -24,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,7 +147,7 @@ class VcenterCollectorIT {
     // Keyed by VM id (SMBIOS UUID), as the VMs' samples are: no repartition hop to meet them, no inventory to wait for
     Map<String, String> ids = new HashMap<>();
     for (VirtualMachine vm : vms) {
-      ids.put(vm.getMOR().getVal(), vm.getConfig().getUuid().toLowerCase(java.util.Locale.ROOT));
+      ids.put(vm.getMOR().getVal(), vm.getConfig().getUuid().toLowerCase(Locale.ROOT));
     }
     assertThat(read(Topics.VCENTER_EVENTS)).filteredOn(r -> r.value().vm() != null)
         .allSatisfy(r -> assertThat(r.key()).isEqualTo(ids.get(r.value().vm().value())));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.topic.Topics;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +37,8 @@ class VcenterCollectorTest {
   void aCheckpointAfterAStormOfAHundredThousandVmsFitsKafkasRecordLimitKeepingTheNewest() {
     // every VM migrated within the overlap window, each migration's task still running: the window's events and the
     // followed tasks are what grows with a storm, and 1 MB is Kafka's default record limit
-    List<VcenterCheckpoint.RecentEvent> recent = new java.util.ArrayList<>();
-    List<VcenterCheckpoint.PendingTask> pending = new java.util.ArrayList<>();
+    List<VcenterCheckpoint.RecentEvent> recent = new ArrayList<>();
+    List<VcenterCheckpoint.PendingTask> pending = new ArrayList<>();
     for (int i = 0; i < 100_000; i++) {
       recent.add(new VcenterCheckpoint.RecentEvent(5_000_000L + i, NOW.minusMillis(600_000L - i * 6L)));
       pending.add(new VcenterCheckpoint.PendingTask("task-" + (900_000 + i), 5_000_000L + i, 5_000_000L + i,

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,8 +31,8 @@ class VcenterReplayTest {
     // esx01: vmk1 on a standard switch, its active uplinks 25G and one with no link; the standby 100G is not used.
     // esx02: two vmknics on one distributed switch: both run over its fastest uplink, counted once.
     assertThat(inv.hosts()).extracting(HostInventoryEntry::name, HostInventoryEntry::vmotionNicSpeedMbps)
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("esx01", 25_000L),
-            org.assertj.core.groups.Tuple.tuple("esx02", 100_000L));
+        .containsExactlyInAnyOrder(Tuple.tuple("esx01", 25_000L),
+            Tuple.tuple("esx02", 100_000L));
     VmInventoryEntry vm = inv.vms().get(0);
     assertThat(vm.key()).isEqualTo("vc-1/vm-42");
     assertThat(vm.biosUuid()).isEqualTo("421c9f3a-5b6c-7d8e-9fa0-b1c2d3e4f506");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.vmware.vim25.mo.ManagedEntity;
 import com.vmware.vim25.mo.VirtualMachine;
+import io.stunwatch.config.ConfigSource;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.topic.Topic;
@@ -19,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +57,7 @@ class VcenterSiteIT {
   }
 
   private VcenterCollector collector(long logTailBytes, Duration heartbeat, int maxPerTransaction) throws Exception {
-    VcenterConfig config = VcenterConfig.from(io.stunwatch.config.ConfigSource.of(Map.of(
+    VcenterConfig config = VcenterConfig.from(ConfigSource.of(Map.of(
         "vcenter.urls", vcsim.sdk().toString(), "vcenter.username", vcsim.username(),
         "vcenter.password", vcsim.password(), "vcenter.thumbprints", "127.0.0.1=" + vcsim.sha256(),
         "vcenter.poll-interval", "200ms", "vcenter.inventory-interval", "2s",
@@ -150,7 +152,7 @@ class VcenterSiteIT {
   void aLongCatchUpCommitsInBoundedTransactionsAndPublishesEveryEventOnce() throws Exception {
     // two hours' worth of power operations happened while no collector ran
     VirtualMachine vm = site.vms().get(2);
-    List<Integer> posted = new java.util.ArrayList<>();
+    List<Integer> posted = new ArrayList<>();
     for (int i = 0; i < 120; i++) {
       posted.add(site.postPowerOn(vm));
     }

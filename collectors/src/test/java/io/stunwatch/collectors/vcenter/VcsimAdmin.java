@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.vmware.vim25.DatacenterEventArgument;
 import com.vmware.vim25.DatastoreEventArgument;
+import com.vmware.vim25.Event;
+import com.vmware.vim25.EventFilterSpec;
+import com.vmware.vim25.EventFilterSpecByEntity;
+import com.vmware.vim25.EventFilterSpecRecursionOption;
 import com.vmware.vim25.HostEventArgument;
 import com.vmware.vim25.TaskEvent;
 import com.vmware.vim25.TaskInfo;
@@ -11,6 +15,7 @@ import com.vmware.vim25.TaskInfoState;
 import com.vmware.vim25.VirtualMachineRelocateSpec;
 import com.vmware.vim25.VmEventArgument;
 import com.vmware.vim25.VmMigratedEvent;
+import com.vmware.vim25.VmPoweredOnEvent;
 import com.vmware.vim25.mo.Datacenter;
 import com.vmware.vim25.mo.Datastore;
 import com.vmware.vim25.mo.HostSystem;
@@ -19,11 +24,13 @@ import com.vmware.vim25.mo.ManagedEntity;
 import com.vmware.vim25.mo.ServiceInstance;
 import com.vmware.vim25.mo.Task;
 import com.vmware.vim25.mo.VirtualMachine;
+import com.vmware.vim25.ws.CustomSSLTrustContextCreator;
 import io.stunwatch.testsupport.Vcsim;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Calendar;
 import java.util.List;
 
 /**
@@ -38,8 +45,8 @@ final class VcsimAdmin {
   VcsimAdmin(Vcsim vcsim) throws Exception {
     this.vcsim = vcsim;
     // yavijava caches the first trust manager's context process-wide: reset it, as the connector does
-    synchronized (com.vmware.vim25.ws.CustomSSLTrustContextCreator.class) {
-      com.vmware.vim25.ws.CustomSSLTrustContextCreator.setContextAlreadyCreated(false);
+    synchronized (CustomSSLTrustContextCreator.class) {
+      CustomSSLTrustContextCreator.setContextAlreadyCreated(false);
       this.si = new ServiceInstance(vcsim.sdk().toURL(), vcsim.username(), vcsim.password(),
           VcenterTrust.pinned(vcsim.sha256()), 30_000, 60_000);
     }
@@ -81,7 +88,7 @@ final class VcsimAdmin {
     announce.setInfo(snapshot);
     announce.setVm(vmArg(vm));
     announce.setUserName(vcsim.username());
-    announce.setCreatedTime(java.util.Calendar.getInstance());
+    announce.setCreatedTime(Calendar.getInstance());
     si.getEventManager().postEvent(announce, null);
     assertThat(task.waitForTask()).isEqualTo(Task.SUCCESS);
     assertThat(task.getTaskInfo().getState()).isEqualTo(TaskInfoState.success);
@@ -99,7 +106,7 @@ final class VcsimAdmin {
     dca.setDatacenter(dc.getMOR());
     e.setDatacenter(dca);
     e.setUserName(vcsim.username());
-    e.setCreatedTime(java.util.Calendar.getInstance());
+    e.setCreatedTime(Calendar.getInstance());
     si.getEventManager().postEvent(e, null);
     // PostEvent returns nothing: the newest VmMigratedEvent of this VM is ours
     return newestEventKey(vm);
@@ -107,27 +114,27 @@ final class VcsimAdmin {
 
   /** Posts a VmPoweredOnEvent of the VM, as a host does on a power-on; its key. */
   int postPowerOn(VirtualMachine vm) throws Exception {
-    com.vmware.vim25.VmPoweredOnEvent e = new com.vmware.vim25.VmPoweredOnEvent();
+    VmPoweredOnEvent e = new VmPoweredOnEvent();
     e.setVm(vmArg(vm));
     e.setHost(hostArg(new HostSystem(si.getServerConnection(), vm.getRuntime().getHost())));
     e.setUserName(vcsim.username());
-    e.setCreatedTime(java.util.Calendar.getInstance());
+    e.setCreatedTime(Calendar.getInstance());
     si.getEventManager().postEvent(e, null);
-    return newestEventKey(vm, com.vmware.vim25.VmPoweredOnEvent.class);
+    return newestEventKey(vm, VmPoweredOnEvent.class);
   }
 
   private int newestEventKey(VirtualMachine vm) throws Exception {
     return newestEventKey(vm, VmMigratedEvent.class);
   }
 
-  private int newestEventKey(VirtualMachine vm, Class<? extends com.vmware.vim25.Event> type) throws Exception {
-    com.vmware.vim25.EventFilterSpec spec = new com.vmware.vim25.EventFilterSpec();
-    com.vmware.vim25.EventFilterSpecByEntity byEntity = new com.vmware.vim25.EventFilterSpecByEntity();
+  private int newestEventKey(VirtualMachine vm, Class<? extends Event> type) throws Exception {
+    EventFilterSpec spec = new EventFilterSpec();
+    EventFilterSpecByEntity byEntity = new EventFilterSpecByEntity();
     byEntity.setEntity(vm.getMOR());
-    byEntity.setRecursion(com.vmware.vim25.EventFilterSpecRecursionOption.self);
+    byEntity.setRecursion(EventFilterSpecRecursionOption.self);
     spec.setEntity(byEntity);
     int newest = -1;
-    for (com.vmware.vim25.Event ev : si.getEventManager().queryEvents(spec)) {
+    for (Event ev : si.getEventManager().queryEvents(spec)) {
       if (type.isInstance(ev)) {
         newest = Math.max(newest, ev.getKey());
       }

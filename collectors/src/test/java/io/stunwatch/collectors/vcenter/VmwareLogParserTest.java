@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 class VmwareLogParserTest {
@@ -56,10 +57,10 @@ class VmwareLogParserTest {
         "vmx| Checkpoint_Unstun: vm stopped for 1000 us",
         "2026-11-21T13:00:05.000Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 2000000 us");
     assertThat(parser.parseAfter(log, null)).extracting(Stun::stunMicros).containsExactly(30910000L, 2000000L);
-    assertThat(parser.parseAfter(log, java.time.Instant.parse("2026-11-21T12:00:41.536Z")))
+    assertThat(parser.parseAfter(log, Instant.parse("2026-11-21T12:00:41.536Z")))
         .extracting(Stun::stunMicros, Stun::lineNumber)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(2000000L, 3));
-    assertThat(parser.parseAfter(log, java.time.Instant.parse("2026-11-21T13:00:05Z"))).isEmpty();
+        .containsExactly(Tuple.tuple(2000000L, 3));
+    assertThat(parser.parseAfter(log, Instant.parse("2026-11-21T13:00:05Z"))).isEmpty();
   }
 
   @Test
@@ -113,7 +114,7 @@ class VmwareLogParserTest {
         "2026-11-26T10:06:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 3600000001 us",
         "2026-11-26T10:10:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 3000000 us"));
     assertThat(s).extracting(Stun::stunMicros, Stun::lineNumber)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(2000000L, 1), org.assertj.core.groups.Tuple.tuple(3000000L, 4));
+        .containsExactly(Tuple.tuple(2000000L, 1), Tuple.tuple(3000000L, 4));
     assertThat(bad).hasSize(2);
     assertThat(bad.get(0)).startsWith("2: ").contains("99999999999999999999").contains("over 60 min");
     assertThat(bad.get(1)).startsWith("3: ").contains("3600000001");

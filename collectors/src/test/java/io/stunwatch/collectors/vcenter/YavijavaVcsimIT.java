@@ -9,6 +9,7 @@ import io.stunwatch.testsupport.Vcsim;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
+import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class YavijavaVcsimIT {
     }
   }
 
-  private YavijavaVcenterConnector connector(javax.net.ssl.X509TrustManager trust) throws Exception {
+  private YavijavaVcenterConnector connector(X509TrustManager trust) throws Exception {
     return new YavijavaVcenterConnector(vcsim.sdk().toURL(), vcsim.username(), vcsim.password().toCharArray(), trust);
   }
 

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
@@ -125,7 +126,7 @@ class WorkerDeliveryIT {
     return producer.metrics().entrySet().stream()
         .filter(e -> e.getKey().group().equals("producer-metrics") && names.contains(e.getKey().name()))
         .map(e -> e.getKey().name() + "=" + e.getValue().metricValue()).sorted()
-        .collect(java.util.stream.Collectors.joining(", "));
+        .collect(Collectors.joining(", "));
   }
 
   private static int freePort() throws IOException {

@@ -7,28 +7,48 @@ import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.topic.Topic;
+import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.processor.ProcessorConfig;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerOptions;
 import java.io.PrintWriter;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The issue #6 API benchmark, in one run: a simulated fleet's migration history (by default 100,000 migrations of
@@ -142,15 +162,15 @@ public final class ApiBenchmark {
    * (days) would have the broker delete them before the processor reads them. Live, they arrive as they happen.
    */
   static void keepHistory(String bootstrap) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
-        org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Map<org.apache.kafka.common.config.ConfigResource, java.util.Collection<
-          org.apache.kafka.clients.admin.AlterConfigOp>> ops = new java.util.HashMap<>();
-      for (var t : io.stunwatch.model.topic.Topics.ALL) {
-        ops.put(new org.apache.kafka.common.config.ConfigResource(
-            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, t.name()), List.of(
-            new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry(
-                "retention.ms", "-1"), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)));
+    try (Admin admin = Admin.create(Map.of(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      Map<ConfigResource, Collection<
+          AlterConfigOp>> ops = new HashMap<>();
+      for (var t : Topics.ALL) {
+        ops.put(new ConfigResource(
+            ConfigResource.Type.TOPIC, t.name()), List.of(
+            new AlterConfigOp(new ConfigEntry(
+                "retention.ms", "-1"), AlterConfigOp.OpType.SET)));
       }
       admin.incrementalAlterConfigs(ops).all().get();
     }
@@ -240,8 +260,8 @@ public final class ApiBenchmark {
   private Latency wrkLatency(String base, String token, List<String> paths, String name, String scriptName)
       throws Exception {
     Path script = settings.dir().resolve(scriptName + ".lua");
-    java.nio.file.Files.writeString(script, "wrk.headers[\"Authorization\"] = \"Bearer " + token + "\"\n"
-        + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(java.util.stream.Collectors
+    Files.writeString(script, "wrk.headers[\"Authorization\"] = \"Bearer " + token + "\"\n"
+        + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(Collectors
             .joining(",")) + "}\n"
         + "local i = 0\n"
         + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
@@ -287,25 +307,25 @@ public final class ApiBenchmark {
     while (body.length() + 9 < bytes) {
       body.append(body.length() == 1 ? "" : ",").append("{\"n\":0}");
     }
-    io.vertx.core.buffer.Buffer payload = io.vertx.core.buffer.Buffer.buffer(body.append(']').toString());
+    Buffer payload = Buffer.buffer(body.append(']').toString());
     int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+    try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    Vertx vertx = Vertx.vertx();
     try {
-      vertx.deployVerticle(() -> new io.vertx.core.VerticleBase() {
+      vertx.deployVerticle(() -> new VerticleBase() {
         @Override
         public io.vertx.core.Future<?> start() {
-          return vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions().setHost("127.0.0.1")
+          return vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1")
               .setPort(port)).requestHandler(req -> req.response().putHeader("Content-Type", "application/json")
                   .end(payload)).listen();
         }
-      }, new io.vertx.core.DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors()))
-          .await(30, java.util.concurrent.TimeUnit.SECONDS);
+      }, new DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors()))
+          .await(30, TimeUnit.SECONDS);
       return wrkLatency("http://127.0.0.1:" + port, token, List.of("/"), bytes + " bytes from memory", scriptName);
     } finally {
-      vertx.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
     }
   }
 
@@ -317,7 +337,7 @@ public final class ApiBenchmark {
   static String wrk(Path wrk, int clients, String base, Path script, Duration length) throws Exception {
     Process p = new ProcessBuilder(wrk.toString(), "-t", "2", "-c", String.valueOf(clients),
         "-d", length.toSeconds() + "s", "--latency", "-s", script.toString(), base).redirectErrorStream(true).start();
-    String report = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       throw new IllegalStateException("wrk failed:\n" + report);
     }
@@ -325,7 +345,7 @@ public final class ApiBenchmark {
   }
 
   private static String group(String text, String regex) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile(regex).matcher(text);
+    Matcher m = Pattern.compile(regex).matcher(text);
     if (!m.find()) {
       throw new IllegalStateException("no '" + regex + "' in wrk's report:\n" + text);
     }
@@ -334,7 +354,7 @@ public final class ApiBenchmark {
 
   /** A percentile of wrk's latency distribution ({@code 99%   1.02ms}) in milliseconds. */
   static double millis(String report, String percentile) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s+" + percentile
+    Matcher m = Pattern.compile("(?m)^\\s+" + percentile
         + "%\\s+([\\d.]+)(us|ms|s)\\s*$").matcher(report);
     if (!m.find()) {
       throw new IllegalStateException("no " + percentile + "% line in wrk's report:\n" + report);

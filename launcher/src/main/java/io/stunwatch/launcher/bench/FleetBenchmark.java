@@ -33,11 +33,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The fleet-scale benchmark: a simulated fleet of N GPU VMs, live at 1 Hz (each VM's GPU sample every second, RDMA
@@ -566,27 +571,26 @@ public final class FleetBenchmark {
         ApiBenchmark.millis(report, "99"));
   }
 
-
   /**
    * The raw baseline: how fast this broker takes one minute of the fleet's records from a plain producer (lz4, no
    * transactions) into a scratch topic, in records per second.
    */
   private static double rawProduceRate(String bootstrap, FleetScenario fleet) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
+    try (Admin admin = Admin.create(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("bench-fleet-raw", 3, (short) 1)))
+      admin.createTopics(List.of(new NewTopic("bench-fleet-raw", 3, (short) 1)))
           .all().get(60, TimeUnit.SECONDS);
     }
     long n = (long) (fleet.samplesPerSecond() * 60);
     byte[] value = new byte[300];
     long t0 = System.nanoTime();
-    try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p =
-        new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+    try (KafkaProducer<byte[], byte[]> p =
+        new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
             bootstrap, ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-            new org.apache.kafka.common.serialization.ByteArraySerializer(),
-            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
       for (long i = 0; i < n; i++) {
-        p.send(new org.apache.kafka.clients.producer.ProducerRecord<>("bench-fleet-raw",
+        p.send(new ProducerRecord<>("bench-fleet-raw",
             Long.toString(i % 10_000).getBytes(StandardCharsets.UTF_8), value));
       }
       p.flush();

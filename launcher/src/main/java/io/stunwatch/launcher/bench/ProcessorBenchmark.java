@@ -6,6 +6,7 @@ import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.Keys;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.VcenterEvent;
@@ -19,18 +20,31 @@ import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.processor.StunwatchTopology;
 import io.stunwatch.processor.node.LiveCommits;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -43,12 +57,15 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
 
@@ -189,7 +206,7 @@ public final class ProcessorBenchmark {
    * commits block on the broker under exactly-once, and show here when the thread is less than fully busy.
    */
   private static String threadMetrics(KafkaStreams streams) {
-    Map<String, Double> m = new java.util.TreeMap<>();
+    Map<String, Double> m = new TreeMap<>();
     streams.metrics().forEach((name, metric) -> {
       if (name.group().equals("stream-thread-metrics") && metric.metricValue() instanceof Double d
           && Set.of("commit-latency-avg", "commit-rate", "poll-latency-avg", "poll-rate", "punctuate-rate",
@@ -204,8 +221,8 @@ public final class ProcessorBenchmark {
 
   /** The CPU time so far, in nanoseconds, of each live stream thread of application {@code appId}, by its name. */
   private static Map<String, Long> streamThreadCpuNanos(String appId) {
-    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    Map<String, Long> out = new java.util.TreeMap<>();
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    Map<String, Long> out = new TreeMap<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       // "<appId>-<uuid>-StreamThread-<n>"; the clients' own threads carry the name after a prefix of their own.
       if (t.getName().startsWith(appId + "-") && t.getName().matches(".*-StreamThread-\\d+")) {
@@ -267,7 +284,7 @@ public final class ProcessorBenchmark {
           "bench-topology", settings.dir().resolve("state"));
       // The inventory is read by a global table, whose consumer commits no group offsets: the topology is done
       // when its stream sources are.
-      Set<String> streamSources = new java.util.HashSet<>(inputs);
+      Set<String> streamSources = new HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
       List<PhaseRuns> phases = List.of(
           new PhaseRuns("raw produce+consume", "bench-raw", name -> raw(bootstrap, inputs, fleet.size(), name,
@@ -299,7 +316,7 @@ public final class ProcessorBenchmark {
           topology.rate().wholePerSec() / raw.rate().wholePerSec());
       double[] cpu = cpuAgainstPassthrough(phases.get(2).results(), phases.get(1).results());
       flushPrintf("topology's stream threads' CPU per record against the passthrough's of the same round: median "
-          + "%.2f (every round: %s)%n", median(cpu), java.util.Arrays.stream(cpu).mapToObj(x -> String.format(
+          + "%.2f (every round: %s)%n", median(cpu), Arrays.stream(cpu).mapToObj(x -> String.format(
               "%.2f", x)).collect(Collectors.joining(", ")));
       double allThreads = phases.get(2).medianAllThreads();
       flushPrintf("topology with every stream thread at work: %,.0f records/s, median of the measured passes that had "
@@ -387,7 +404,7 @@ public final class ProcessorBenchmark {
 
     Phase median() {
       List<Jit.Pass<Throughput>> byRate = new ArrayList<>(measured);
-      byRate.sort(java.util.Comparator.comparingDouble(m -> m.result().steadyPerSec()));
+      byRate.sort(Comparator.comparingDouble(m -> m.result().steadyPerSec()));
       Jit.Pass<Throughput> m = byRate.get((byRate.size() - 1) / 2);
       flushPrintf("%s: median of %d: %s (after %d unmeasured pass%s; every pass, records/s: %s)%n", label,
           measured.size(), m.result(), warmups, warmups == 1 ? "" : "es", measured.stream()
@@ -413,7 +430,7 @@ public final class ProcessorBenchmark {
 
   /** The median of the known values (NaN left out); NaN when none is known. */
   static double median(double[] values) {
-    double[] known = java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+    double[] known = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
     return known.length == 0 ? Double.NaN : known.length % 2 == 1 ? known[known.length / 2]
         : (known[known.length / 2 - 1] + known[known.length / 2]) / 2;
   }
@@ -425,7 +442,7 @@ public final class ProcessorBenchmark {
     // Recorded: it ends before what the processor takes for live (LiveCommits), as a catch-up's records would, so
     // that no pass commits early for the alerts of its last minutes.
     Instant start = Instant.now().minus(LiveCommits.LIVE_WITHIN).minusSeconds(seconds + 60)
-        .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        .truncatedTo(ChronoUnit.SECONDS);
     FleetScenario s = new FleetScenario(new FleetScenario.Settings(1, vms, 8, start, Duration.ofSeconds(seconds),
         Duration.ofSeconds(10)));
     List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(records + 1000);
@@ -477,10 +494,10 @@ public final class ProcessorBenchmark {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       all = ends(admin, inputs).keySet();
     }
-    java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+    AtomicLong seen = new AtomicLong();
     List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
     List<Thread> loops = new ArrayList<>();
-    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
     long t0 = System.nanoTime();
     for (int i = 0; i < threads; i++) {
       int loopIndex = i;
@@ -500,13 +517,13 @@ public final class ProcessorBenchmark {
               }
               seen.addAndGet(count);
             }
-          } catch (org.apache.kafka.common.errors.WakeupException e) {
+          } catch (WakeupException e) {
             // every record is copied: the other loops are done
           }
           p.flush();
           try {
             c.commitSync();
-          } catch (org.apache.kafka.common.errors.WakeupException e) {
+          } catch (WakeupException e) {
             c.commitSync(); // the wake-up came after this loop's last poll, and was meant for it
           }
         } catch (RuntimeException e) {
@@ -541,7 +558,7 @@ public final class ProcessorBenchmark {
         Double.NaN);
   }
 
-  private static org.apache.kafka.streams.Topology passthroughTopology(Set<String> inputs) {
+  private static Topology passthroughTopology(Set<String> inputs) {
     StreamsBuilder b = new StreamsBuilder();
     b.stream(inputs, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
         .to("bench.passthrough", Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
@@ -564,7 +581,7 @@ public final class ProcessorBenchmark {
    * input's size; what the group commits after that (up to an interval) is outside the steady window, as raw's last
    * flush and commit are outside its own.
    */
-  private Throughput streams(String bootstrap, org.apache.kafka.streams.Topology topology, String appId,
+  private Throughput streams(String bootstrap, Topology topology, String appId,
       Set<String> inputs) throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
         settings.dir().resolve("state-" + appId));
@@ -575,7 +592,7 @@ public final class ProcessorBenchmark {
       Map<TopicPartition, Long> ends = ends(admin, inputs);
       long total = ends.values().stream().mapToLong(Long::longValue).sum();
       // Each stream thread registers its metrics when it is built, so the handles hold for the whole pass.
-      Map<String, org.apache.kafka.common.Metric> processTotals = processTotals(streams);
+      Map<String, Metric> processTotals = processTotals(streams);
       long t0 = System.nanoTime();
       long first = -1;
       long tenth = -1;
@@ -594,7 +611,7 @@ public final class ProcessorBenchmark {
       // may join after the first has started, and a rebalance inside the window is start-up, not steady state: slow
       // topology passes (main consumers waiting 0.57-0.75 of wall time, against about 0.1) are the ones whose
       // consumers' rebalance count rises after the first tenth.
-      java.util.concurrent.atomic.AtomicInteger rebalances = new java.util.concurrent.atomic.AtomicInteger();
+      AtomicInteger rebalances = new AtomicInteger();
       streams.setStateListener((to, from) -> {
         if (to == KafkaStreams.State.REBALANCING) {
           rebalances.incrementAndGet();
@@ -687,7 +704,7 @@ public final class ProcessorBenchmark {
 
   /** When each stream thread processed its first record, in seconds from the start of the pass. */
   private static String firstRecords(List<Mark> marks) {
-    Map<String, Double> at = new java.util.TreeMap<>();
+    Map<String, Double> at = new TreeMap<>();
     for (Mark m : marks) {
       m.processed().forEach((thread, n) -> {
         if (n > 0) {
@@ -700,8 +717,8 @@ public final class ProcessorBenchmark {
   }
 
   /** Streams' {@code process-total} of each stream thread, by thread name. */
-  private static Map<String, org.apache.kafka.common.Metric> processTotals(KafkaStreams streams) {
-    Map<String, org.apache.kafka.common.Metric> out = new java.util.TreeMap<>();
+  private static Map<String, Metric> processTotals(KafkaStreams streams) {
+    Map<String, Metric> out = new TreeMap<>();
     streams.metrics().forEach((name, metric) -> {
       if (name.group().equals("stream-thread-metrics") && name.name().equals("process-total")) {
         out.put(name.tags().get("thread-id"), metric);
@@ -710,8 +727,8 @@ public final class ProcessorBenchmark {
     return out;
   }
 
-  private static Map<String, Double> processed(Map<String, org.apache.kafka.common.Metric> processTotals) {
-    Map<String, Double> out = new java.util.TreeMap<>();
+  private static Map<String, Double> processed(Map<String, Metric> processTotals) {
+    Map<String, Double> out = new TreeMap<>();
     processTotals.forEach((thread, metric) -> out.put(thread,
         metric.metricValue() instanceof Double d ? d : 0.0));
     return out;
@@ -813,7 +830,7 @@ public final class ProcessorBenchmark {
       }
       p.flush();
       alerts.subscribe(List.of(Topics.MIGRATION_ALERTS.name()));
-      java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean(true);
+      AtomicBoolean reading = new AtomicBoolean(true);
       Thread reader = new Thread(() -> {
         while (reading.get()) {
           for (ConsumerRecord<byte[], byte[]> r : alerts.poll(Duration.ofMillis(20))) {
@@ -854,7 +871,7 @@ public final class ProcessorBenchmark {
           VcenterEvent e = new VcenterEvent(vc, chain, chain, now, "TaskEvent", null,
               VcenterEventCategory.MIGRATION_TASK, "admin", ref, null, null, null, null, null, null, null, null,
               null, null, task);
-          sentAt.put(io.stunwatch.model.Keys.migration(vc, chain), System.nanoTime());
+          sentAt.put(Keys.migration(vc, chain), System.nanoTime());
           send(p, Topics.VCENTER_EVENTS, e.vmKey(), e, now);
           p.flush(); // the start is timed from here; do not let it wait in a batch
           chain++;
@@ -898,7 +915,7 @@ public final class ProcessorBenchmark {
    * Streams' record cache scanned their shared 33-character prefix.
    */
   static String vmId(int i) {
-    String u = java.util.UUID.nameUUIDFromBytes(("bench-vm-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    String u = UUID.nameUUIDFromBytes(("bench-vm-" + i).getBytes(StandardCharsets.UTF_8))
         .toString();
     return "42" + u.substring(2);
   }

@@ -1,9 +1,11 @@
 package io.stunwatch.launcher.bench;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -21,7 +23,7 @@ import org.apache.kafka.streams.StreamsConfig;
 public final class StreamsOverrides {
 
   /** Client prefixes Streams hands on, and the client configuration each one is checked against. */
-  private static final Map<String, java.util.Set<String>> PREFIXES = new LinkedHashMap<>();
+  private static final Map<String, Set<String>> PREFIXES = new LinkedHashMap<>();
 
   static {
     PREFIXES.put(StreamsConfig.MAIN_CONSUMER_PREFIX, ConsumerConfig.configNames());
@@ -83,7 +85,7 @@ public final class StreamsOverrides {
 
   /** A client's settings with the byte (de)serializers Streams gives every client when it creates it. */
   private static Map<String, Object> bytes(Map<String, Object> client) {
-    Map<String, Object> out = new java.util.HashMap<>(client);
+    Map<String, Object> out = new HashMap<>(client);
     out.putIfAbsent(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     out.putIfAbsent(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     out.putIfAbsent(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.kafka.common.Metric;
@@ -84,7 +85,7 @@ final class WaitBreakdown {
           double mean = ((Number) jmx.getAttribute(n, "Mean")).doubleValue();
           v.put(r + "." + s + ".count", (double) count);
           v.put(r + "." + s + ".sum", mean * count);
-        } catch (javax.management.JMException e) {
+        } catch (JMException e) {
           // not registered: the broker has served no such request
         }
       }
@@ -96,7 +97,7 @@ final class WaitBreakdown {
             v.put(r + ".error." + error, ((Number) jmx.getAttribute(n, "Count")).doubleValue());
           }
         }
-      } catch (javax.management.JMException e) {
+      } catch (JMException e) {
         // no errors recorded
       }
     }

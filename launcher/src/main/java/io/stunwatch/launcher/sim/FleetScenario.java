@@ -3,6 +3,7 @@ package io.stunwatch.launcher.sim;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.Keys;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.TaskSnapshot;
@@ -15,8 +16,10 @@ import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -77,7 +80,7 @@ public final class FleetScenario {
 
     /** The id the processor gives this migration. */
     public String migrationId() {
-      return io.stunwatch.model.Keys.migration(VCENTER, chain);
+      return Keys.migration(VCENTER, chain);
     }
 
     /** The stun: the last {@code stunMillis} before the end. */
@@ -283,7 +286,7 @@ public final class FleetScenario {
   }
 
   private static void at(TreeMap<Instant, List<Runnable>> events, Instant t, Runnable r) {
-    events.computeIfAbsent(t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS), k -> new ArrayList<>()).add(r);
+    events.computeIfAbsent(t.truncatedTo(ChronoUnit.SECONDS), k -> new ArrayList<>()).add(r);
   }
 
   private static void send(Sink sink, VcenterEvent e) {
@@ -307,7 +310,7 @@ public final class FleetScenario {
   private VmInventoryEntry inventory(Vm vm, int host, Instant at) {
     return new VmInventoryEntry(VCENTER, vm.moref(), vm.name(), vm.id(), null, host(host), cluster(), "dc1",
         "[gpu-ds] " + vm.name() + "/" + vm.name() + ".vmx", 131072L,
-        List.of("grid_" + vm.profile().name().toLowerCase(java.util.Locale.ROOT)), vm.profile(), at);
+        List.of("grid_" + vm.profile().name().toLowerCase(Locale.ROOT)), vm.profile(), at);
   }
 
   static EntityRef host(int h) {

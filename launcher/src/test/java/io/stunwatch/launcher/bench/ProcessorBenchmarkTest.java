@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class ProcessorBenchmarkTest {
@@ -55,10 +56,10 @@ class ProcessorBenchmarkTest {
         List.of(pass(200_000, 1.2), pass(150_000, 1.2), pass(250_000, 1.0)),
         List.of(pass(500_000, 1.0), pass(400_000, 1.0), pass(500_000, Double.NaN)));
     assertThat(r).hasSize(3);
-    assertThat(r[0]).isCloseTo(3.0, org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(r[1]).isCloseTo(3.2, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(r[0]).isCloseTo(3.0, Offset.offset(1e-9));
+    assertThat(r[1]).isCloseTo(3.2, Offset.offset(1e-9));
     assertThat(r[2]).isNaN();
-    assertThat(ProcessorBenchmark.median(r)).isCloseTo(3.1, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(ProcessorBenchmark.median(r)).isCloseTo(3.1, Offset.offset(1e-9));
   }
 
   @Test

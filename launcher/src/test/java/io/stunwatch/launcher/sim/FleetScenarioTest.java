@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -87,7 +88,7 @@ class FleetScenarioTest {
         @SuppressWarnings("unchecked")
         public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
           TestInputTopic<String, Object> in = inputs.computeIfAbsent(topic.name(), n -> driver.createInputTopic(n,
-              new StringSerializer(), (org.apache.kafka.common.serialization.Serializer<Object>)
+              new StringSerializer(), (Serializer<Object>)
                   topic.valueSerde().serializer()));
           in.pipeInput(key, value, at);
         }

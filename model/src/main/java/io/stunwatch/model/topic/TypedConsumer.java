@@ -3,6 +3,7 @@ package io.stunwatch.model.topic;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
@@ -43,7 +44,7 @@ public final class TypedConsumer<K, V> implements AutoCloseable {
    */
   public static <K, V> TypedConsumer<K, V> create(Topic<K, V> topic, Map<String, Object> config,
       DecodeFailureHandler onFailure) {
-    Map<String, Object> props = new java.util.HashMap<>(config);
+    Map<String, Object> props = new HashMap<>(config);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     return new TypedConsumer<>(topic, new KafkaConsumer<>(props), onFailure);

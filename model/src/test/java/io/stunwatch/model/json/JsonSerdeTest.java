@@ -14,6 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +37,7 @@ class JsonSerdeTest {
   private static MigrationImpact impact(int points) {
     MigrationImpact sample = (MigrationImpact) Samples.all().stream().filter(MigrationImpact.class::isInstance)
         .findFirst().orElseThrow();
-    List<TimelinePoint> timeline = java.util.stream.IntStream.range(0, points)
+    List<TimelinePoint> timeline = IntStream.range(0, points)
         .mapToObj(i -> new TimelinePoint(Samples.T0.plusSeconds(i), 50.0 + i % 50, 15_000.0 + i, null, 200.0 + i))
         .toList();
     return new MigrationImpact(sample.migration(), sample.durationSeconds(), sample.stun(), sample.before(),
@@ -63,7 +66,7 @@ class JsonSerdeTest {
     GpuSample small = Samples.gpu();
     assertThat(serde.encode(small) != serde.encode(small)).as("a small value, encoded twice").isTrue();
     // The third encoding is kept in turn, on this thread only.
-    byte[] there = java.util.concurrent.CompletableFuture.supplyAsync(() -> topicSerde.encode(big)).get();
+    byte[] there = CompletableFuture.supplyAsync(() -> topicSerde.encode(big)).get();
     assertThat(there != third && Arrays.equals(there, third)).as("on another thread").isTrue();
     assertThat(topicSerde.encode(big) == third).as("still kept on this thread").isTrue();
   }
@@ -73,7 +76,7 @@ class JsonSerdeTest {
    * share one), and fails with what failed there.
    */
   private static void onNewThread(Runnable body) throws InterruptedException {
-    java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
     Thread t = new Thread(() -> {
       try {
         body.run();
@@ -97,7 +100,7 @@ class JsonSerdeTest {
   private static void catchUpCommitInterval() {
     JsonSerde<MigrationImpact> topicSerde = JsonSerde.of(MigrationImpact.class);
     JsonSerde<MigrationImpact> storeSerde = JsonSerde.of(MigrationImpact.class);
-    List<MigrationImpact> emitted = java.util.stream.IntStream.range(0, 100).mapToObj(i -> impact(400 + i)).toList();
+    List<MigrationImpact> emitted = IntStream.range(0, 100).mapToObj(i -> impact(400 + i)).toList();
     List<byte[]> sent = emitted.stream().map(topicSerde::encode).toList();
     assertThat(JsonSerde.EncodeMemo.ofThread().size()).isEqualTo(100);
     for (int i = emitted.size() - 1; i >= 0; i--) { // the commit writes them in an order of its own

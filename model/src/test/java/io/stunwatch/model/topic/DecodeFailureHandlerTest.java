@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.stunwatch.model.DeadLetter;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -71,7 +72,7 @@ class DecodeFailureHandlerTest {
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       return this;
     }
 

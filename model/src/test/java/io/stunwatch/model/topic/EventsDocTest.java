@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,8 +50,8 @@ class EventsDocTest {
   @Test
   void theReadmeTopicTableNamesEveryTopicOnceAndNothingElse() throws Exception {
     String readme = Files.readString(Path.of("..", "README.md"));
-    List<String> rows = java.util.regex.Pattern.compile("^\\| `(stunwatch\\.[a-z-]+)` \\|",
-        java.util.regex.Pattern.MULTILINE).matcher(readme).results().map(m -> m.group(1)).toList();
+    List<String> rows = Pattern.compile("^\\| `(stunwatch\\.[a-z-]+)` \\|",
+        Pattern.MULTILINE).matcher(readme).results().map(m -> m.group(1)).toList();
     assertThat(rows).containsExactlyInAnyOrderElementsOf(Topics.ALL.stream().map(Topic::name).toList());
   }
 

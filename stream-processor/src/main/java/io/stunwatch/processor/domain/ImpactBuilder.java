@@ -168,7 +168,7 @@ public final class ImpactBuilder {
   }
 
   private static long distance(StunObservation s, Instant end) {
-    return Math.abs(java.time.Duration.between(end, s.timestamp()).toMillis());
+    return Math.abs(Duration.between(end, s.timestamp()).toMillis());
   }
 
   private static PhaseStats phase(List<VmSamples.Point> points, Instant from, Instant to, boolean total) {

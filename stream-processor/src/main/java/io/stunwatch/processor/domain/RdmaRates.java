@@ -7,6 +7,7 @@ import io.stunwatch.processor.view.Maps;
 import io.stunwatch.processor.view.StoreNames;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * RDMA rates from raw cumulative port counters. {@code port_xmit_data} and {@code port_rcv_data} count 4-octet
@@ -25,7 +26,7 @@ public final class RdmaRates {
   private static final String RCV_64 = RCV + "_64";
 
   /** The counters a rate is computed from; the only ones {@link Last} keeps. */
-  static final java.util.Set<String> RATE_COUNTERS = java.util.Set.of(XMIT, XMIT_64, RCV, RCV_64);
+  static final Set<String> RATE_COUNTERS = Set.of(XMIT, XMIT_64, RCV, RCV_64);
 
   /**
    * The previous sample of each port of a VM, with only its {@link #RATE_COUNTERS}: a port has dozens of hardware

@@ -1,5 +1,6 @@
 package io.stunwatch.processor.domain;
 
+import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
@@ -10,6 +11,7 @@ import io.stunwatch.model.json.Schema;
 import io.stunwatch.processor.view.Forecasts;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -96,7 +98,7 @@ public final class StunModel {
     double sxx = 0;
     // Summed in one canonical order: floating-point sums depend on order, and the model must not depend on the
     // order impacts arrived in.
-    for (Observation o : recent.stream().sorted(java.util.Comparator.comparing(Observation::migrationId)).toList()) {
+    for (Observation o : recent.stream().sorted(Comparator.comparing(Observation::migrationId)).toList()) {
       sxy += o.fbUsedGiB() * o.stunSeconds();
       sxx += o.fbUsedGiB() * o.fbUsedGiB();
     }
@@ -115,7 +117,7 @@ public final class StunModel {
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
-  private static String name(io.stunwatch.model.EntityRef e) {
+  private static String name(EntityRef e) {
     return e.name() != null ? e.name() : e.value();
   }
 }

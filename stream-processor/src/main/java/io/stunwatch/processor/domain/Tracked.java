@@ -5,6 +5,7 @@ import io.stunwatch.model.json.Schema;
 import io.stunwatch.processor.view.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /** Small state-store values of the migration processor. */
 public final class Tracked {
@@ -74,7 +75,7 @@ public final class Tracked {
   private static boolean same(StunObservation a, StunObservation b) {
     return a.timestamp() == null || b.timestamp() == null ? a.equals(b)
         : a.timestamp().equals(b.timestamp()) && a.stunMicros() == b.stunMicros() && a.source() == b.source()
-            && java.util.Objects.equals(a.vmMoref(), b.vmMoref());
+            && Objects.equals(a.vmMoref(), b.vmMoref());
   }
 
   /**

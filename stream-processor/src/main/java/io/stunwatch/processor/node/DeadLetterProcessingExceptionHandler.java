@@ -3,6 +3,7 @@ package io.stunwatch.processor.node;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -67,7 +68,7 @@ public final class DeadLetterProcessingExceptionHandler implements ProcessingExc
           Topics.DEAD_LETTERS.name(), more, exception);
     }
     byte[] value = record.value() instanceof byte[] b ? b : String.valueOf(record.value()).getBytes(
-        java.nio.charset.StandardCharsets.UTF_8);
+        StandardCharsets.UTF_8);
     DeadLetter d = DeadLetter.of(context.topic(), context.partition(), context.offset(),
         Instant.ofEpochMilli(context.timestamp()), null, value, DeadLetter.Stage.PROCESSING,
         context.processorNodeId() + ": " + exception, "stream-processor", Clock.systemUTC().instant());

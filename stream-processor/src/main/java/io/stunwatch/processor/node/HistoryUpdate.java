@@ -1,18 +1,21 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.processor.view.VmSamples;
+import java.time.Instant;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /** Merges each record into its VM's point of the second it was taken in. */
 public final class HistoryUpdate<V> implements Processor<String, V, Void, Void> {
-  private final java.util.function.Function<V, java.time.Instant> timeOf;
-  private final java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge;
+  private final Function<V, Instant> timeOf;
+  private final BiFunction<VmSamples.Point, V, VmSamples.Point> merge;
   private SampleHistory history;
 
-  public HistoryUpdate(java.util.function.Function<V, java.time.Instant> timeOf,
-      java.util.function.BiFunction<VmSamples.Point, V, VmSamples.Point> merge) {
+  public HistoryUpdate(Function<V, Instant> timeOf,
+      BiFunction<VmSamples.Point, V, VmSamples.Point> merge) {
     this.timeOf = timeOf;
     this.merge = merge;
   }

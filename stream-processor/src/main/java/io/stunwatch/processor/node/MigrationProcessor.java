@@ -1,15 +1,19 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
+import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.ProcessorConfig;
@@ -24,7 +28,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -98,13 +106,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private static final int RDMA = 4;
   private static final int ALL_KINDS = GPU | THROUGHPUT | RDMA;
   /** The kinds each waiting migration's range holds, by migration id: see {@link #caughtUp}. */
-  private final java.util.Map<String, Integer> expectedKinds = new java.util.HashMap<>();
+  private final Map<String, Integer> expectedKinds = new HashMap<>();
   /**
    * What {@link StoreNames#TRACKED} holds, by migration id, or null until read after (re)initialization. This
    * processor is the store's only writer, and the store stays the truth a restore rebuilds: the copy only spares
    * {@link #closeDue}, which runs every second of stream time, a scan and decoding of the whole store.
    */
-  private java.util.Map<String, Tracked.Migration> waiting;
+  private Map<String, Tracked.Migration> waiting;
   /** No tracked migration is due before this (a lower bound: removals do not raise it). */
   private long nextDue = Long.MIN_VALUE;
   /**
@@ -120,9 +128,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * The migrations that wait for their VM's samples, by VM key, then migration id: {alert window known at, range
    * passed at} in event-time millis, {@link Long#MAX_VALUE} for what is not awaited. Built with {@link #waiting}.
    */
-  private java.util.Map<String, java.util.Map<String, long[]>> watched;
+  private Map<String, Map<String, long[]>> watched;
   /** When a provisional migration stops being rebuilt (event time), by migration id. Built with {@link #waiting}. */
-  private final java.util.Map<String, Long> provisionalUntil = new java.util.HashMap<>();
+  private final Map<String, Long> provisionalUntil = new HashMap<>();
   /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
   private long lastInputWall;
 
@@ -154,8 +162,8 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   public void process(Record<String, Object> record) {
     lastInputWall = context.currentSystemTimeMs();
     if (record.value() instanceof VcenterEvent e) {
-      if (e.category() != io.stunwatch.model.VcenterEventCategory.POWER
-          && e.category() != io.stunwatch.model.VcenterEventCategory.OTHER) {
+      if (e.category() != VcenterEventCategory.POWER
+          && e.category() != VcenterEventCategory.OTHER) {
         event(record, e); // a power event or another kept one is no migration, nor part of one's chain
       }
     } else {
@@ -163,7 +171,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         waiting();
       }
       if (!watched.isEmpty()) {
-        java.util.Map<String, long[]> ids = watched.get(record.key());
+        Map<String, long[]> ids = watched.get(record.key());
         if (ids != null) {
           samplesArrived(record.key(), ids, record.timestamp(), kind(record.value()));
         }
@@ -282,16 +290,16 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    */
   private boolean rebuilds(MigrationImpact closed, Migration m) {
     Migration was = closed.migration();
-    boolean moved = was.state() != m.state() || !java.util.Objects.equals(was.endTime(), m.endTime())
-        || !java.util.Objects.equals(was.startTime(), m.startTime());
+    boolean moved = was.state() != m.state() || !Objects.equals(was.endTime(), m.endTime())
+        || !Objects.equals(was.startTime(), m.startTime());
     return moved && m.startTime() != null && m.startTime().minus(config.beforeWindow())
         .isAfter(Instant.ofEpochMilli(context.currentStreamTimeMs()).minus(config.sampleRetention()));
   }
 
-  private java.util.Map<String, Tracked.Migration> waiting() {
+  private Map<String, Tracked.Migration> waiting() {
     if (waiting == null) {
-      waiting = new java.util.HashMap<>();
-      watched = new java.util.HashMap<>();
+      waiting = new HashMap<>();
+      watched = new HashMap<>();
       try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
         it.forEachRemaining(kv -> waiting.put(kv.key, kv.value));
       }
@@ -368,11 +376,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
           id -> rangeStart(m).plus(config.sampleRetention()).toEpochMilli());
       nextDue = Math.min(nextDue, until);
     }
-    watched.computeIfAbsent(t.vmKey(), k -> new java.util.HashMap<>()).put(t.migrationId(), at);
+    watched.computeIfAbsent(t.vmKey(), k -> new HashMap<>()).put(t.migrationId(), at);
   }
 
   private void unwatch(String vmKey, String id) {
-    java.util.Map<String, long[]> ids = watched.get(vmKey);
+    Map<String, long[]> ids = watched.get(vmKey);
     if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
       watched.remove(vmKey);
     }
@@ -380,9 +388,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
 
   /** The kind of sample a record is (a bit of {@link #ALL_KINDS}), or 0. */
   private static int kind(Object value) {
-    return value instanceof io.stunwatch.model.GpuSample ? GPU
-        : value instanceof io.stunwatch.model.ThroughputSample ? THROUGHPUT
-        : value instanceof io.stunwatch.model.RdmaCounterSample ? RDMA : 0;
+    return value instanceof GpuSample ? GPU
+        : value instanceof ThroughputSample ? THROUGHPUT
+        : value instanceof RdmaCounterSample ? RDMA : 0;
   }
 
   /**
@@ -390,7 +398,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * alert whose window it completes, and rebuilds a provisional impact when it is the first of its kind past the
    * impact's range (its kind's samples of the range are then all in the history: each kind arrives in order).
    */
-  private void samplesArrived(String vmKey, java.util.Map<String, long[]> ids, long timestamp, int kind) {
+  private void samplesArrived(String vmKey, Map<String, long[]> ids, long timestamp, int kind) {
     for (String id : List.copyOf(ids.keySet())) {
       long[] at = ids.get(id);
       if (at == null || timestamp < Math.min(at[0], at[1])) {
@@ -435,7 +443,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * provisional impact one last time before the history no longer holds its range.
    */
   void closeDue(long time) {
-    java.util.Map<String, Tracked.Migration> all = waiting();
+    Map<String, Tracked.Migration> all = waiting();
     if (nextDue > time) {
       return;
     }
@@ -451,7 +459,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     }
     nextDue = next;
     // In the store's key order, as a scan of it gave them: the order of the outputs must not depend on a hash map.
-    due.sort(java.util.Comparator.comparing(Tracked.Migration::migrationId));
+    due.sort(Comparator.comparing(Tracked.Migration::migrationId));
     for (Tracked.Migration t : due) {
       Migration m = migrations.get(t.migrationId());
       if (m == null || m.startTime() == null) {

@@ -9,6 +9,7 @@ import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -19,7 +20,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 public final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
   private KeyValueStore<String, RdmaRates.Last> last;
   /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
-  private final Map<String, RdmaRates.Last> held = new java.util.HashMap<>();
+  private final Map<String, RdmaRates.Last> held = new HashMap<>();
   private SampleHistory samples;
 
   @Override

@@ -4,6 +4,7 @@ import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.domain.ImpactBuilder;
 import io.stunwatch.processor.domain.Tracked;
@@ -57,8 +58,8 @@ public final class StunProcessor implements Processor<String, StunObservation, S
       if (m == null || m.startTime() == null) {
         continue;
       }
-      io.stunwatch.model.StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns());
-      if (stun.source() != io.stunwatch.model.StunTime.Source.VMWARE_LOG) {
+      StunTime stun = ImpactBuilder.stun(m, List.of(), now.stuns());
+      if (stun.source() != StunTime.Source.VMWARE_LOG) {
         continue; // nothing from the log for this migration
       }
       MigrationImpact i = impacts.get(id);

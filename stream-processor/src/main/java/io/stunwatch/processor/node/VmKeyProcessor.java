@@ -6,10 +6,13 @@ import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.view.StoreNames;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -37,9 +40,9 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
   /** How long a chain's route is kept past its first event, in event time. */
   static final Duration ROUTE_RETENTION = Duration.ofDays(2);
   private final Topic<String, V> topic;
-  private final java.util.function.Function<V, String> vmKeyOf;
+  private final Function<V, String> vmKeyOf;
   /** The migration id of a record, or null for records of no chain. */
-  private final java.util.function.Function<V, String> chainOf;
+  private final Function<V, String> chainOf;
   private final String heldStore;
   private final Duration hold;
   /** Commits a live record's hop at once (vCenter events, which alerts wait on), or null. */
@@ -49,12 +52,12 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
   private KeyValueStore<String, Tracked.Held> held;
   private KeyValueStore<String, Tracked.Route> routes;
   /** The keys {@link #held} holds, with their first record's wall time: the store's only writer keeps it. */
-  private final Map<String, Long> holding = new java.util.TreeMap<>();
+  private final Map<String, Long> holding = new TreeMap<>();
   private Sensor heldSensor;
   private Sensor expiredSensor;
 
-  public VmKeyProcessor(Topic<String, V> topic, java.util.function.Function<V, String> vmKeyOf,
-      java.util.function.Function<V, String> chainOf, String heldStore, Duration hold, LiveCommits live) {
+  public VmKeyProcessor(Topic<String, V> topic, Function<V, String> vmKeyOf,
+      Function<V, String> chainOf, String heldStore, Duration hold, LiveCommits live) {
     this.topic = topic;
     this.vmKeyOf = vmKeyOf;
     this.chainOf = chainOf;
@@ -123,7 +126,7 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
       h = new Tracked.Held(null, null, context.currentSystemTimeMs());
       holding.put(vmKey, h.sinceWall());
     }
-    held.put(vmKey, h.with(new String(topic.encodeValue(record.value()), java.nio.charset.StandardCharsets.UTF_8),
+    held.put(vmKey, h.with(new String(topic.encodeValue(record.value()), StandardCharsets.UTF_8),
         record.timestamp()));
     heldSensor.record();
   }
@@ -138,7 +141,7 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
     }
     for (int i = 0; i < h.values().size(); i++) {
       V value = topic.valueSerde().deserializer().deserialize(topic.name(),
-          h.values().get(i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          h.values().get(i).getBytes(StandardCharsets.UTF_8));
       forward(new Record<>(vmKey, value, h.timestamps().get(i)), key);
     }
   }

@@ -12,6 +12,7 @@ import io.stunwatch.processor.view.UtilizationDay;
 import io.stunwatch.processor.view.VmPlacement;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -136,9 +137,9 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     if (more != null) {
       var meta = context.recordMetadata();
       LOG.warn("Dropped a GPU sample of VM {} taken at {} ({} partition {} offset {}) from {}: its window closed at "
-              + "stream time {} less the grace of {} ms{}", vm, java.time.Instant.ofEpochMilli(t),
+              + "stream time {} less the grace of {} ms{}", vm, Instant.ofEpochMilli(t),
           meta.map(m -> m.topic()).orElse("?"), meta.map(m -> m.partition()).orElse(-1),
-          meta.map(m -> m.offset()).orElse(-1L), closed, java.time.Instant.ofEpochMilli(streamTime), graceMs, more);
+          meta.map(m -> m.offset()).orElse(-1L), closed, Instant.ofEpochMilli(streamTime), graceMs, more);
     }
   }
 

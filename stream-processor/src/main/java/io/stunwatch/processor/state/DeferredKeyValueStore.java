@@ -1,9 +1,12 @@
 package io.stunwatch.processor.state;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
@@ -70,8 +73,8 @@ public final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueSto
   public DeferredKeyValueStore(KeyValueStore<K, V> inner, int keep, FlushOrder order) {
     super(inner, order);
     this.keep = keep;
-    this.committed = keep == 0 ? null : java.util.Collections.synchronizedMap(
-        new java.util.LinkedHashMap<K, V>(16, 0.75f, true) {
+    this.committed = keep == 0 ? null : Collections.synchronizedMap(
+        new LinkedHashMap<K, V>(16, 0.75f, true) {
           @Override
           protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
             return size() > DeferredKeyValueStore.this.keep;
@@ -141,7 +144,7 @@ public final class DeferredKeyValueStore<K, V> extends DeferredStore<KeyValueSto
   }
 
   @Override
-  public <S extends org.apache.kafka.common.serialization.Serializer<P>, P> KeyValueIterator<K, V> prefixScan(
+  public <S extends Serializer<P>, P> KeyValueIterator<K, V> prefixScan(
       P prefix, S prefixKeySerializer) {
     return wrapped().prefixScan(prefix, prefixKeySerializer);
   }

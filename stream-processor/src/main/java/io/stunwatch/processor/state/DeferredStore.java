@@ -1,5 +1,6 @@
 package io.stunwatch.processor.state;
 
+import java.io.File;
 import java.util.function.Consumer;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -26,7 +27,7 @@ public abstract class DeferredStore<S extends StateStore, K, V> extends WrappedS
   /** The order this store is flushed in with others of its task, or null when it is flushed alone. */
   private final FlushOrder order;
   /** The task's state directory, by which {@link #order} knows the task; null until initialized. */
-  private java.io.File task;
+  private File task;
 
   DeferredStore(S inner) {
     this(inner, null);

@@ -1,9 +1,12 @@
 package io.stunwatch.processor.state;
 
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.kafka.streams.KeyValue;
@@ -86,7 +89,7 @@ public class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, 
     /** The pending windows from {@code from} to {@code to}, inclusive, in order: a copy. */
     NavigableMap<Long, Pending<V>> range(long from, long to) {
       Slot<V> n = newest; // read first: a window moved to older after this read is then found there too
-      java.util.TreeMap<Long, Pending<V>> out = new java.util.TreeMap<>();
+      TreeMap<Long, Pending<V>> out = new TreeMap<>();
       older.copyTo(from, to, out);
       if (n.start() >= from && n.start() <= to) {
         out.put(n.start(), n.pending());
@@ -122,7 +125,7 @@ public class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, 
     }
 
     Pending<V> get(long start) {
-      int i = java.util.Arrays.binarySearch(starts, 0, size, start);
+      int i = Arrays.binarySearch(starts, 0, size, start);
       return i >= 0 ? values[i] : null;
     }
 
@@ -134,7 +137,7 @@ public class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, 
         values[size] = p;
         return new Older<>(starts, values, size + 1);
       }
-      int i = java.util.Arrays.binarySearch(starts, 0, size, start);
+      int i = Arrays.binarySearch(starts, 0, size, start);
       if (i >= 0) {
         values[i] = p;
         return this;
@@ -152,8 +155,8 @@ public class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, 
       return new Older<>(s, v, size + 1);
     }
 
-    void copyTo(long from, long to, java.util.Map<Long, Pending<V>> out) {
-      int i = java.util.Arrays.binarySearch(starts, 0, size, from);
+    void copyTo(long from, long to, Map<Long, Pending<V>> out) {
+      int i = Arrays.binarySearch(starts, 0, size, from);
       for (i = i >= 0 ? i : -i - 1; i < size && starts[i] <= to; i++) {
         out.put(starts[i], values[i]);
       }
@@ -278,7 +281,7 @@ public class DeferredWindowStore<K, V> extends DeferredStore<WindowStore<K, V>, 
    */
   @Override
   void writePending(Consumer<ProcessorRecordContext> enter) {
-    java.util.PriorityQueue<Cursor<K, V>> next = new java.util.PriorityQueue<>(Math.max(1, pending.size()));
+    PriorityQueue<Cursor<K, V>> next = new PriorityQueue<>(Math.max(1, pending.size()));
     for (Map.Entry<K, Windows<V>> byKey : pending.entrySet()) {
       next.add(new Cursor<>(byKey.getKey(), byKey.getValue()));
     }

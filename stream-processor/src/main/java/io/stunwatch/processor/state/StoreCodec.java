@@ -3,7 +3,11 @@ package io.stunwatch.processor.state;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
@@ -231,7 +235,7 @@ public abstract class StoreCodec<T> implements Serde<T> {
    * A byte array as a stream, without {@link java.io.ByteArrayInputStream}'s per-read locking: {@link DataInputStream}
    * reads a number a byte at a time, and the locks were most of a decode's time.
    */
-  private static final class UnsyncBytes extends java.io.InputStream {
+  private static final class UnsyncBytes extends InputStream {
     private final byte[] data;
     private int pos;
 
@@ -353,10 +357,10 @@ public abstract class StoreCodec<T> implements Serde<T> {
       return Arrays.copyOf(buf, count);
     }
 
-    private static final java.lang.invoke.VarHandle INT = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-        int[].class, java.nio.ByteOrder.BIG_ENDIAN);
-    private static final java.lang.invoke.VarHandle LONG = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-        long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(
+        int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(
+        long[].class, ByteOrder.BIG_ENDIAN);
   }
 
   @FunctionalInterface

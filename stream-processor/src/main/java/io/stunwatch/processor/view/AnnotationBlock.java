@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -96,7 +97,7 @@ public final class AnnotationBlock {
       (Deserializer<AnnotationBlock>) (topic, data) -> data == null ? null : decode(data));
 
   /** The block of {@code rows}' annotations (however they are ordered), as the index would keep them. */
-  public static AnnotationBlock of(java.util.Collection<MigrationRow> rows) {
+  public static AnnotationBlock of(Collection<MigrationRow> rows) {
     AnnotationBlock b = EMPTY;
     for (MigrationRow r : rows) {
       b = b.with(r);

@@ -5,6 +5,7 @@ import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A VM's latest GPU sample of each of its GPUs, and where it runs. State-store value of
@@ -68,7 +69,7 @@ public record CurrentLoad(String vmId, Map<String, GpuSample> byGpu, String host
     return n == 0 ? null : sum / n;
   }
 
-  private Long sumOfGpus(java.util.function.Function<GpuSample, Long> figure) {
+  private Long sumOfGpus(Function<GpuSample, Long> figure) {
     long sum = 0;
     for (GpuSample s : byGpu.values()) {
       Long v = figure.apply(s);

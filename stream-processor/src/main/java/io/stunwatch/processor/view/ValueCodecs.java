@@ -5,6 +5,7 @@ import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.processor.state.StoreCodec;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -60,7 +61,7 @@ public final class ValueCodecs {
             readNullableDouble(in), version >= 2 ? in.readInt() : 0, version >= 2 ? readNullableDouble(in) : null,
             version >= 2 ? readNullableInt(in) : null);
       }
-      return new VmSamples.Block(start, java.util.Arrays.asList(points));
+      return new VmSamples.Block(start, Arrays.asList(points));
     }
   };
 

@@ -1,9 +1,13 @@
 package io.stunwatch.processor.view;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
+import java.util.AbstractList;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 
 /**
  * A stretch of a VM's load history, one point per second (samples within a second averaged, several GPUs summed for
@@ -101,7 +105,7 @@ public record VmSamples(List<Point> points) {
      * The points of one block, in order and within it: an unmodifiable list over an array that nothing writes after
      * it is built.
      */
-    private static final class Points extends java.util.AbstractList<Point> implements java.util.RandomAccess {
+    private static final class Points extends AbstractList<Point> implements RandomAccess {
       private final long startSecond;
       private final Point[] points;
       private final int size;
@@ -114,7 +118,7 @@ public record VmSamples(List<Point> points) {
 
       @Override
       public Point get(int index) {
-        java.util.Objects.checkIndex(index, size);
+        Objects.checkIndex(index, size);
         return points[index];
       }
 
@@ -181,8 +185,8 @@ public record VmSamples(List<Point> points) {
   }
 
   /** {@code p} with a throughput reading merged in: a job total apart from the VM's own rates. */
-  public static Point withThroughput(Point p, io.stunwatch.model.ThroughputSample.ThroughputScope scope, double value) {
-    if (scope == io.stunwatch.model.ThroughputSample.ThroughputScope.TOTAL) {
+  public static Point withThroughput(Point p, ThroughputSample.ThroughputScope scope, double value) {
+    if (scope == ThroughputSample.ThroughputScope.TOTAL) {
       return new Point(p.epochSecond(), p.samples(), p.gpuUtilSum(), p.gpuUtilCount(), p.fbUsedMiB(),
           p.fbTotalMiB(), p.throughputSum(), p.throughputCount(), p.rdmaBytesPerSec(), p.gpuMask(),
           (p.totalSum() == null ? 0 : p.totalSum()) + value, (p.totalCount() == null ? 0 : p.totalCount()) + 1);

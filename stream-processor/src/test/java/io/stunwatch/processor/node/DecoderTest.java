@@ -6,6 +6,7 @@ import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.ThroughputSample.ThroughputScope;
 import io.stunwatch.model.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -82,7 +83,7 @@ class DecoderTest {
     Decoder<ThroughputSample> d = started(Decoder.MAX_KEYS);
     d.process(new Record<>(null, Topics.THROUGHPUT_SAMPLES.encodeValue(new ThroughputSample(VM, "gpu-vm-00", AT,
         "resnet50", ThroughputScope.STEP, 1.0, "images/sec")), AT.toEpochMilli()));
-    d.process(new Record<>(VM, "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8), AT.toEpochMilli()));
+    d.process(new Record<>(VM, "{not json".getBytes(StandardCharsets.UTF_8), AT.toEpochMilli()));
 
     assertThat(context.forwarded()).hasSize(2);
     assertThat(context.forwarded().get(0).record().key()).isNull();

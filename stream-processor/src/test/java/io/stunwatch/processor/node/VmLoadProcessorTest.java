@@ -15,11 +15,16 @@ import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
 import io.stunwatch.processor.view.ValueCodecs;
 import io.stunwatch.processor.view.VmSamples;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
@@ -91,9 +96,9 @@ class VmLoadProcessorTest {
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static <S extends WindowStore> S mapWindow(Class<S> type, String name,
-      java.util.function.UnaryOperator<Object> stored) {
-    java.util.Map<String, Object> windows = new java.util.HashMap<>();
-    return (S) java.lang.reflect.Proxy.newProxyInstance(VmLoadProcessorTest.class.getClassLoader(),
+      UnaryOperator<Object> stored) {
+    Map<String, Object> windows = new HashMap<>();
+    return (S) Proxy.newProxyInstance(VmLoadProcessorTest.class.getClassLoader(),
         new Class<?>[] {type}, (proxy, method, args) -> switch (method.getName()) {
           case "name", "toString" -> name;
           case "init", "flush", "close" -> null;
@@ -101,7 +106,7 @@ class VmLoadProcessorTest {
           case "isOpen" -> true;
           case "fetch" -> {
             if (args.length != 2 || !(args[1] instanceof Long)) {
-              throw new UnsupportedOperationException("fetch" + java.util.Arrays.toString(args));
+              throw new UnsupportedOperationException("fetch" + Arrays.toString(args));
             }
             yield windows.get(args[0] + "@" + args[1]);
           }

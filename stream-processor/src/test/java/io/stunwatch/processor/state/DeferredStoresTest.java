@@ -306,10 +306,10 @@ class DeferredStoresTest {
   @Test
   void streamsSeesThroughTheDeferredStoreWhetherTheStoreBeneathIsTimestamped() {
     // Decides how a restore converts changelog records: a timestamped store gets each record's timestamp put back.
-    assertThat(org.apache.kafka.streams.state.internals.WrappedStateStore.isTimestamped(DeferredStores
+    assertThat(WrappedStateStore.isTimestamped(DeferredStores
         .timestampedWindow(Stores.timestampedWindowStoreBuilder(Stores.persistentTimestampedWindowStore("t",
             Duration.ofDays(1), Duration.ofSeconds(10), false), Serdes.String(), Serdes.String())).build())).isTrue();
-    assertThat(org.apache.kafka.streams.state.internals.WrappedStateStore.isTimestamped(DeferredStores
+    assertThat(WrappedStateStore.isTimestamped(DeferredStores
         .window(Stores.windowStoreBuilder(Stores.persistentWindowStore("w", Duration.ofDays(1),
             Duration.ofSeconds(10), false), Serdes.String(), Serdes.String())).build())).isFalse();
   }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
@@ -30,7 +31,7 @@ class RocksDbSettingsTest {
     try (Options o = new Options().setCreateIfMissing(true)) {
       new RocksDbSettings().setConfig("store", o, Map.of());
       try (RocksDB db = RocksDB.open(o, dir.toString());
-          org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+          FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
         db.put(new byte[] {1}, new byte[] {2});
         db.flush(flush);
       }

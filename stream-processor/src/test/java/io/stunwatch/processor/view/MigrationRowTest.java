@@ -10,6 +10,7 @@ import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.json.Json;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
@@ -143,7 +144,7 @@ class MigrationRowTest {
   void aDamagedStringIsRefusedWithTheValueNamedWhenItIsRead() {
     byte[] bytes = stored(MigrationRow.of(full()));
     // the last string is the destination cluster's name, absent in full(): its length is the last 4 bytes
-    java.nio.ByteBuffer.wrap(bytes).putInt(bytes.length - 4, 1000);
+    ByteBuffer.wrap(bytes).putInt(bytes.length - 4, 1000);
     MigrationRow row = MigrationRow.decode(bytes);
     assertThat(row.startTime()).isEqualTo(START);
     assertThatThrownBy(row::id).isInstanceOf(IllegalStateException.class)

@@ -3,9 +3,19 @@ package io.stunwatch.processor.view;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.stunwatch.model.CounterReading;
+import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.processor.domain.RdmaRates;
 import io.stunwatch.processor.node.RdmaProcessor;
 import io.stunwatch.processor.state.StoreCodec;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UTFDataFormatException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -18,9 +28,9 @@ class ValueCodecsTest {
   void outWritesTheBytesDataOutputStreamWrites() throws Exception {
     // State written by builds that encoded through DataOutputStream must read the same: every kind of write, with
     // the edges of each (signs, NaN, NUL, two- and three-byte characters, a supplementary one as two surrogates).
-    var expected = new java.io.ByteArrayOutputStream();
+    var expected = new ByteArrayOutputStream();
     var out = new StoreCodec.Out();
-    try (var data = new java.io.DataOutputStream(expected)) {
+    try (var data = new DataOutputStream(expected)) {
       for (int v : new int[] {0, 1, -1, 0x7f, 0x80, 0xff, 0x1234abcd}) {
         data.writeByte(v);
         out.writeByte(v);
@@ -44,7 +54,7 @@ class ValueCodecsTest {
         data.writeUTF(v);
         out.writeUTF(v);
       }
-      byte[] raw = "raw bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      byte[] raw = "raw bytes".getBytes(StandardCharsets.UTF_8);
       data.write(raw);
       out.write(raw);
     }
@@ -56,8 +66,8 @@ class ValueCodecsTest {
     String tooLong = "\u20ac".repeat(0xffff / 3 + 1);
     assertThatThrownBy(() -> new StoreCodec.Out().writeUTF(tooLong)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("too long");
-    assertThatThrownBy(() -> new java.io.DataOutputStream(new java.io.ByteArrayOutputStream()).writeUTF(tooLong))
-        .isInstanceOf(java.io.UTFDataFormatException.class);
+    assertThatThrownBy(() -> new DataOutputStream(new ByteArrayOutputStream()).writeUTF(tooLong))
+        .isInstanceOf(UTFDataFormatException.class);
   }
 
   @Test
@@ -127,10 +137,10 @@ class ValueCodecsTest {
   @Test
   void currentLoadRoundTripKeepsEachGpusSampleProfileAndUnknowns() {
     Instant at = Instant.parse("2026-11-20T10:00:00.125Z");
-    var vgpu = new io.stunwatch.model.GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at, 0,
+    var vgpu = new GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at, 0,
         "GPU-a", "GRID T4-16C", "00000000:02:00.0", 88.0, 41.0, 15_360L, 16_384L, null, null, 1_590L, "P0",
-        io.stunwatch.model.VgpuProfile.parse("GRID T4-16C").orElseThrow());
-    var physical = new io.stunwatch.model.GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", null,
+        VgpuProfile.parse("GRID T4-16C").orElseThrow());
+    var physical = new GpuSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", null,
         at.plusMillis(3), 1, null, null, null, null, null, null, null, 251.5, 64.0, null, null, null);
     var both = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of("GPU-a", vgpu, "index:1", physical),
         "esx01", "trainer-01", true);
@@ -142,12 +152,12 @@ class ValueCodecsTest {
   @Test
   void rdmaLastKeepsOnlyTheRateCountersAndRoundTripsTheirStates() {
     Instant at = Instant.parse("2026-11-20T10:00:00.125Z");
-    var s = new io.stunwatch.model.RdmaCounterSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at,
-        "mlx5_0", 1, "Ethernet", Map.of("port_xmit_data", io.stunwatch.model.CounterReading.saturated(4294967295L,
-            "32-bit counter latched"), "port_rcv_data_64", io.stunwatch.model.CounterReading.valid(123_456_789L),
-            "port_xmit_data_64", io.stunwatch.model.CounterReading.unavailable("no 64-bit counter"),
-            "port_rcv_packets", io.stunwatch.model.CounterReading.valid(7L)),
-        Map.of("out_of_buffer", io.stunwatch.model.CounterReading.valid(3L)), null);
+    var s = new RdmaCounterSample("4211c0de-0001-aaaa-bbbb-ccccddddeeee", "trainer-01", at,
+        "mlx5_0", 1, "Ethernet", Map.of("port_xmit_data", CounterReading.saturated(4294967295L,
+            "32-bit counter latched"), "port_rcv_data_64", CounterReading.valid(123_456_789L),
+            "port_xmit_data_64", CounterReading.unavailable("no 64-bit counter"),
+            "port_rcv_packets", CounterReading.valid(7L)),
+        Map.of("out_of_buffer", CounterReading.valid(3L)), null);
     RdmaRates.Last last = new RdmaRates.Last(null).with(s);
     var kept = last.ports().get("mlx5_0/1");
     assertThat(kept.counters()).containsOnlyKeys("port_xmit_data", "port_rcv_data_64", "port_xmit_data_64");
@@ -164,8 +174,8 @@ class ValueCodecsTest {
   @Test
   void aBlockOfTheFormatBeforeTheGpuMaskIsStillRead() {
     // format 1: version, start, one point at offset 3 with 2 samples, 100 % over 2, 8 GiB of 16, no throughput/RDMA
-    var bytes = new java.io.ByteArrayOutputStream();
-    var out = new java.io.DataOutputStream(bytes);
+    var bytes = new ByteArrayOutputStream();
+    var out = new DataOutputStream(bytes);
     try {
       out.writeByte(1);
       out.writeLong(1_700_000_000L);
@@ -181,8 +191,8 @@ class ValueCodecsTest {
       out.writeByte(0);
       out.writeByte(0);
       out.writeByte(0);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     assertThat(ValueCodecs.BLOCK.decode(bytes.toByteArray()).points()).containsExactly(
         new VmSamples.Point(1_700_000_003L, 2, 100.0, 2, 8192L, 16_384L, null, null, null, 0));

@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
 import com.fasterxml.jackson.databind.ser.ContextualSerializer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -119,7 +120,7 @@ public final class IsoInstants {
         return null; // the form is ASCII (and a non-ASCII char would not be one byte)
       }
     }
-    return parse(s.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, n);
+    return parse(s.getBytes(StandardCharsets.US_ASCII), 0, n);
   }
 
   /** {@link #parse(String)} of the {@code n} ASCII bytes from {@code at}, with no string made of them. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonParser.NumberType;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.NumberInput;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
 
 /**
  * The JSON tokens of one UTF-8 payload, read straight from its bytes for {@link RecordReader}.
@@ -147,7 +149,7 @@ public final class PlainTokens {
     for (int k = 0; k < n; k++) {
       int i = from + k < n ? from + k : from + k - n;
       byte[] c = candidates[i];
-      if (c.length == length && java.util.Arrays.equals(b, start, start + length, c, 0, length)) {
+      if (c.length == length && Arrays.equals(b, start, start + length, c, 0, length)) {
         return i;
       }
     }
@@ -197,7 +199,7 @@ public final class PlainTokens {
       at++;
     }
     int n = pattern.length;
-    if (end - at < n || !java.util.Arrays.equals(b, at, at + n, pattern, 0, n)) {
+    if (end - at < n || !Arrays.equals(b, at, at + n, pattern, 0, n)) {
       return false;
     }
     nameStart = at + 1;
@@ -227,7 +229,7 @@ public final class PlainTokens {
    * The current string as an instant of {@link IsoInstants#parse}'s one form, or null when it is not one. Read from
    * the bytes, with no string made of them (every record carries a timestamp).
    */
-  java.time.Instant getInstant() {
+  Instant getInstant() {
     return valueCoded ? IsoInstants.parse(getText()) : IsoInstants.parse(b, valueStart, valueLength);
   }
 

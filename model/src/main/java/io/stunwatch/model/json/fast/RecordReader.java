@@ -6,16 +6,21 @@ import io.stunwatch.model.json.JsonSerde;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads the plain cases of one record type straight from the payload's tokens ({@link PlainTokens}), without
@@ -188,14 +193,14 @@ public final class RecordReader<T> {
   }
 
   private static ValueReader enumReader(Class<?> type) {
-    if (jacksonAnnotated(type) || java.util.Arrays.stream(type.getDeclaredFields()).anyMatch(
+    if (jacksonAnnotated(type) || Arrays.stream(type.getDeclaredFields()).anyMatch(
         RecordReader::jacksonAnnotated)) {
       return null;
     }
     Object[] constants = type.getEnumConstants();
     byte[][] names = new byte[constants.length][];
     for (int i = 0; i < constants.length; i++) {
-      names[i] = ((Enum<?>) constants[i]).name().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      names[i] = ((Enum<?>) constants[i]).name().getBytes(StandardCharsets.UTF_8);
     }
     return (p, t) -> {
       if (t == JsonToken.VALUE_STRING) {
@@ -254,7 +259,7 @@ public final class RecordReader<T> {
         return null;
       }
     }
-    for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+    for (Method m : type.getDeclaredMethods()) {
       if (jacksonAnnotated(m)) {
         return null;
       }
@@ -323,7 +328,7 @@ public final class RecordReader<T> {
       this.names = new byte[n][];
       this.patterns = new byte[n][];
       for (int i = 0; i < n; i++) {
-        this.names[i] = names[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.names[i] = names[i].getBytes(StandardCharsets.UTF_8);
         this.patterns[i] = PlainTokens.fieldPattern(names[i]);
       }
       this.values = new ValueReader[n];
@@ -375,7 +380,7 @@ public final class RecordReader<T> {
       long seen = 0;
       // unknown names, to refuse a repeated one as the binding does: a set, so that a record padded with many
       // costs in proportion to its size
-      java.util.Set<String> unknown = null;
+      Set<String> unknown = null;
       int expected = 0;
       // The next field is nearly always the one after the last, written compactly: matched whole, it is known
       // without a lookup (matched); anything else is read token by token.
@@ -399,7 +404,7 @@ public final class RecordReader<T> {
             throw DECLINE;
           }
           if (unknown == null) {
-            unknown = new java.util.HashSet<>();
+            unknown = new HashSet<>();
           }
           if (!unknown.add(name)) {
             throw DECLINE;

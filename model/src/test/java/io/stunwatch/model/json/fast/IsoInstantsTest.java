@@ -2,8 +2,12 @@ package io.stunwatch.model.json.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
 import io.stunwatch.model.json.Json;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -80,7 +84,7 @@ class IsoInstantsTest {
     for (String s : List.of("2026-11-20T10:00:05Z", "2026-11-20T10:00:05.125Z", "2026-11-20T10:00:05.123456789Z",
         "2026-02-30T00:00:00Z", "2026-11-20T10:00:0\u00e9Z", "2026-11-20T10:00:0\u0665Z",
         "2026-11-20T10:00:\ud83d\ude00Z", "2026-11-20T10:00:00.Z", "now")) {
-      byte[] payload = ("{\"at\":\"" + s + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      byte[] payload = ("{\"at\":\"" + s + "\"}").getBytes(StandardCharsets.UTF_8);
       int length = payload.length - 9; // the bytes between the quotes
       Instant fromBytes = IsoInstants.parse(payload, 7, length);
       assertThat(fromBytes).as(s).isEqualTo(IsoInstants.parse(s));
@@ -117,9 +121,9 @@ class IsoInstantsTest {
     assertThat(fast.readValue(json, Event.class)).isEqualTo(e);
   }
 
-  record Formatted(@com.fasterxml.jackson.annotation.JsonFormat(shape =
-      com.fasterxml.jackson.annotation.JsonFormat.Shape.NUMBER) Instant number,
-      @com.fasterxml.jackson.annotation.JsonFormat(pattern = "yyyy-MM-dd HH:mm", timezone = "UTC") Instant pattern,
+  record Formatted(@JsonFormat(shape =
+      JsonFormat.Shape.NUMBER) Instant number,
+      @JsonFormat(pattern = "yyyy-MM-dd HH:mm", timezone = "UTC") Instant pattern,
       Instant plain) {
   }
 
@@ -138,7 +142,7 @@ class IsoInstantsTest {
   void theSharedMapperWritesAndReadsInstantsThroughTheFastPath() throws Exception {
     assertThat(fast.getSerializerProviderInstance().findValueSerializer(Instant.class).getClass().getName())
         .isEqualTo(IsoInstants.class.getName() + "$Writer");
-    var ctxt = ((com.fasterxml.jackson.databind.deser.DefaultDeserializationContext) fast.getDeserializationContext())
+    var ctxt = ((DefaultDeserializationContext) fast.getDeserializationContext())
         .createInstance(fast.getDeserializationConfig(), fast.createParser("0"), null);
     assertThat(ctxt.findRootValueDeserializer(fast.constructType(Instant.class)).getClass().getName())
         .isEqualTo(IsoInstants.class.getName() + "$Reader");
@@ -152,7 +156,7 @@ class IsoInstantsTest {
           .JsonFormatVisitorWrapper.Base() {
         @Override
         public com.fasterxml.jackson.databind.jsonFormatVisitors.JsonStringFormatVisitor expectStringFormat(
-            com.fasterxml.jackson.databind.JavaType type) {
+            JavaType type) {
           return new com.fasterxml.jackson.databind.jsonFormatVisitors.JsonStringFormatVisitor.Base() {
             @Override
             public void format(com.fasterxml.jackson.databind.jsonFormatVisitors.JsonValueFormat format) {

@@ -14,11 +14,15 @@ import io.stunwatch.model.json.SchemaException;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -249,25 +253,25 @@ class PlainTokensTest {
             t == JsonToken.VALUE_STRING ? p.getText() : null, numberOf(t, type, () -> {
               try {
                 return p.getLongValue();
-              } catch (java.io.IOException e) {
+              } catch (IOException e) {
                 throw new IllegalStateException(e);
               }
             }, () -> {
               try {
                 return p.getDoubleValue();
-              } catch (java.io.IOException e) {
+              } catch (IOException e) {
                 throw new IllegalStateException(e);
               }
             })));
       }
       return out;
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
   }
 
-  private static String numberOf(JsonToken t, JsonParser.NumberType type, java.util.function.LongSupplier asLong,
-      java.util.function.DoubleSupplier asDouble) {
+  private static String numberOf(JsonToken t, JsonParser.NumberType type, LongSupplier asLong,
+      DoubleSupplier asDouble) {
     if (t == JsonToken.VALUE_NUMBER_INT) {
       // As RecordReader reads an integer: the type, and the value as a long and a double where they are defined.
       return type == JsonParser.NumberType.BIG_INTEGER ? "BIG_INTEGER"
@@ -285,7 +289,7 @@ class PlainTokensTest {
   }
 
   /** A decode's value or its error message. */
-  private static Object outcome(java.util.function.Supplier<Object> decode) {
+  private static Object outcome(Supplier<Object> decode) {
     try {
       return decode.get();
     } catch (SchemaException e) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.stunwatch.model.CounterState;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.Samples;
@@ -21,7 +22,9 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
@@ -61,7 +64,7 @@ class RecordReaderTest {
     for (int i = 0; i < 20_000; i++) {
       String number = switch (i % 4) {
         case 0 -> Double.toString(random.nextDouble() * 100);
-        case 1 -> String.format(java.util.Locale.ROOT, "%." + random.nextInt(25) + "f", random.nextDouble() * 100);
+        case 1 -> String.format(Locale.ROOT, "%." + random.nextInt(25) + "f", random.nextDouble() * 100);
         case 2 -> (random.nextInt(100) + 1) + "." + Long.toUnsignedString(random.nextLong()) + "e-"
             + random.nextInt(3);
         default -> Double.toString(Double.longBitsToDouble(random.nextLong() & 0x3fefffffffffffffL));
@@ -84,7 +87,7 @@ class RecordReaderTest {
     // else (whitespace, an escape, another order, a name the expected one begins) is read token by token.
     String compact = new String(Topics.GPU_SAMPLES.valueSerde().encode(Samples.gpu()), StandardCharsets.UTF_8);
     assertThat(compact).contains(",\"gpuIndex\":").contains("\"vgpuProfile\":{\"name\":");
-    Map<String, String> variants = new java.util.LinkedHashMap<>();
+    Map<String, String> variants = new LinkedHashMap<>();
     variants.put("compact", compact);
     variants.put("space after a comma", compact.replace(",\"gpuIndex\":", ", \"gpuIndex\":"));
     variants.put("space before a colon", compact.replace("\"gpuIndex\":", "\"gpuIndex\" :"));
@@ -138,7 +141,7 @@ class RecordReaderTest {
       }
     }
     RdmaCounterSample escaped = (RdmaCounterSample) rdma.plain(utf8(head + "\"VAL\\u0049D\"}}}"));
-    assertThat(escaped.counters().get("port_rcv_data").state()).isEqualTo(io.stunwatch.model.CounterState.VALID);
+    assertThat(escaped.counters().get("port_rcv_data").state()).isEqualTo(CounterState.VALID);
     assertThat(rdma.plain(utf8(head + "\"VALI\"}}}"))).isSameAs(RecordReader.DECLINED);
   }
 
