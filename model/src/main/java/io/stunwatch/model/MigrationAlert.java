@@ -55,6 +55,26 @@ public record MigrationAlert(
     Checks.required(updatedAt, "updatedAt");
   }
 
+  /**
+   * This alert resolved: the migration's identity and hosts as it settled (not as they were when the alert was
+   * decided, which depends on when each record arrived), the load, reasons and forecast of the raise kept.
+   *
+   * @param settled  the migration as it ended
+   * @param at       when this resolution was decided
+   * @param measured what the migration did
+   */
+  public MigrationAlert resolved(Migration settled, Instant at, Measured measured) {
+    return new MigrationAlert(migrationId, AlertState.RESOLVED, settled.vmMoref(), settled.vmName(), settled.vmId(),
+        settled.sourceHost(), settled.destHost(), settled.initiator(), settled.vgpuProfile(), load, reasons,
+        forecast, raisedAt, at, measured);
+  }
+
+  /** This alert with other measurements, nothing else changed. */
+  public MigrationAlert withMeasured(Measured measured) {
+    return new MigrationAlert(migrationId, state, vmMoref, vmName, vmId, sourceHost, destHost, initiator,
+        vgpuProfile, load, reasons, forecast, raisedAt, updatedAt, measured);
+  }
+
   /** Alert lifecycle. */
   public enum AlertState {
     FIRING,
@@ -97,6 +117,11 @@ public record MigrationAlert(
 
     public Measured {
       Checks.required(result, "measured.result");
+    }
+
+    /** These measurements with another stun time, and the throughput dip that counts it. */
+    public Measured withStun(StunTime stun, Double throughputDipPct) {
+      return new Measured(result, durationSeconds, stun, throughputDipPct);
     }
   }
 }

@@ -8,9 +8,6 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.RdmaCounterSample;
-import io.stunwatch.model.StunForecast;
-import io.stunwatch.model.StunModelEntry;
-import io.stunwatch.model.StunTime;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VcenterEventCategory;
@@ -21,7 +18,6 @@ import io.stunwatch.processor.domain.EventSet;
 import io.stunwatch.processor.domain.ImpactBuilder;
 import io.stunwatch.processor.domain.MigrationAssembler;
 import io.stunwatch.processor.domain.Tracked;
-import io.stunwatch.processor.view.Forecasts;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
@@ -76,7 +72,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, EventSet> events;
   private KeyValueStore<String, Migration> migrations;
-  private KeyValueStore<String, MigrationAlert> alerts;
+  private MigrationAlerting alerting;
   private SampleHistory samples;
   private KeyValueStore<String, Tracked.Recent> recent;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
@@ -85,7 +81,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private HistoryRetention retention;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
-  private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
 
   public MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -139,15 +134,14 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.context = context;
     this.events = context.getStateStore(StoreNames.MIGRATION_EVENTS);
     this.migrations = context.getStateStore(StoreNames.MIGRATIONS);
-    this.alerts = context.getStateStore(StoreNames.ALERTS);
     this.samples = new SampleHistory(context);
     this.recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
-    this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
     this.index = new MigrationIndex(context);
+    this.alerting = new MigrationAlerting(config, live, context, samples);
     this.retention = new HistoryRetention(context, config.historyRetention());
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     provisionalUntil.clear();
@@ -255,13 +249,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
         if (m.startTime() != null) {
           if (windowKnown(vmKey, m.startTime())) {
-            raiseIfUnderLoad(vmKey, m, record.timestamp());
+            alerting.raiseIfUnderLoad(vmKey, m, record.timestamp());
           } else {
             alertPending(id, m, true); // its samples are behind its events: decided when they come
           }
         }
       }
-      resolveIfEnded(m, record.timestamp());
+      alerting.resolveIfEnded(m, record.timestamp());
       if (stored == null || !m.equals(stored)) {
         index.refresh(vmKey, m, settled);
       } else {
@@ -426,13 +420,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   /** Decides a pending alert on its whole window, resolving it at once if the migration has already settled. */
   private void decideAlert(Tracked.Migration t, Migration m, long timestamp) {
     alertPending(t.migrationId(), m, false);
-    raiseIfUnderLoad(t.vmKey(), m, timestamp);
+    alerting.raiseIfUnderLoad(t.vmKey(), m, timestamp);
     MigrationImpact impact = t.provisional() ? impacts.get(t.migrationId()) : null;
     if (impact != null) {
-      resolve(m, impact, t.dueAtMillis());
+      alerting.resolve(m, impact, t.dueAtMillis());
       index.refresh(t.vmKey(), m, impact);
     } else {
-      resolveIfEnded(m, timestamp);
+      alerting.resolveIfEnded(m, timestamp);
       index.refresh(t.vmKey(), t.migrationId());
     }
   }
@@ -505,7 +499,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     }
     if (t.alertPending() && (complete || windowKnown(t.vmKey(), m.startTime()))) {
       alertPending(t.migrationId(), m, false);
-      raiseIfUnderLoad(t.vmKey(), m, at);
+      alerting.raiseIfUnderLoad(t.vmKey(), m, at);
     }
     VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
     Tracked.Stuns s = stuns.get(t.vmKey());
@@ -515,7 +509,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       impacts.put(m.id(), impact);
       context.forward(new Record<>(m.id(), impact, at));
     }
-    resolve(m, impact, at);
+    alerting.resolve(m, impact, at);
     index.refresh(t.vmKey(), m, impact);
     if (complete) {
       untrack(t.migrationId());
@@ -524,22 +518,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       put(p);
       unwatch(p.vmKey(), p.migrationId());
       watch(p, m);
-    }
-  }
-
-  /** Resolves the migration's alert, if it has one, with the impact's figures and the migration as it settled. */
-  private void resolve(Migration m, MigrationImpact impact, long at) {
-    MigrationAlert a = alerts.get(m.id());
-    if (a == null) {
-      return;
-    }
-    MigrationAlert updated = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
-        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
-        a.forecast(), a.raisedAt(), Instant.ofEpochMilli(at), new MigrationAlert.Measured(m.state(),
-            impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
-    if (!updated.equals(a)) {
-      alerts.put(m.id(), updated);
-      context.forward(new Record<>(m.id(), updated, at));
     }
   }
 
@@ -618,63 +596,4 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         "no end seen within the migration timeout", at);
   }
 
-  private void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {
-    Instant start = m.startTime();
-    if (start == null || alerts.get(m.id()) != null) {
-      return;
-    }
-    Instant from = start.minus(config.alertWindow());
-    Instant to = start.minus(ALERT_WINDOW_END);
-    VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
-    if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
-      return; // no samples of this VM: its load is unknown, not low
-    }
-    List<MigrationAlert.Reason> reasons = new ArrayList<>();
-    if (load.gpuUtilizationAvgPct() != null && load.gpuUtilizationAvgPct() >= config.alertGpuPct()) {
-      reasons.add(MigrationAlert.Reason.GPU_UTILIZATION);
-    }
-    if (load.fbUsedPct() != null && load.fbUsedPct() >= config.alertFbUsedPct()) {
-      reasons.add(MigrationAlert.Reason.FB_USED);
-    }
-    if (load.rdmaBitsPerSec() != null && load.rdmaBitsPerSec() >= config.alertRdmaGbps() * 1e9) {
-      reasons.add(MigrationAlert.Reason.RDMA_RATE);
-    }
-    if (reasons.isEmpty()) {
-      return;
-    }
-    MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
-        m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
-        new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
-            load.fbUsedPct(), load.rdmaBitsPerSec()),
-        reasons, forecast(load, m), start, m.updatedAt(), null);
-    alerts.put(m.id(), a);
-    context.forward(new Record<>(m.id(), a, timestamp));
-    live.requestIfLive(context, start.toEpochMilli());
-  }
-
-  private void resolveIfEnded(Migration m, long timestamp) {
-    MigrationAlert a = alerts.get(m.id());
-    if (a == null || !m.state().isFinal() || a.state() == MigrationAlert.AlertState.RESOLVED) {
-      return;
-    }
-    // the migration as it settled, not as it was when the alert was decided: that moment depends on when each
-    // record arrived, the settled migration does not
-    MigrationAlert resolved = new MigrationAlert(a.migrationId(), MigrationAlert.AlertState.RESOLVED, m.vmMoref(),
-        m.vmName(), m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(), a.load(), a.reasons(),
-        a.forecast(), a.raisedAt(), m.updatedAt(), new MigrationAlert.Measured(m.state(), m.durationSeconds(),
-            new StunTime(null, StunTime.Source.UNKNOWN), null));
-    alerts.put(m.id(), resolved);
-    context.forward(new Record<>(m.id(), resolved, timestamp));
-  }
-
-  /** From the fleet's own model for this profile and framebuffer (then profile), else VMware's figure. */
-  private StunForecast forecast(VmSamples.Load load, Migration m) {
-    if (load.fbUsedMiB() == null) {
-      return null;
-    }
-    return Forecasts.forecast(m.vgpuProfile(), load.fbUsedMiB(), k -> {
-      ValueAndTimestamp<StunModelEntry> v = model.get(k);
-      return v == null ? null : v.value();
-    });
-  }
 }

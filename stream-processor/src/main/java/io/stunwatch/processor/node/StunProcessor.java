@@ -71,11 +71,8 @@ public final class StunProcessor implements Processor<String, StunObservation, S
       context.forward(new Record<>(id, revised, record.timestamp()));
       MigrationAlert a = alerts.get(id);
       if (a != null && a.measured() != null) {
-        MigrationAlert.Measured was = a.measured();
-        MigrationAlert updated = new MigrationAlert(a.migrationId(), a.state(), a.vmMoref(), a.vmName(), a.vmId(),
-            a.sourceHost(), a.destHost(), a.initiator(), a.vgpuProfile(), a.load(), a.reasons(), a.forecast(),
-            a.raisedAt(), a.updatedAt(), new MigrationAlert.Measured(was.result(), was.durationSeconds(), stun,
-                revised.throughputDipPct())); // the dip counts the stunned seconds: it follows the stun
+        // the dip counts the stunned seconds: it follows the stun
+        MigrationAlert updated = a.withMeasured(a.measured().withStun(stun, revised.throughputDipPct()));
         alerts.put(id, updated);
         context.forward(new Record<>(id, updated, record.timestamp()));
       }

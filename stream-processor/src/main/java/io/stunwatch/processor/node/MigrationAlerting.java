@@ -1,0 +1,119 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.StunTime;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.VmSamples;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+
+/**
+ * The "migration under load" alert of {@link MigrationProcessor}'s migrations: raised at the start when the VM's
+ * load over {@code process.alert.window} crossed a threshold, with a stun forecast; resolved when the migration ends,
+ * then again with the measured impact. Its only store is {@link StoreNames#ALERTS}; each change is forwarded under
+ * the migration's id.
+ */
+final class MigrationAlerting {
+
+  private final ProcessorConfig config;
+  private final LiveCommits live;
+  private final ProcessorContext<String, Object> context;
+  private final SampleHistory samples;
+  private final KeyValueStore<String, MigrationAlert> alerts;
+  private final KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
+
+  MigrationAlerting(ProcessorConfig config, LiveCommits live, ProcessorContext<String, Object> context,
+      SampleHistory samples) {
+    this.config = config;
+    this.live = live;
+    this.context = context;
+    this.samples = samples;
+    this.alerts = context.getStateStore(StoreNames.ALERTS);
+    this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
+  }
+
+  /**
+   * Raises the migration's alert when the VM was under load over the alert window before its start; once: an alert
+   * raised stays raised.
+   */
+  void raiseIfUnderLoad(String vmKey, Migration m, long timestamp) {
+    Instant start = m.startTime();
+    if (start == null || alerts.get(m.id()) != null) {
+      return;
+    }
+    Instant from = start.minus(config.alertWindow());
+    Instant to = start.minus(MigrationProcessor.ALERT_WINDOW_END);
+    VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
+    if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
+      return; // no samples of this VM: its load is unknown, not low
+    }
+    List<MigrationAlert.Reason> reasons = new ArrayList<>();
+    if (load.gpuUtilizationAvgPct() != null && load.gpuUtilizationAvgPct() >= config.alertGpuPct()) {
+      reasons.add(MigrationAlert.Reason.GPU_UTILIZATION);
+    }
+    if (load.fbUsedPct() != null && load.fbUsedPct() >= config.alertFbUsedPct()) {
+      reasons.add(MigrationAlert.Reason.FB_USED);
+    }
+    if (load.rdmaBitsPerSec() != null && load.rdmaBitsPerSec() >= config.alertRdmaGbps() * 1e9) {
+      reasons.add(MigrationAlert.Reason.RDMA_RATE);
+    }
+    if (reasons.isEmpty()) {
+      return;
+    }
+    MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
+        m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
+        new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
+            load.fbUsedPct(), load.rdmaBitsPerSec()),
+        reasons, forecast(load, m), start, m.updatedAt(), null);
+    alerts.put(m.id(), a);
+    context.forward(new Record<>(m.id(), a, timestamp));
+    live.requestIfLive(context, start.toEpochMilli());
+  }
+  /** Resolves the alert of a migration that ended, before its impact is known. */
+  void resolveIfEnded(Migration m, long timestamp) {
+    MigrationAlert a = alerts.get(m.id());
+    if (a == null || !m.state().isFinal() || a.state() == MigrationAlert.AlertState.RESOLVED) {
+      return;
+    }
+    MigrationAlert resolved = a.resolved(m, m.updatedAt(), new MigrationAlert.Measured(m.state(),
+        m.durationSeconds(), new StunTime(null, StunTime.Source.UNKNOWN), null));
+    alerts.put(m.id(), resolved);
+    context.forward(new Record<>(m.id(), resolved, timestamp));
+  }
+
+  /** Resolves the migration's alert, if it has one, with the impact's figures and the migration as it settled. */
+  void resolve(Migration m, MigrationImpact impact, long at) {
+    MigrationAlert a = alerts.get(m.id());
+    if (a == null) {
+      return;
+    }
+    MigrationAlert updated = a.resolved(m, Instant.ofEpochMilli(at), new MigrationAlert.Measured(m.state(),
+        impact.durationSeconds(), impact.stun(), impact.throughputDipPct()));
+    if (!updated.equals(a)) {
+      alerts.put(m.id(), updated);
+      context.forward(new Record<>(m.id(), updated, at));
+    }
+  }
+
+  /** From the fleet's own model for this profile and framebuffer (then profile), else VMware's figure. */
+  private StunForecast forecast(VmSamples.Load load, Migration m) {
+    if (load.fbUsedMiB() == null) {
+      return null;
+    }
+    return Forecasts.forecast(m.vgpuProfile(), load.fbUsedMiB(), k -> {
+      ValueAndTimestamp<StunModelEntry> v = model.get(k);
+      return v == null ? null : v.value();
+    });
+  }
+}
