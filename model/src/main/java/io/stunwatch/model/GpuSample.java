@@ -25,6 +25,10 @@ import java.time.Instant;
  * @param smClockMHz          {@code clocks.sm}, MHz
  * @param pstate              performance state, {@code P0}–{@code P12}
  * @param vgpuProfile         the vGPU profile parsed from {@code name}; absent on a physical GPU
+ * @param source              which view read it: the guest's driver or the hypervisor's; absent means
+ *                            {@link LoadSource#GUEST}, as in records written before the two were told apart
+ * @param migInstanceId       the MIG GPU instance ({@code GPU_I_ID}, nvidia-smi's {@code gpu_instance_id}) this
+ *                            reading is of; absent for a whole GPU or vGPU
  */
 @Schema(name = "gpu-sample")
 public record GpuSample(
@@ -43,7 +47,17 @@ public record GpuSample(
     Double temperatureC,
     Long smClockMHz,
     String pstate,
-    VgpuProfile vgpuProfile) {
+    VgpuProfile vgpuProfile,
+    LoadSource source,
+    Integer migInstanceId) {
+
+  /** A whole GPU read by the guest's own driver. */
+  public GpuSample(String vmId, String hostname, Instant timestamp, int gpuIndex, String gpuUuid, String name,
+      String pciBusId, Double utilizationGpuPct, Double utilizationMemoryPct, Long memoryUsedMiB, Long memoryTotalMiB,
+      Double powerDrawW, Double temperatureC, Long smClockMHz, String pstate, VgpuProfile vgpuProfile) {
+    this(vmId, hostname, timestamp, gpuIndex, gpuUuid, name, pciBusId, utilizationGpuPct, utilizationMemoryPct,
+        memoryUsedMiB, memoryTotalMiB, powerDrawW, temperatureC, smClockMHz, pstate, vgpuProfile, null, null);
+  }
 
   public GpuSample {
     Checks.requiredText(vmId, "vmId");
@@ -57,5 +71,30 @@ public record GpuSample(
     Checks.nonNegative(memoryTotalMiB, "memoryTotalMiB");
     Checks.nonNegative(powerDrawW, "powerDrawW");
     Checks.nonNegative(smClockMHz, "smClockMHz");
+    if (migInstanceId != null && migInstanceId < 0) {
+      throw new IllegalArgumentException("migInstanceId must not be negative, was " + migInstanceId);
+    }
+  }
+
+  /** Which view read it; {@link LoadSource#GUEST} when the record does not say. */
+  public LoadSource loadSource() {
+    return LoadSource.orGuest(source);
+  }
+
+  /**
+   * What tells this GPU apart from the VM's others: its UUID (or index), and the MIG instance when it is one. The
+   * sums of a VM's framebuffer take each GPU's latest reading once.
+   */
+  public String gpuKey() {
+    String gpu = gpuUuid != null ? gpuUuid : "index:" + gpuIndex;
+    return migInstanceId == null ? gpu : gpu + "/mig:" + migInstanceId;
+  }
+
+  /**
+   * The bit of a per-second point's 32-bit set of GPUs that this reading's framebuffer is counted under: its index,
+   * or, for a MIG instance, the GPU's index and the instance's (up to eight instances a GPU).
+   */
+  public int maskBit() {
+    return 1 << ((migInstanceId == null ? gpuIndex : gpuIndex * 8 + migInstanceId) & 31);
   }
 }

@@ -96,13 +96,22 @@ public record MigrationAlert(
    * @param fbUsedMiB            framebuffer used, MiB
    * @param fbUsedPct            framebuffer used, percent of total
    * @param rdmaBitsPerSec       RDMA rate, rx plus tx, bits per second
+   * @param source               which view the GPU figures came from: the guest's, or the ESXi host's for a VM
+   *                             with no guest readings in the window; absent without GPU figures
    */
   public record Load(
       Double gpuUtilizationAvgPct,
       Long gpuUtilizationWindowSeconds,
       Long fbUsedMiB,
       Double fbUsedPct,
-      Double rdmaBitsPerSec) {
+      Double rdmaBitsPerSec,
+      LoadSource source) {
+
+    /** A load whose GPU figures' source is not told. */
+    public Load(Double gpuUtilizationAvgPct, Long gpuUtilizationWindowSeconds, Long fbUsedMiB, Double fbUsedPct,
+        Double rdmaBitsPerSec) {
+      this(gpuUtilizationAvgPct, gpuUtilizationWindowSeconds, fbUsedMiB, fbUsedPct, rdmaBitsPerSec, null);
+    }
   }
 
   /**

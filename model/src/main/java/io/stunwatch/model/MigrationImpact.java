@@ -22,6 +22,9 @@ import java.util.List;
  * @param stunEstimate      the stun estimated from the gap in guest samples, kept beside a vmware.log figure as a
  *                          second witness; absent without two guest samples around the migration
  * @param stunDifferenceSeconds vmware.log's figure less {@code stunEstimate}, seconds; absent unless both exist
+ * @param loadSource        which view the GPU figures came from: the guest's ({@link LoadSource#GUEST}) or, for a
+ *                          VM with no guest readings around its migration, the ESXi host's; absent without GPU
+ *                          figures
  */
 @Schema(name = "migration-impact")
 public record MigrationImpact(
@@ -35,7 +38,16 @@ public record MigrationImpact(
     List<TimelinePoint> timeline,
     Instant settledAt,
     StunTime stunEstimate,
-    Double stunDifferenceSeconds) {
+    Double stunDifferenceSeconds,
+    LoadSource loadSource) {
+
+  /** An impact whose GPU figures' source is not told. */
+  public MigrationImpact(Migration migration, Double durationSeconds, StunTime stun, PhaseStats before,
+      PhaseStats during, PhaseStats after, Double throughputDipPct, List<TimelinePoint> timeline, Instant settledAt,
+      StunTime stunEstimate, Double stunDifferenceSeconds) {
+    this(migration, durationSeconds, stun, before, during, after, throughputDipPct, timeline, settledAt, stunEstimate,
+        stunDifferenceSeconds, null);
+  }
 
   public MigrationImpact {
     Checks.required(migration, "migration");
@@ -48,6 +60,7 @@ public record MigrationImpact(
   /** An impact without a second witness of its stun. */
   public MigrationImpact(Migration migration, Double durationSeconds, StunTime stun, PhaseStats before,
       PhaseStats during, PhaseStats after, Double throughputDipPct, List<TimelinePoint> timeline, Instant settledAt) {
-    this(migration, durationSeconds, stun, before, during, after, throughputDipPct, timeline, settledAt, null, null);
+    this(migration, durationSeconds, stun, before, during, after, throughputDipPct, timeline, settledAt, null, null,
+        null);
   }
 }

@@ -22,6 +22,9 @@ import java.util.List;
  *                     {@code grid_t4-16c}
  * @param vgpuProfile  profile parsed from the first backing, absent for a VM with no vGPU
  * @param observedAt   when the collector read these properties
+ * @param guestHostName {@code guest.hostName}: the host name VMware Tools reports from inside the guest, which an
+ *                     exporter's {@code Hostname} label carries; absent without Tools or while the VM is off. The
+ *                     guest writes it, so it only ever names a VM whose samples carry no VM id of their own
  */
 @Schema(name = "vm-inventory")
 public record VmInventoryEntry(
@@ -37,7 +40,16 @@ public record VmInventoryEntry(
     Long memoryMiB,
     List<String> vgpuBackings,
     VgpuProfile vgpuProfile,
-    Instant observedAt) {
+    Instant observedAt,
+    String guestHostName) {
+
+  /** An entry without the guest's host name. */
+  public VmInventoryEntry(String vcenterUuid, String moref, String name, String biosUuid, String instanceUuid,
+      EntityRef host, EntityRef cluster, String datacenter, String vmPathName, Long memoryMiB,
+      List<String> vgpuBackings, VgpuProfile vgpuProfile, Instant observedAt) {
+    this(vcenterUuid, moref, name, biosUuid, instanceUuid, host, cluster, datacenter, vmPathName, memoryMiB,
+        vgpuBackings, vgpuProfile, observedAt, null);
+  }
 
   public VmInventoryEntry {
     Checks.requiredText(vcenterUuid, "vcenterUuid");
@@ -48,6 +60,9 @@ public record VmInventoryEntry(
     }
     Checks.nonNegative(memoryMiB, "memoryMiB");
     vgpuBackings = Checks.list(vgpuBackings);
+    if (guestHostName != null && guestHostName.isBlank()) {
+      guestHostName = null;
+    }
   }
 
   /** The Kafka key. */

@@ -21,6 +21,7 @@ import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.node.CatalogRouting;
 import io.stunwatch.processor.node.Decoder;
 import io.stunwatch.processor.node.HistoryUpdate;
+import io.stunwatch.processor.node.IdentityResolver;
 import io.stunwatch.processor.node.InventoryIndex;
 import io.stunwatch.processor.node.LiveCommits;
 import io.stunwatch.processor.node.MigrationProcessor;
@@ -35,6 +36,7 @@ import io.stunwatch.processor.state.DeferredWindowStore;
 import io.stunwatch.processor.state.FlushOrder;
 import io.stunwatch.processor.state.StoreCodec;
 import io.stunwatch.processor.view.AnnotationBlock;
+import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.ValueCodecs;
@@ -64,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * named in {@link StoreNames}.
  *
  * <pre>
- * gpu-samples ─ decode ─┬─ place on host (inventory by VM id) ─ vm-samples (per-second load history, by VM id),
+ * host-vgpu-samples, exporter-gpu-samples ─ decode ─ resolve to VM id (global vm-inventory by name; host-gpus)
+ *                 ─ repartition "resolved-gpu-by-vm" ─┐
+ * gpu-samples ─ decode ─────────────────────────────────┴┬─ place on host (inventory by VM id) ─ vm-samples (per-second load history, by VM id),
  *                       │    vm-load-current, vm-load-10s, vm-load-1m (windowed load, grace process.late-grace),
  *                       │    utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
@@ -160,8 +164,19 @@ public final class StunwatchTopology {
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.CHAIN_ROUTES),
         Serdes.String(), JsonSerde.of(Tracked.Route.class)));
 
-    KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock);
-    loadAndUtilization(b, gpu, config, clock);
+    InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
+    // Readings that name no VM id (the ESXi host's, an exporter's) are resolved to their VM through the inventory
+    // and go to the VM's partition, where they join the guest's own samples.
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HOST_GPUS),
+        Serdes.String(), JsonSerde.of(HostGpu.class)).withCachingEnabled());
+    KStream<String, GpuSample> resolved = objects(decoded(b, Topics.HOST_VGPU_SAMPLES, clock))
+        .merge(objects(decoded(b, Topics.EXPORTER_GPU_SAMPLES, clock)), Named.as("host-and-exporter-gpu"))
+        .process(() -> new IdentityResolver(index, clock), Named.as("resolve-gpu-readings"), StoreNames.HOST_GPUS)
+        .repartition(Repartitioned.<String, GpuSample>as("resolved-gpu-by-vm")
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.GPU_SAMPLES.valueSerde()));
+    KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock)
+        .merge(resolved, Named.as("guest-and-resolved-gpu"));
+    loadAndUtilization(b, gpu, config, index, clock);
     KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
     rdma.process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     KStream<String, ThroughputSample> throughput = decoded(b, Topics.THROUGHPUT_SAMPLES, clock);
@@ -223,14 +238,13 @@ public final class StunwatchTopology {
    * builds stay readable.
    */
   private static void loadAndUtilization(StreamsBuilder b, KStream<String, GpuSample> gpu, ProcessorConfig config,
-      Clock clock) {
+      InventoryIndex index, Clock clock) {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.VM_LOAD_CURRENT), Serdes.String(), ValueCodecs.CURRENT_LOAD)));
     windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
         ValueCodecs.UTILIZATION_DAY);
-    InventoryIndex index = new InventoryIndex(clock, config.inventoryRefresh());
     gpu.process(() -> new VmLoadProcessor(config, index, clock), Named.as("vm-load-windows"),
         VmLoadProcessor.stores());
   }

@@ -518,7 +518,7 @@ public final class VcenterCollector implements AutoCloseable {
   private static boolean sameVm(VmInventoryEntry a, VmInventoryEntry b) {
     return a.equals(new VmInventoryEntry(b.vcenterUuid(), b.moref(), b.name(), b.biosUuid(), b.instanceUuid(),
         b.host(), b.cluster(), b.datacenter(), b.vmPathName(), b.memoryMiB(), b.vgpuBackings(), b.vgpuProfile(),
-        a.observedAt()));
+        a.observedAt(), b.guestHostName()));
   }
 
   /**

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * {@code HostSystem} objects in the same encoding. A malformed line is reported with its line number; the rest goes on.
  *
  * <p>Inventory objects carry their moref as {@code "moref":"vm-42"} (or a {@code "self"} MoRef) and the properties
- * the collector reads live: {@code name}, {@code config.uuid}, {@code config.instanceUuid},
+ * the collector reads live: {@code name}, {@code config.uuid}, {@code config.instanceUuid}, {@code guest.hostName},
  * {@code config.hardware.memoryMB}, {@code config.hardware.device[].backing.vgpu}, {@code config.files.vmPathName},
  * {@code runtime.host}, and the extras {@code datacenter} (name) and {@code cluster} (MoRef with {@code name});
  * hosts: {@code name}, {@code cluster}, and {@code config.virtualNicManagerInfo} with {@code config.network}, which
@@ -159,7 +159,8 @@ public final class VcenterReplay {
             text(config, "instanceUuid"), hostEntity, cluster != null ? cluster : host == null ? null : host.cluster(),
             text(v, "datacenter"), text(config.path("files"), "vmPathName"),
             config.path("hardware").has("memoryMB") ? config.path("hardware").get("memoryMB").asLong() : null,
-            backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt));
+            backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt,
+            text(v.path("guest"), "hostName")));
       } catch (IllegalArgumentException e) {
         onError.accept(new InputParseException(file.toString(), vmLines.get(i), e.getMessage()));
       }

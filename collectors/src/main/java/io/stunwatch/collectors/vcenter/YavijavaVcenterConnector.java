@@ -267,7 +267,8 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
               hostRef == null ? null : clusters.get(hostRef.getVal()), dc.getName(),
               config.getFiles() == null ? null : config.getFiles().getVmPathName(),
               config.getHardware() == null ? null : (long) config.getHardware().getMemoryMB(),
-              backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt));
+              backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt,
+              vm.getGuest() == null ? null : vm.getGuest().getHostName()));
         }
       }
       return out;

@@ -1,6 +1,7 @@
 package io.stunwatch.model.topic;
 
 import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.ExporterGpuSample;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.GpuSnapshot;
 import io.stunwatch.model.HostInventoryEntry;
@@ -46,6 +47,13 @@ public final class Topics {
   /** Per-vGPU readings from hypervisor hosts. Key: {@link HostVgpuSample#key()}. */
   public static final Topic<String, HostVgpuSample> HOST_VGPU_SAMPLES =
       delete("host-vgpu-samples", HostVgpuSample.class, SAMPLE_RETENTION);
+
+  /**
+   * GPU readings scraped from dcgm-exporter or nvidia_gpu_exporter. Key: {@link ExporterGpuSample#key()}: the VM id,
+   * else {@code name:<vm name>} or {@code guest:<host name>}, which the processor resolves through the inventory.
+   */
+  public static final Topic<String, ExporterGpuSample> EXPORTER_GPU_SAMPLES =
+      delete("exporter-gpu-samples", ExporterGpuSample.class, SAMPLE_RETENTION);
 
   /** Raw cumulative RDMA port counters. Key: VM id. */
   public static final Topic<String, RdmaCounterSample> RDMA_SAMPLES =
@@ -95,16 +103,19 @@ public final class Topics {
   public static final Topic<String, DeadLetter> DEAD_LETTERS =
       delete("dead-letters", DeadLetter.class, EVENT_RETENTION);
 
-  /** What a worker collector writes (on a GPU VM or an ESXi host): the only topics its login may touch. */
+  /**
+   * What a worker collector writes (on a GPU VM or an ESXi host), and the exporter scraper: the only topics its login
+   * may touch.
+   */
   public static final List<Topic<?, ?>> WORKER_OUTPUTS = List.of(GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES,
-      RDMA_SAMPLES, THROUGHPUT_SAMPLES);
+      EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES);
   /** What the vCenter collector writes; it also reads back its checkpoints. */
   public static final List<Topic<?, ?>> VCENTER_OUTPUTS = List.of(VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY,
       STUN_OBSERVATIONS, VCENTER_CHECKPOINTS);
 
   /** Every topic, in documentation order. */
   public static final List<Topic<?, ?>> ALL = List.of(
-      GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
+      GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
       VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
       MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, DEAD_LETTERS);
 

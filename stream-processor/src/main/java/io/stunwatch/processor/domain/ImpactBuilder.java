@@ -1,5 +1,6 @@
 package io.stunwatch.processor.domain;
 
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.PhaseStats;
@@ -47,11 +48,15 @@ public final class ImpactBuilder {
             p.fbUsedMiB() == null ? null : p.fbUsedMiB().doubleValue(), p.rdmaBytesPerSec(), p.throughput(total)));
       }
     }
-    StunTime stun = stun(m, points, stuns);
-    StunTime estimate = gapEstimate(m, points);
+    LoadSource source = history == null ? null : history.gpuSource();
+    // The hypervisor goes on reading a vGPU while its VM is stunned: a gap in its readings is no stun, and only the
+    // guest's readings (or vmware.log) tell one.
+    List<VmSamples.Point> guest = source == LoadSource.HOST ? List.of() : points;
+    StunTime stun = stun(m, guest, stuns);
+    StunTime estimate = gapEstimate(m, guest);
     return new MigrationImpact(m, m.durationSeconds(), stun, b, d, a,
         dip(b.throughput(), d.throughput(), m.durationSeconds(), stun), timeline, settledAt,
-        estimate.source() == StunTime.Source.UNKNOWN ? null : estimate, difference(stun, estimate));
+        estimate.source() == StunTime.Source.UNKNOWN ? null : estimate, difference(stun, estimate), source);
   }
 
   /**
@@ -100,7 +105,8 @@ public final class ImpactBuilder {
   /** {@code i} showing the migration as {@code m}. */
   public static MigrationImpact withMigration(MigrationImpact i, Migration m) {
     return new MigrationImpact(m, i.durationSeconds(), i.stun(), i.before(), i.during(), i.after(),
-        i.throughputDipPct(), i.timeline(), i.settledAt(), i.stunEstimate(), i.stunDifferenceSeconds());
+        i.throughputDipPct(), i.timeline(), i.settledAt(), i.stunEstimate(), i.stunDifferenceSeconds(),
+        i.loadSource());
   }
 
   /**
@@ -111,7 +117,7 @@ public final class ImpactBuilder {
     StunTime estimate = i.stunEstimate() == null ? new StunTime(null, StunTime.Source.UNKNOWN) : i.stunEstimate();
     return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),
         dip(i.before().throughput(), i.during().throughput(), i.durationSeconds(), stun), i.timeline(),
-        i.settledAt(), i.stunEstimate(), difference(stun, estimate));
+        i.settledAt(), i.stunEstimate(), difference(stun, estimate), i.loadSource());
   }
 
   /**

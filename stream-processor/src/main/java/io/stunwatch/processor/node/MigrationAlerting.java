@@ -54,7 +54,8 @@ final class MigrationAlerting {
     }
     Instant from = start.minus(config.alertWindow());
     Instant to = start.minus(MigrationProcessor.ALERT_WINDOW_END);
-    VmSamples.Load load = samples.range(vmKey, from, to).load(from, to);
+    VmSamples history = samples.range(vmKey, from, to);
+    VmSamples.Load load = history.load(from, to);
     if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
       return; // no samples of this VM: its load is unknown, not low
     }
@@ -74,7 +75,8 @@ final class MigrationAlerting {
     MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
         m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
         new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
-            load.fbUsedPct(), load.rdmaBitsPerSec()),
+            load.fbUsedPct(), load.rdmaBitsPerSec(), load.seconds() == 0 && load.fbUsedMiB() == null ? null
+            : history.gpuSource()),
         reasons, forecast(load, m), start, m.updatedAt(), null);
     alerts.put(m.id(), a);
     context.forward(new Record<>(m.id(), a, timestamp));

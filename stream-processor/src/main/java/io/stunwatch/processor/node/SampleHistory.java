@@ -1,6 +1,8 @@
 package io.stunwatch.processor.node;
 
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.StunwatchTopology;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Instant;
@@ -40,12 +42,26 @@ public final class SampleHistory {
     store.put(vmId, (b == null ? VmSamples.Block.empty(start) : b).with(next), start * 1000);
   }
 
-  /** The VM's points within {@code [from, to]}, oldest first. */
+  /**
+   * The VM's points within {@code [from, to]}, oldest first: its guest's readings, or, when the guest has no GPU
+   * reading in the range, the GPU figures of the host's view in their place ({@link LoadKeys}).
+   */
   VmSamples range(String vmId, Instant from, Instant to) {
+    List<VmSamples.Point> guest = points(vmId, from, to);
+    for (VmSamples.Point p : guest) {
+      if (p.samples() > 0) {
+        return new VmSamples(guest, LoadSource.GUEST);
+      }
+    }
+    List<VmSamples.Point> host = points(LoadKeys.of(vmId, LoadSource.HOST), from, to);
+    return host.isEmpty() ? new VmSamples(guest, null) : VmSamples.hostGpu(guest, host);
+  }
+
+  private List<VmSamples.Point> points(String key, Instant from, Instant to) {
     long first = from.getEpochSecond();
     long last = to.getEpochSecond();
     List<VmSamples.Point> points = new ArrayList<>();
-    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(vmId, VmSamples.Block.startOf(first) * 1000,
+    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(key, VmSamples.Block.startOf(first) * 1000,
         VmSamples.Block.startOf(last) * 1000)) {
       while (it.hasNext()) {
         for (VmSamples.Point p : it.next().value.points()) {
@@ -55,6 +71,6 @@ public final class SampleHistory {
         }
       }
     }
-    return new VmSamples(points);
+    return points;
   }
 }

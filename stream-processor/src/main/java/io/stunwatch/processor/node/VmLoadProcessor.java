@@ -7,6 +7,7 @@ import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.DroppedRecords;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
 import io.stunwatch.processor.view.VmPlacement;
@@ -105,11 +106,12 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
 
   @Override
   public void process(Record<String, GpuSample> record) {
-    String vm = record.key();
     GpuSample s = record.value();
+    // The host's view of the VM is kept apart from the guest's (LoadKeys): readers choose one, never a sum of both.
+    String vm = LoadKeys.of(record.key(), s.loadSource());
     // The per-second history takes every sample, late or not: an impact's timeline reads it, not the windows.
     history.update(vm, s.timestamp(), p -> VmSamples.withGpu(p, s));
-    VmPlacement placed = index.get(vm, inventory);
+    VmPlacement placed = index.get(record.key(), inventory);
     if (placed == null) {
       unknownVm.record();
     }

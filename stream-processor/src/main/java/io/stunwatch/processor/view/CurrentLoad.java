@@ -3,7 +3,9 @@ package io.stunwatch.processor.view;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.json.Schema;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -25,15 +27,29 @@ public record CurrentLoad(String vmId, Map<String, GpuSample> byGpu, String host
     byGpu = byGpu == null ? Map.of() : Map.copyOf(byGpu);
   }
 
-  /** This load with {@code s}; a sample older than the one held for its GPU leaves it unchanged. */
+  /** A GPU not read for this long before a newer GPU of the VM appears is gone: the VM moved, or lost it. */
+  public static final Duration GONE_AFTER = Duration.ofMinutes(10);
+
+  /**
+   * This load with {@code s}; a sample older than the one held for its GPU leaves it unchanged. A GPU seen for the
+   * first time drops those not read for {@link #GONE_AFTER} before it (a vGPU is a new instance on the destination
+   * host), so that the VM's framebuffer is not summed over GPUs it no longer has.
+   */
   public CurrentLoad with(GpuSample s, VmPlacement vm) {
-    String gpu = LoadAggregate.gpuKey(s);
+    String gpu = s.gpuKey();
     GpuSample held = byGpu.get(gpu);
     if (held != null && !s.timestamp().isAfter(held.timestamp())) {
       return this;
     }
-    return new CurrentLoad(s.vmId(), Maps.with(byGpu, gpu, s), vm == null ? host : vm.host(),
-        vm == null ? vmName : vm.name(), vm != null);
+    Map<String, GpuSample> next = Maps.with(byGpu, gpu, s);
+    if (held == null && next.size() > 1) {
+      Instant cutoff = s.timestamp().minus(GONE_AFTER);
+      Map<String, GpuSample> kept = new HashMap<>(next);
+      kept.values().removeIf(g -> g.timestamp().isBefore(cutoff));
+      next = kept;
+    }
+    return new CurrentLoad(s.vmId(), next, vm == null ? host : vm.host(), vm == null ? vmName : vm.name(),
+        vm != null);
   }
 
   /** The time of the newest sample. */

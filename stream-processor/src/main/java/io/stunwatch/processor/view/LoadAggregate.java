@@ -46,7 +46,7 @@ public record LoadAggregate(long samples, double gpuUtilSum, int gpuUtilCount, D
     Map<String, Fb> byGpu = fbByGpu;
     if (s.memoryUsedMiB() != null && s.memoryTotalMiB() != null) {
       // Framebuffer is per GPU: the VM's figure is the sum of each GPU's latest, not of every sample.
-      String gpu = gpuKey(s);
+      String gpu = s.gpuKey();
       Fb held = fbByGpu.get(gpu);
       if (held == null || held.usedMiB() != s.memoryUsedMiB() || held.totalMiB() != s.memoryTotalMiB()) {
         byGpu = Maps.with(fbByGpu, gpu, new Fb(s.memoryUsedMiB(), s.memoryTotalMiB()));
@@ -74,10 +74,6 @@ public record LoadAggregate(long samples, double gpuUtilSum, int gpuUtilCount, D
   // Boxed on purpose: an unknown figure stays null (a ternary over double and Double would unbox it and throw).
   private static <T extends Comparable<T>> T max(T a, T b) {
     return a == null ? b : b == null ? a : a.compareTo(b) >= 0 ? a : b;
-  }
-
-  static String gpuKey(GpuSample s) {
-    return s.gpuUuid() != null ? s.gpuUuid() : "index:" + s.gpuIndex();
   }
 
   /** Average GPU utilization, percent; null when no sample knew it. */

@@ -16,7 +16,11 @@ public final class StoreNames {
    * format, and this store must never restore from it.
    */
   public static final String VM_SAMPLES = "vm-sample-blocks";
-  /** By VM id: the latest sample of each of the VM's GPUs and its host ({@link CurrentLoad}). */
+  /**
+   * By load key ({@link LoadKeys}: the VM id, or the VM id and {@code |host} for the ESXi host's view): the latest
+   * sample of each of the VM's GPUs and its host ({@link CurrentLoad}). The window stores and the per-second history
+   * are keyed the same way.
+   */
   public static final String VM_LOAD_CURRENT = "vm-load-current";
   /** Window store by VM id, 10 s tumbling windows of GPU load ({@link LoadAggregate}). */
   public static final String VM_LOAD_10S = "vm-load-10s";
@@ -25,6 +29,11 @@ public final class StoreNames {
   /** Window store by VM id, one UTC day per window: GPU-seconds busy, idle and unknown by host
    * ({@link UtilizationDay}). */
   public static final String UTILIZATION_DAILY = "utilization-daily";
+  /**
+   * By {@link HostGpu#key} ({@code <host>|<pci bus id>}): each physical GPU's name and vGPU scheduler policy as its host
+   * last reported them ({@link HostGpu}).
+   */
+  public static final String HOST_GPUS = "host-gpus";
   /** By migration id: every event of the migration's chain ({@link io.stunwatch.processor.domain.EventSet}). */
   public static final String MIGRATION_EVENTS = "migration-events";
   /** By migration id: the migration as assembled ({@code Migration}). */

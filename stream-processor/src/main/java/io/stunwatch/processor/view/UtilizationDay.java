@@ -53,7 +53,7 @@ public record UtilizationDay(Map<String, Seconds> byHost, Map<String, Long> last
 
   /** This day with {@code s}, taken on {@code host}, accounted for. */
   public UtilizationDay with(GpuSample s, String host, double idleBelowPct, long maxGapSeconds) {
-    String gpu = LoadAggregate.gpuKey(s);
+    String gpu = s.gpuKey();
     long at = s.timestamp().toEpochMilli();
     Long last = lastByGpu.get(gpu);
     if (last != null && at <= last) {

@@ -1,6 +1,7 @@
 package io.stunwatch.processor.view;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.processor.state.StoreCodec;
 import java.io.DataInputStream;
@@ -96,7 +97,7 @@ public final class ValueCodecs {
    * {@link CurrentLoad}, the value of {@link StoreNames#VM_LOAD_CURRENT}: written on every GPU sample, where its JSON
    * (a whole sample per GPU) was a tenth of the stream thread's time.
    */
-  public static final StoreCodec<CurrentLoad> CURRENT_LOAD = new StoreCodec<>("store.vm-load-current", 1) {
+  public static final StoreCodec<CurrentLoad> CURRENT_LOAD = new StoreCodec<>("store.vm-load-current", 2, 1) {
     @Override
     protected void write(Out out, CurrentLoad c) {
       writeNullable(out, c.vmId());
@@ -128,11 +129,19 @@ public final class ValueCodecs {
           writeNullable(o, p.series());
           writeNullable(o, p.migSlices());
         }
+        // format 2: the view that read it and the MIG instance
+        o.writeByte(s.source() == null ? -1 : s.source().ordinal());
+        writeNullable(o, s.migInstanceId());
       });
     }
 
     @Override
     protected CurrentLoad read(DataInputStream in) throws IOException {
+      return read(in, 2);
+    }
+
+    @Override
+    protected CurrentLoad read(DataInputStream in, int version) throws IOException {
       String vmId = readNullableString(in);
       String host = readNullableString(in);
       String vmName = readNullableString(in);
@@ -143,10 +152,15 @@ public final class ValueCodecs {
           readNullableDouble(i), readNullableDouble(i), readNullableLong(i), readNullableLong(i),
           readNullableDouble(i), readNullableDouble(i), readNullableLong(i), readNullableString(i),
           i.readBoolean() ? new VgpuProfile(readNullableString(i), readNullableString(i), i.readLong(),
-              readNullableString(i), readNullableInt(i)) : null));
+              readNullableString(i), readNullableInt(i)) : null,
+          version < 2 ? null : source(i.readByte()), version < 2 ? null : readNullableInt(i)));
       return new CurrentLoad(vmId, byGpu, host, vmName, inInventory);
     }
   };
+
+  private static LoadSource source(byte ordinal) {
+    return ordinal < 0 ? null : LoadSource.values()[ordinal];
+  }
 
   /** {@link UtilizationDay}, the value of {@link StoreNames#UTILIZATION_DAILY}. */
   public static final StoreCodec<UtilizationDay> UTILIZATION_DAY = new StoreCodec<>("store.utilization-day", 1) {

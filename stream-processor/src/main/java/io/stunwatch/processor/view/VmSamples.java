@@ -1,10 +1,12 @@
 package io.stunwatch.processor.view;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.json.Schema;
 import java.time.Instant;
 import java.util.AbstractList;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
@@ -13,12 +15,50 @@ import java.util.RandomAccess;
  * A stretch of a VM's load history, one point per second (samples within a second averaged, several GPUs summed for
  * memory and averaged for utilization), as read from {@link StoreNames#VM_SAMPLES} by {@link io.stunwatch.processor.node.SampleHistory}.
  *
- * @param points oldest first
+ * @param points    oldest first
+ * @param gpuSource which view the GPU figures of the points came from ({@link LoadKeys}); null when none has any
  */
-public record VmSamples(List<Point> points) {
+public record VmSamples(List<Point> points, LoadSource gpuSource) {
 
   public VmSamples {
     points = List.copyOf(points == null ? List.of() : points);
+  }
+
+  /** The guest's own readings. */
+  public VmSamples(List<Point> points) {
+    this(points, points != null && points.stream().anyMatch(p -> p.samples() > 0) ? LoadSource.GUEST : null);
+  }
+
+  /**
+   * The guest's points with the GPU figures of the host's view in their place, second by second: what a VM that has
+   * no GPU reading of its own (no worker, or a worker without nvidia-smi) shows. Its throughput and RDMA stay the
+   * guest's.
+   *
+   * @param guest the guest's points, none with a GPU reading, oldest first
+   * @param host  the host's points, oldest first
+   */
+  public static VmSamples hostGpu(List<Point> guest, List<Point> host) {
+    List<Point> out = new ArrayList<>(guest.size() + host.size());
+    int g = 0;
+    int h = 0;
+    while (g < guest.size() || h < host.size()) {
+      Point gp = g < guest.size() ? guest.get(g) : null;
+      Point hp = h < host.size() ? host.get(h) : null;
+      if (hp == null || gp != null && gp.epochSecond() < hp.epochSecond()) {
+        out.add(gp);
+        g++;
+      } else if (gp == null || hp.epochSecond() < gp.epochSecond()) {
+        out.add(hp);
+        h++;
+      } else {
+        out.add(new Point(gp.epochSecond(), hp.samples(), hp.gpuUtilSum(), hp.gpuUtilCount(), hp.fbUsedMiB(),
+            hp.fbTotalMiB(), gp.throughputSum(), gp.throughputCount(), gp.rdmaBytesPerSec(), hp.gpuMask(),
+            gp.totalSum(), gp.totalCount()));
+        g++;
+        h++;
+      }
+    }
+    return new VmSamples(out, LoadSource.HOST);
   }
 
   /**
@@ -212,7 +252,7 @@ public record VmSamples(List<Point> points) {
    */
   public static Point withGpu(Point p, GpuSample s) {
     Double u = s.utilizationGpuPct();
-    int bit = 1 << (s.gpuIndex() & 31);
+    int bit = s.maskBit();
     boolean adds = (p.gpuMask() & bit) == 0 && s.memoryUsedMiB() != null;
     Long used = adds ? sum(p.fbUsedMiB(), s.memoryUsedMiB()) : p.fbUsedMiB();
     Long total = adds ? sum(p.fbTotalMiB(), s.memoryTotalMiB()) : p.fbTotalMiB();
