@@ -2,6 +2,8 @@ package io.stunwatch.launcher;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.collectors.prometheus.ExporterCollector;
+import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.vcenter.VcenterCollectors;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
@@ -12,6 +14,7 @@ import io.stunwatch.collectors.worker.MetricsServer;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.collectors.worker.WorkerConfig;
+import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.metrics.CollectorInput;
@@ -38,10 +41,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code stunwatch collect worker|vcenter}. */
+/** {@code stunwatch collect worker|vcenter|prometheus}. */
 @Command(name = "collect", mixinStandardHelpOptions = true,
     description = "Run a collector that publishes to Kafka.",
-    subcommands = {CollectCommand.Worker.class, CollectCommand.Vcenter.class})
+    subcommands = {CollectCommand.Worker.class, CollectCommand.Vcenter.class, CollectCommand.Prometheus.class})
 final class CollectCommand implements Runnable {
 
   @Spec
@@ -49,7 +52,7 @@ final class CollectCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing collector: worker or vcenter");
+    throw new ParameterException(spec.commandLine(), "missing collector: worker, vcenter or prometheus");
   }
 
   /** {@code stunwatch collect worker}. */
@@ -117,7 +120,7 @@ final class CollectCommand implements Runnable {
       return ExitCodes.OK;
     }
 
-    private static long dropped(CollectorMetrics m, CollectorInput input) {
+    static long dropped(CollectorMetrics m, CollectorInput input) {
       long n = 0;
       for (DropReason r : DropReason.values()) {
         n += m.droppedCount(input, r);
@@ -251,6 +254,71 @@ final class CollectCommand implements Runnable {
           + inventory.hosts().size() + " hosts, " + stuns.size() + " vmware.log stuns published, " + errors.size()
           + " unparsable");
       ctx.out().flush();
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code stunwatch collect prometheus}. */
+  @Command(name = "prometheus", mixinStandardHelpOptions = true,
+      description = {"Scrape existing GPU exporters (NVIDIA dcgm-exporter, nvidia_gpu_exporter) and publish their "
+          + "GPU readings to Kafka, for VMs that run no Stunwatch worker. Each GPU's VM comes from the target's "
+          + "mapping (VM=URL), a label (prometheus.vm-label), or the guest's host name (the Hostname label, or the "
+          + "target's host), which the processor matches to guest.hostName in the inventory. Runs until stopped.",
+          "With --replay, publishes recorded pages instead (the text format or OpenMetrics, such as promtool tsdb "
+              + "dump-openmetrics writes), and exits."})
+  static final class Prometheus implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Mixin
+    ConfigOption config;
+
+    @Mixin
+    KafkaOption kafkaOption;
+
+    @Option(names = "--target", paramLabel = "[VM=]URL", description = "An exporter to scrape, instead of "
+        + "prometheus.targets (repeatable); VM is the VM's name or config.uuid.")
+    List<String> targets = new ArrayList<>();
+
+    @Option(names = "--vm-label", paramLabel = "LABEL",
+        description = "The label that names each GPU's VM (prometheus.vm-label).")
+    String vmLabel;
+
+    @Option(names = "--metrics-port", description = "Port of /metrics, 0 for none (prometheus.metrics-port).")
+    Integer metricsPort;
+
+    @Option(names = "--replay", paramLabel = "[VM=]FILE|DIR", description = "Publish recorded pages and exit "
+        + "(repeatable); a directory replays each file in name order.")
+    List<String> replay = new ArrayList<>();
+
+    Prometheus(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      ConfigSource source = kafkaOption.apply(config.load(ctx))
+          .override(ExporterConfig.TARGETS, targets.isEmpty() ? null : String.join(",", targets), "--target")
+          .override(ExporterConfig.VM_LABEL, vmLabel, "--vm-label")
+          .override(ExporterConfig.METRICS_PORT, metricsPort, "--metrics-port");
+      ExporterCollector.Settings settings = ExporterCollector.Settings.from(source);
+      if (!replay.isEmpty()) {
+        settings.kafka().checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
+        CollectorMetrics m = ExporterCollector.replay(settings, replay, ctx.clock());
+        CollectorInput input = CollectorInput.EXPORTER;
+        ctx.out().println(input.tag() + ": " + m.readCount(input) + " read, " + m.sentCount(input) + " sent, "
+            + m.parseErrorCount(input) + " unparsable, " + Worker.dropped(m, input) + " dropped");
+        ctx.out().flush();
+        return ExitCodes.OK;
+      }
+      if (settings.exporter().targets().isEmpty()) {
+        throw new ParameterException(new picocli.CommandLine(this),
+            "no exporter to scrape: give --target or prometheus.targets");
+      }
+      ExporterCollector collector = ExporterCollector.start(settings, ctx.clock());
+      ctx.out().println("Exporter collector scraping " + settings.exporter().targets().size() + " targets every "
+          + ConfigKeys.format(settings.exporter().interval()) + "; Ctrl-C to stop.");
+      ctx.out().flush();
+      UntilStopped.await(collector, Duration.ofSeconds(30));
       return ExitCodes.OK;
     }
   }

@@ -3,6 +3,7 @@ package io.stunwatch.launcher;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
+import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.KafkaClientConfig;
@@ -28,6 +29,7 @@ public final class ConfigCatalog {
     keys.addAll(KafkaClientConfig.KEYS);
     keys.addAll(BrokerConfig.KEYS);
     keys.addAll(WorkerCollector.KEYS);
+    keys.addAll(ExporterConfig.KEYS);
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
     keys.addAll(ApiConfig.KEYS);

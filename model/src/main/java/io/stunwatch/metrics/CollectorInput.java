@@ -13,7 +13,9 @@ public enum CollectorInput {
   /** RDMA port counters from sysfs. */
   RDMA,
   /** Training throughput from a log file. */
-  THROUGHPUT;
+  THROUGHPUT,
+  /** GPU readings scraped from dcgm-exporter or nvidia_gpu_exporter ({@code stunwatch collect prometheus}). */
+  EXPORTER;
 
   /** The tag value: lower case with dashes, e.g. {@code nvidia-smi}. */
   public String tag() {

@@ -26,6 +26,8 @@ public final class Meters {
   public static final String COLLECTOR_LAST_SAMPLE_AGE = "stunwatch.collector.last.sample.age";
   /** Gauge: samples waiting to be sent (queued in the collector or in flight in the producer). */
   public static final String COLLECTOR_BUFFERED = "stunwatch.collector.buffered";
+  /** Counter: exporter scrapes that gave no page, by {@link #TAG_REASON} ({@link ScrapeFailure}). */
+  public static final String COLLECTOR_SCRAPE_FAILURES = "stunwatch.collector.scrape.failures";
 
   /** Tag: an API route's path template (never a raw path, so never an id). */
   public static final String TAG_ROUTE = "route";

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.DropReason;
 import io.stunwatch.metrics.Meters;
+import io.stunwatch.metrics.ScrapeFailure;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -22,6 +23,7 @@ public final class CollectorMetrics {
   private final Map<CollectorInput, Map<DropReason, Counter>> dropped = new EnumMap<>(CollectorInput.class);
   private final Map<CollectorInput, AtomicReference<Instant>> lastSample = new EnumMap<>(CollectorInput.class);
   private final MeterRegistry registry;
+  private final Map<ScrapeFailure, Counter> scrapeFailures = new EnumMap<>(ScrapeFailure.class);
 
   public CollectorMetrics(MeterRegistry registry, Clock clock) {
     this.registry = registry;
@@ -48,6 +50,19 @@ public final class CollectorMetrics {
           .tag(Meters.TAG_INPUT, tag).baseUnit("seconds").description("Age of the newest sample")
           .register(registry);
     }
+    for (ScrapeFailure reason : ScrapeFailure.values()) {
+      scrapeFailures.put(reason, Counter.builder(Meters.COLLECTOR_SCRAPE_FAILURES).tag(Meters.TAG_REASON, reason.tag())
+          .description("Exporter scrapes that gave no page").register(registry));
+    }
+  }
+
+  /** A scrape of an exporter gave no page. */
+  public void scrapeFailure(ScrapeFailure reason) {
+    scrapeFailures.get(reason).increment();
+  }
+
+  public long scrapeFailureCount(ScrapeFailure reason) {
+    return (long) scrapeFailures.get(reason).count();
   }
 
   public MeterRegistry registry() {
