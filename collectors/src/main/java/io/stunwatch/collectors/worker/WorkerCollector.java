@@ -69,7 +69,8 @@ public final class WorkerCollector implements AutoCloseable {
   /** Starts every enabled input. */
   public static WorkerCollector start(Settings s, Clock clock) throws IOException {
     s.kafka().checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
-    WorkerIdentity identity = s.worker().identity();
+    WorkerIdentity identity = s.worker().identity(s.nvidiaSmi().enabled() || s.rdma().enabled()
+        || s.throughput().logFile() != null);
     WorkerCollector c = new WorkerCollector(s, identity, clock);
     var zone = s.worker().timezone();
     if (s.nvidiaSmi().enabled()) {
@@ -103,25 +104,31 @@ public final class WorkerCollector implements AutoCloseable {
    */
   public static CollectorMetrics replay(Settings s, Path path, Optional<ReplayKind> kind, Clock clock)
       throws IOException {
-    WorkerIdentity identity = s.worker().identity();
+    List<Path> files = new ArrayList<>();
+    if (Files.isDirectory(path) && !(kind.orElse(null) == ReplayKind.SYSFS || isSysfs(path))) {
+      try (Stream<Path> list = Files.list(path)) {
+        list.filter(Files::isRegularFile).sorted().forEach(files::add);
+      }
+    } else {
+      files.add(path);
+    }
+    List<ReplayKind> kinds = new ArrayList<>();
+    for (Path f : files) {
+      kinds.add(kind.isPresent() ? kind.get() : ReplayKind.detect(f));
+    }
+    // a host's recordings name their VMs: replaying only those needs no VM id
+    WorkerIdentity identity = s.worker().identity(kinds.stream().anyMatch(k -> k != ReplayKind.VGPU_QUERY));
     WorkerCollector c = new WorkerCollector(s, identity, clock);
     try {
-      List<Path> files = new ArrayList<>();
-      if (Files.isDirectory(path) && !(kind.orElse(null) == ReplayKind.SYSFS || isSysfs(path))) {
-        try (Stream<Path> list = Files.list(path)) {
-          list.filter(Files::isRegularFile).sorted().forEach(files::add);
-        }
-      } else {
-        files.add(path);
-      }
-      for (Path f : files) {
-        ReplayKind k = kind.isPresent() ? kind.get() : ReplayKind.detect(f);
+      for (int i = 0; i < files.size(); i++) {
+        Path f = files.get(i);
+        ReplayKind k = kinds.get(i);
         LOG.info("Replaying {} as {}", f, k);
         var zone = s.worker().timezone();
         switch (k) {
           case NVIDIA_SMI_CSV -> NvidiaSmiReplay.csv(f, zone, c.inputs);
           case NVIDIA_SMI_XML -> NvidiaSmiReplay.xml(f, zone, c.inputs);
-          case VGPU_QUERY -> NvidiaSmiVgpuSource.replay(f, c.inputs);
+          case VGPU_QUERY -> NvidiaSmiVgpuSource.replay(f, zone, c.inputs);
           case SYSFS -> SysfsRdmaSource.readOnce(f, c.inputs);
           case LOG -> LogTailThroughputSource.replay(f, s.throughput(), zone, c.inputs);
         }

@@ -68,6 +68,19 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
   }
 
   /** Resolves the identity from these settings. */
+  /**
+   * The identity on the samples.
+   *
+   * @param vmIdNeeded false when only the host vGPU input runs (on a hypervisor host, whose readings name their VMs):
+   *                   then no VM id is looked for
+   */
+  public WorkerIdentity identity(boolean vmIdNeeded) {
+    if (!vmIdNeeded && vmId == null) {
+      return WorkerIdentity.host(Optional.ofNullable(hostname));
+    }
+    return identity();
+  }
+
   public WorkerIdentity identity() {
     return WorkerIdentity.resolve(Optional.ofNullable(vmId), productUuidFile, smbiosEntryPoint,
         uuidByteOrder, Optional.ofNullable(hostname));

@@ -12,13 +12,18 @@ import java.util.Optional;
  * The identity every worker sample carries: the VM id the topology joins on (the canonical SMBIOS UUID, which vCenter
  * reports as {@code config.uuid}) and the hostname.
  *
- * @param vmId     canonical SMBIOS UUID
- * @param hostname guest hostname
+ * @param vmId     canonical SMBIOS UUID; null on a hypervisor host, whose readings name their VMs themselves
+ * @param hostname guest hostname, or the hypervisor host's name
  */
 public record WorkerIdentity(String vmId, String hostname) {
 
   public WorkerIdentity {
-    vmId = VmIds.canonical(vmId);
+    vmId = vmId == null ? null : VmIds.canonical(vmId);
+  }
+
+  /** A hypervisor host's identity: its name, and no VM id. */
+  public static WorkerIdentity host(Optional<String> hostnameOverride) {
+    return new WorkerIdentity(null, hostnameOverride.orElseGet(WorkerIdentity::systemHostname));
   }
 
   /** How to read the first three groups of {@code product_uuid}. */
