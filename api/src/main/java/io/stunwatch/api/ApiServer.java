@@ -90,6 +90,7 @@ public final class ApiServer {
     new StunTimeEndpoint(stores).addRoutes(router, respond);
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
+    new HostsEndpoint(stores).addRoutes(router, respond);
     new AnnotationsEndpoint(stores, config, longestMigration, clock).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond, longestMigration);

@@ -9,7 +9,9 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
@@ -31,8 +33,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -188,19 +192,19 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   @Override
-  public Future<Optional<CurrentLoad>> currentLoad(String vmId) {
-    return owner(vmId).compose(m -> isLocal(m)
-        ? blocking(() -> Optional.ofNullable(localCurrentLoad(vmId, m.partition())))
-        : remote(m.activeHost(), "current-load?vm=" + enc(vmId), CurrentLoad.class)
+  public Future<Optional<CurrentLoad>> currentLoad(String loadKey) {
+    return owner(LoadKeys.vmId(loadKey)).compose(m -> isLocal(m)
+        ? blocking(() -> Optional.ofNullable(localCurrentLoad(loadKey, m.partition())))
+        : remote(m.activeHost(), "current-load?vm=" + enc(loadKey), CurrentLoad.class)
             .map(l -> l.stream().findFirst()));
   }
 
   @Override
-  public Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to) {
-    String q = "load-windows?vm=" + enc(vmId) + "&size=" + enc(size) + "&from=" + from.toEpochMilli() + "&to="
+  public Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to) {
+    String q = "load-windows?vm=" + enc(loadKey) + "&size=" + enc(size) + "&from=" + from.toEpochMilli() + "&to="
         + to.toEpochMilli();
-    return owner(vmId).compose(m -> isLocal(m)
-        ? blocking(() -> localWindows(vmId, m.partition(), size, from, to))
+    return owner(LoadKeys.vmId(loadKey)).compose(m -> isLocal(m)
+        ? blocking(() -> localWindows(loadKey, m.partition(), size, from, to))
         : remote(m.activeHost(), q, LoadWindow.class));
   }
 
@@ -216,6 +220,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       }
       return out;
     });
+  }
+
+  @Override
+  public Future<List<HostGpu>> hostGpus() {
+    return everywhere("host-gpus", HostGpu.class, this::localHostGpus);
   }
 
   @Override
@@ -282,6 +291,16 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return out;
   }
 
+  /** This instance's host GPUs; a GPU several tasks hold is given once, as last reported. */
+  private List<HostGpu> localHostGpus() {
+    Map<String, HostGpu> newest = new LinkedHashMap<>();
+    ReadOnlyKeyValueStore<String, HostGpu> s = kv(StoreNames.HOST_GPUS);
+    try (KeyValueIterator<String, HostGpu> it = s.all()) {
+      it.forEachRemaining(kv -> newest.merge(kv.key, kv.value, HostGpu::newer));
+    }
+    return new ArrayList<>(newest.values());
+  }
+
   private List<UtilizationRow> localUtilization(Instant from, Instant to) {
     ReadOnlyWindowStore<String, UtilizationDay> s = store(StoreNames.UTILIZATION_DAILY,
         QueryableStoreTypes.windowStore());
@@ -290,7 +309,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       while (it.hasNext()) {
         KeyValue<Windowed<String>, UtilizationDay> kv = it.next();
         kv.value.byHost().forEach((host, sec) -> out.add(new UtilizationRow(kv.key.window().startTime(),
-            kv.key.key(), host, sec.busy(), sec.idle(), sec.unknown())));
+            LoadKeys.vmId(kv.key.key()), host, sec.busy(), sec.idle(), sec.unknown(),
+            LoadKeys.source(kv.key.key()))));
       }
     }
     return out;
@@ -552,7 +572,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "current-load").handler(rc -> {
       String vm = vmId(new Params(rc));
       respond.json(rc, blocking(() -> {
-        CurrentLoad l = localCurrentLoad(vm, locate(vm).partition());
+        CurrentLoad l = localCurrentLoad(vm, locate(LoadKeys.vmId(vm)).partition());
         return l == null ? List.of() : List.of(l);
       }));
     });
@@ -564,8 +584,9 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         throw ApiException.badParameter("size", "is required");
       }
       Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
-      respond.json(rc, blocking(() -> localWindows(vm, locate(vm).partition(), size, r[0], r[1])));
+      respond.json(rc, blocking(() -> localWindows(vm, locate(LoadKeys.vmId(vm)).partition(), size, r[0], r[1])));
     });
+    router.get(INTERNAL + "host-gpus").handler(rc -> respond.json(rc, blocking(this::localHostGpus)));
     router.get(INTERNAL + "utilization").handler(rc -> {
       Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
       respond.json(rc, blocking(() -> localUtilization(r[0], r[1])));

@@ -1,11 +1,14 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.vertx.core.Future;
@@ -48,11 +51,21 @@ public interface StoreReader {
    */
   Future<List<MigrationAlert>> alerts(Instant from, Instant to, MigrationAlert.AlertState state, int limit);
 
-  /** The VM's latest GPU samples, or empty. */
-  Future<Optional<CurrentLoad>> currentLoad(String vmId);
+  /**
+   * The VM's latest GPU samples as one view reads them, or empty.
+   *
+   * @param loadKey the VM id for the guest's view, or {@link LoadKeys#of} it for the ESXi host's
+   */
+  Future<Optional<CurrentLoad>> currentLoad(String loadKey);
 
-  /** The VM's load windows ({@code 10s} or {@code 1m}) starting within {@code [from, to]}, oldest first. */
-  Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to);
+  /**
+   * The VM's load windows ({@code 10s} or {@code 1m}) starting within {@code [from, to]}, oldest first, as one view
+   * reads them ({@code loadKey}, as for {@link #currentLoad}).
+   */
+  Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to);
+
+  /** Every physical GPU of the ESXi hosts, as its host last reported it: name and vGPU scheduler policy. */
+  Future<List<HostGpu>> hostGpus();
 
   /** Every group of the stun-time model. */
   Future<List<StunModelEntry>> model();
@@ -79,9 +92,10 @@ public interface StoreReader {
    * @param busySeconds GPU-seconds at or above the idle threshold
    * @param idleSeconds GPU-seconds below it
    * @param unknownSeconds GPU-seconds with no readable utilization
+   * @param source      the view the seconds were read in: the guest's, or the ESXi host's
    */
   record UtilizationRow(Instant day, String vmId, String host, double busySeconds, double idleSeconds,
-      double unknownSeconds) {
+      double unknownSeconds, LoadSource source) {
   }
 
   /**

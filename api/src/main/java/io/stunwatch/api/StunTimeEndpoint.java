@@ -1,6 +1,7 @@
 package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.view.Forecasts;
@@ -37,8 +38,8 @@ final class StunTimeEndpoint {
       if (vm == null) {
         throw ApiException.badParameter("vm", "is required");
       }
-      respond.json(rc, stores.currentLoad(vm).compose(c -> {
-        var load = c.orElseThrow(() -> ApiException.notFound("load of VM " + vm));
+      respond.json(rc, LoadViews.of(stores, vm).compose(views -> {
+        var load = views.load().orElseThrow(() -> ApiException.notFound("load of VM " + vm));
         if (load.fbUsedMiB() == null) {
           throw new ApiException(409, "vm", "the VM's framebuffer use is unknown ([N/A]): no forecast");
         }
@@ -48,7 +49,8 @@ final class StunTimeEndpoint {
           String profile = load.vgpuProfile() == null ? null : load.vgpuProfile().name();
           StunForecast f = Forecasts.forecast(profile, load.fbUsedMiB(), byKey::get);
           return new ForecastAnswer(load.vmId(), new ForecastInputs(profile == null ? "" : profile,
-              load.fbUsedMiB(), Forecasts.bucket(load.fbUsedMiB()), String.valueOf(load.latest())), f,
+              load.fbUsedMiB(), Forecasts.bucket(load.fbUsedMiB()), String.valueOf(load.latest()),
+              views.chosen().orElseThrow()), f,
               new Uncertainty(f.p50Seconds(), f.p95Seconds(), f.observations(), f.basis()));
         });
       }));
@@ -65,8 +67,8 @@ final class StunTimeEndpoint {
   record ForecastAnswer(String vmId, ForecastInputs inputs, StunForecast forecast, Uncertainty uncertainty) {
   }
 
-  /** What the forecast was made from. */
-  record ForecastInputs(String vgpuProfile, long fbUsedMiB, String fbBucket, String sampledAt) {
+  /** What the forecast was made from, and which view of the VM's load ({@link LoadViews}) gave it. */
+  record ForecastInputs(String vgpuProfile, long fbUsedMiB, String fbBucket, String sampledAt, LoadSource source) {
   }
 
   /** The forecast's spread and what it rests on. */

@@ -1,12 +1,16 @@
 package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.LoadSource;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,13 +42,26 @@ final class UtilizationEndpoint {
       // Every UTC day that overlaps [from, to]: Grafana's "last 30 days" does not start at midnight, and the day
       // it starts in must not be left out.
       respond.json(rc, stores.utilization(range[0].truncatedTo(ChronoUnit.DAYS), range[1]).map(rows -> {
-        Map<String, double[]> sums = new TreeMap<>();
+        // A VM's day is counted in one view: the guest's where it has one, else the ESXi host's (never both, which
+        // would count its GPU twice).
+        Set<String> guestDays = new HashSet<>();
         for (StoreReader.UtilizationRow r : rows) {
+          if (r.source() != LoadSource.HOST) {
+            guestDays.add(r.day() + "|" + r.vmId());
+          }
+        }
+        Map<String, double[]> sums = new TreeMap<>();
+        Map<String, Set<LoadSource>> sources = new HashMap<>();
+        for (StoreReader.UtilizationRow r : rows) {
+          if (r.source() == LoadSource.HOST && guestDays.contains(r.day() + "|" + r.vmId())) {
+            continue;
+          }
           String key = r.day() + "|" + ("host".equals(groupBy) ? r.host() : r.vmId());
           double[] s = sums.computeIfAbsent(key, k -> new double[3]);
           s[0] += r.busySeconds();
           s[1] += r.idleSeconds();
           s[2] += r.unknownSeconds();
+          sources.computeIfAbsent(key, k -> EnumSet.noneOf(LoadSource.class)).add(LoadSource.orGuest(r.source()));
         }
         List<Row> out = new ArrayList<>();
         sums.forEach((k, s) -> {
@@ -52,7 +69,7 @@ final class UtilizationEndpoint {
           double known = s[0] + s[1];
           out.add(new Row(k.substring(0, k.indexOf('|')), "vm".equals(groupBy) ? key : null,
               "host".equals(groupBy) ? key : null, s[0] / 3600, s[1] / 3600, s[2] / 3600,
-              known == 0 ? null : 100 * s[0] / known));
+              known == 0 ? null : 100 * s[0] / known, List.copyOf(sources.get(k))));
         });
         return out;
       }));
@@ -61,11 +78,12 @@ final class UtilizationEndpoint {
 
   /**
    * One VM's (or host's) UTC day. Only the grouping's key is written ({@code vm} or {@code host}); a day with no
-   * known second has a null {@code busyPct}, never 0.
+   * known second has a null {@code busyPct}, never 0. {@code sources} names the views its seconds were read in
+   * (a VM's day: the guest's, or the ESXi host's for a VM with no guest readings that day).
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record Row(String day, @JsonInclude(JsonInclude.Include.NON_NULL) String vm,
       @JsonInclude(JsonInclude.Include.NON_NULL) String host, double busyGpuHours, double idleGpuHours,
-      double unknownGpuHours, Double busyPct) {
+      double unknownGpuHours, Double busyPct, List<LoadSource> sources) {
   }
 }

@@ -2,17 +2,22 @@ package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.view.CurrentLoad;
-import io.vertx.core.Future;
+import io.stunwatch.processor.view.LoadKeys;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
-/** {@code GET /api/vms/{vm}/load}: the latest samples and the 10 s or 1 min windows of a VM. */
+/**
+ * {@code GET /api/vms/{vm}/load}: the latest samples and the 10 s or 1 min windows of a VM, with the guest's and the
+ * ESXi host's views side by side.
+ */
 final class VmEndpoint {
 
   private final StoreReader stores;
@@ -32,18 +37,36 @@ final class VmEndpoint {
       String size = p.choice("window", Set.of("10s", "1m"), "1m");
       Instant now = clock.instant();
       Instant[] range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
-      Future<CurrentLoad> current = stores.currentLoad(vm).map(c -> c.orElseThrow(
-          () -> ApiException.notFound("load of VM " + vm)));
-      respond.json(rc, current.compose(c -> stores.loadWindows(vm, size, range[0], range[1]).map(w -> {
-        return new Load(c.vmId(), c.vmName(), c.host(), c.inInventory(), c.latest(), c.fbUsedMiB(),
-            c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, w);
-      })));
+      respond.json(rc, LoadViews.of(stores, vm).compose(views -> {
+        CurrentLoad c = views.load().orElseThrow(() -> ApiException.notFound("load of VM " + vm));
+        LoadSource source = views.chosen().orElseThrow();
+        List<View> side = new ArrayList<>();
+        views.guest().ifPresent(g -> side.add(View.of(LoadSource.GUEST, g)));
+        views.host().ifPresent(h -> side.add(View.of(LoadSource.HOST, h)));
+        return stores.loadWindows(LoadKeys.of(vm, source), size, range[0], range[1]).map(w ->
+            new Load(c.vmId(), c.vmName(), c.host(), c.inInventory(), source, c.latest(), c.fbUsedMiB(),
+                c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, w, side));
+      }));
     });
   }
 
-  /** The answer: the VM's latest sample of each GPU and its windows. Unknown figures are written as null. */
+  /**
+   * The answer: the VM's latest sample of each GPU and its windows, in the view {@code source} names (the guest's when
+   * it has readings, else the ESXi host's), and each view it has, side by side. Unknown figures are written as null.
+   */
   @JsonInclude(JsonInclude.Include.ALWAYS)
-  record Load(String vmId, String vmName, String host, boolean inInventory, Instant latest, Long fbUsedMiB,
-      String vgpuProfile, Collection<GpuSample> gpus, String window, List<StoreReader.LoadWindow> windows) {
+  record Load(String vmId, String vmName, String host, boolean inInventory, LoadSource source, Instant latest,
+      Long fbUsedMiB, String vgpuProfile, Collection<GpuSample> gpus, String window,
+      List<StoreReader.LoadWindow> windows, List<View> views) {
+  }
+
+  /** One view's latest figures. */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record View(LoadSource source, Instant latest, Double gpuUtilizationAvgPct, Long fbUsedMiB, Long fbTotalMiB,
+      int gpus) {
+
+    static View of(LoadSource source, CurrentLoad c) {
+      return new View(source, c.latest(), c.gpuUtilizationAvgPct(), c.fbUsedMiB(), c.fbTotalMiB(), c.byGpu().size());
+    }
   }
 }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Initiator;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
@@ -14,6 +16,8 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.HostGpu;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
@@ -34,6 +38,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -155,13 +160,27 @@ class ApiServerTest {
       return unless(List.of());
     }
 
+    /** By load key: the guest's view under the VM id, the host's under {@link LoadKeys#of}. */
+    final Map<String, CurrentLoad> loads = new HashMap<>();
+    final List<String> windowsAsked = new ArrayList<>();
+
     @Override
-    public Future<Optional<CurrentLoad>> currentLoad(String vmId) {
-      return unless(Optional.empty());
+    public Future<Optional<CurrentLoad>> currentLoad(String loadKey) {
+      return unless(Optional.ofNullable(loads.get(loadKey)));
     }
 
     @Override
-    public Future<List<LoadWindow>> loadWindows(String vmId, String size, Instant from, Instant to) {
+    public Future<List<HostGpu>> hostGpus() {
+      // one GPU held by two tasks: the newer report stands
+      return unless(List.of(new HostGpu("esx02", "00000000:3B:00.0", "Tesla T4", "Equal Share", T0),
+          new HostGpu("esx01", "00000000:86:00.0", "Tesla T4", null, T0),
+          new HostGpu("esx01", "00000000:3B:00.0", "Tesla T4", "Best Effort", T0),
+          new HostGpu("esx01", "00000000:3B:00.0", "Tesla T4", "Fixed Share", T0.plusSeconds(60))));
+    }
+
+    @Override
+    public Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to) {
+      windowsAsked.add(loadKey);
       return unless(List.of());
     }
 
@@ -172,8 +191,12 @@ class ApiServerTest {
 
     @Override
     public Future<List<UtilizationRow>> utilization(Instant from, Instant to) {
-      return unless(List.of(new UtilizationRow(T0, "vm-a", "esx01", 7200, 3600, 0),
-          new UtilizationRow(T0, "vm-b", "esx01", 0, 7200, 360)));
+      return unless(List.of(new UtilizationRow(T0, "vm-a", "esx01", 7200, 3600, 0, LoadSource.GUEST),
+          new UtilizationRow(T0, "vm-b", "esx01", 0, 7200, 360, LoadSource.GUEST),
+          // vm-a's GPU as its host saw it: the guest's view of that day stands alone
+          new UtilizationRow(T0, "vm-a", "esx01", 3600, 3600, 0, LoadSource.HOST),
+          // vm-c has no guest readings: its host's view is its day
+          new UtilizationRow(T0, "vm-c", "esx02", 1800, 1800, 0, LoadSource.HOST)));
     }
   }
 
@@ -342,10 +365,53 @@ class ApiServerTest {
     assertThat(first.getString("title")).startsWith("vMotion ");
     JsonArray u = get("/api/utilization?groupBy=host&from=" + T0 + "&to=" + T0.plusSeconds(86400), true)
         .bodyAsJsonArray();
-    assertThat(u).hasSize(1);
-    assertThat(u.getJsonObject(0).getDouble("busyGpuHours")).isEqualTo(2.0);
+    assertThat(u).hasSize(2);
+    assertThat(u.getJsonObject(0).getString("host")).isEqualTo("esx01");
+    assertThat(u.getJsonObject(0).getDouble("busyGpuHours")).as("vm-a once, in its guest's view").isEqualTo(2.0);
     assertThat(u.getJsonObject(0).getDouble("idleGpuHours")).isEqualTo(3.0);
     assertThat(u.getJsonObject(0).getDouble("busyPct")).isEqualTo(40.0);
+    assertThat(u.getJsonObject(0).getJsonArray("sources").getList()).containsExactly("GUEST");
+    assertThat(u.getJsonObject(1).getJsonArray("sources").getList()).containsExactly("HOST");
+    assertThat(u.getJsonObject(1).getDouble("busyPct")).isEqualTo(50.0);
+  }
+
+  @Test
+  void aVmsLoadIsItsGuestsViewWhenItHasOneWithTheHostsBesideItElseTheHosts() throws Exception {
+    String vm = "42000000-0000-4000-8000-000000000011";
+    GpuSample guest = new GpuSample(vm, "trainer", T0, 0, "GPU-1", "GRID T4-16C", null, 92.0, 30.0, 15000L, 16384L,
+        null, null, null, null, null);
+    GpuSample host = new GpuSample(vm, "esx01", T0, 27, "vgpu:1", "GRID T4-16C", "00000000:3B:00.0", 60.0, 20.0,
+        14000L, 16384L, null, null, null, null, null, LoadSource.HOST, null);
+    stores.loads.put(LoadKeys.of(vm, LoadSource.HOST), new CurrentLoad(vm, Map.of("vgpu:1", host), "esx01",
+        "train-11", true));
+    JsonObject hostOnly = get("/api/vms/" + vm + "/load", true).bodyAsJsonObject();
+    assertThat(hostOnly.getString("source")).isEqualTo("HOST");
+    assertThat(hostOnly.getLong("fbUsedMiB")).isEqualTo(14000L);
+    assertThat(stores.windowsAsked).containsExactly(LoadKeys.of(vm, LoadSource.HOST));
+
+    stores.loads.put(vm, new CurrentLoad(vm, Map.of("GPU-1", guest), "esx01", "train-11", true));
+    JsonObject both = get("/api/vms/" + vm + "/load", true).bodyAsJsonObject();
+    assertThat(both.getString("source")).isEqualTo("GUEST");
+    assertThat(both.getLong("fbUsedMiB")).isEqualTo(15000L);
+    JsonArray views = both.getJsonArray("views");
+    assertThat(views).hasSize(2);
+    assertThat(views.getJsonObject(0).getString("source")).isEqualTo("GUEST");
+    assertThat(views.getJsonObject(0).getDouble("gpuUtilizationAvgPct")).isEqualTo(92.0);
+    assertThat(views.getJsonObject(1).getString("source")).isEqualTo("HOST");
+    assertThat(views.getJsonObject(1).getDouble("gpuUtilizationAvgPct")).isEqualTo(60.0);
+    assertThat(stores.windowsAsked).last().isEqualTo(vm);
+  }
+
+  @Test
+  void hostGpusGiveEachGpuOnceWithItsNewestSchedulerPolicyAndAnUnknownHostIsNotFound() throws Exception {
+    JsonArray all = get("/api/hosts/gpus", true).bodyAsJsonArray();
+    assertThat(all).hasSize(3);
+    assertThat(all.getJsonObject(0).getString("host")).isEqualTo("esx01");
+    assertThat(all.getJsonObject(0).getString("schedulerPolicy")).isEqualTo("Fixed Share");
+    JsonArray esx01 = get("/api/hosts/esx01/gpus", true).bodyAsJsonArray();
+    assertThat(esx01).hasSize(2);
+    assertThat(esx01.getJsonObject(1).getValue("schedulerPolicy")).as("not printed: unknown").isNull();
+    assertThat(get("/api/hosts/esx09/gpus", true).statusCode()).isEqualTo(404);
   }
 
   @Test

@@ -62,6 +62,11 @@ public final class Meters {
   public static final String TAG_STAGE = "stage";
   /** Tag: a vCenter's instance UUID ({@code unresolved} on a VM gauge while the inventory does not know the VM). */
   public static final String TAG_VCENTER = "vcenter";
+  /**
+   * Tag: which view a VM's GPU figures were read in, {@code guest} or {@code host} (values from
+   * {@code io.stunwatch.model.LoadSource}); a VM shows one, its guest's when fresh.
+   */
+  public static final String TAG_LOAD_SOURCE = "load_source";
   /** Tag: which kind of input a freshness gauge watches, values from {@link PipelineSource}. */
   public static final String TAG_SOURCE = "source";
 

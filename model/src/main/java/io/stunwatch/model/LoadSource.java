@@ -1,5 +1,7 @@
 package io.stunwatch.model;
 
+import java.util.Locale;
+
 /**
  * Where a VM's GPU figures were read. The two views differ: the guest's driver sees its own vGPU (or MIG instance)
  * and stops reading while the VM is stunned; the hypervisor's {@code nvidia-smi vgpu -q} sees every vGPU of a
@@ -10,6 +12,11 @@ public enum LoadSource {
   GUEST,
   /** The ESXi host's {@code nvidia-smi vgpu -q}, joined to the VM through the inventory. */
   HOST;
+
+  /** The value of meter tag {@code load_source}: {@code guest} or {@code host}. */
+  public String tag() {
+    return name().toLowerCase(Locale.ROOT);
+  }
 
   /** {@code source}, or {@link #GUEST} when a record written before sources were told apart has none. */
   public static LoadSource orGuest(LoadSource source) {

@@ -6,7 +6,9 @@ import io.micrometer.core.instrument.Tags;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.metrics.PipelineSource;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
@@ -103,6 +105,8 @@ public final class FleetGauges {
           StoreNames.VM_SAMPLES, QueryableStoreTypes.windowStore()));
       Map<String, VmInventoryEntry> inventory = inventoryByVmId(streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_INVENTORY, QueryableStoreTypes.<String, VmInventoryEntry>keyValueStore())));
+      // A VM's guest view sorts right before its host's (LoadKeys): the host's is shown only without a fresh guest's.
+      String freshGuest = null;
       try (KeyValueIterator<String, CurrentLoad> it = current.all()) {
         while (it.hasNext()) {
           KeyValue<String, CurrentLoad> kv = it.next();
@@ -111,13 +115,20 @@ public final class FleetGauges {
           if (latest == null || latest.isBefore(now.minusSeconds(STALE_SECONDS))) {
             continue;
           }
+          LoadSource source = LoadKeys.source(kv.key);
+          if (source == LoadSource.HOST && LoadKeys.vmId(kv.key).equals(freshGuest)) {
+            continue;
+          }
+          if (source == LoadSource.GUEST) {
+            freshGuest = kv.key;
+          }
           newest = newest == null || latest.isAfter(newest) ? latest : newest;
           if (kept >= maxVms) {
             left++;
             continue;
           }
           kept++;
-          Tags tags = tags(load, inventory.get(load.vmId()));
+          Tags tags = tags(load, inventory.get(load.vmId())).and(Meters.TAG_LOAD_SOURCE, source.tag());
           Double util = load.gpuUtilizationAvgPct();
           if (util != null) {
             g.add(MultiGauge.Row.of(tags, util));
