@@ -11,6 +11,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.stunwatch.model.topic.Topics;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -30,6 +36,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -174,6 +186,106 @@ class AgentlessSourcesIT {
       assertThat(get(port, "/api/hosts/esx02/gpus").get(0).path("schedulerPolicy").asText())
           .isEqualTo("Equal Share");
     }
+  }
+
+  /**
+   * Live scraping: one good dcgm-exporter page among a target that answers too slowly, one that answers 500, one
+   * that serves no exposition text and one that refuses connections. Each failure is counted by its reason on the
+   * collector's /metrics, and the good target's readings keep reaching Kafka.
+   */
+  @Test
+  void aScrapeThatFailsIsCountedByReasonAndNeverStopsTheOtherTargets() throws Exception {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(Executors.newFixedThreadPool(4));
+    String page = "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+        + "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-live\",modelName=\"NVIDIA A100-SXM4-40GB\","
+        + "Hostname=\"trainer-live\"} 93\n"
+        + "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-live\",modelName=\"NVIDIA A100-SXM4-40GB\","
+        + "Hostname=\"trainer-live\"} 30000\n";
+    server.createContext("/metrics", x -> answer(x, 200, page));
+    server.createContext("/slow", x -> {
+      try {
+        Thread.sleep(3000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      answer(x, 200, page);
+    });
+    server.createContext("/error", x -> answer(x, 500, "exporter broke"));
+    server.createContext("/html", x -> answer(x, 200, "<html><body>not metrics</body></html>\n"));
+    server.start();
+    int refused;
+    try (ServerSocket s = new ServerSocket(0)) {
+      refused = s.getLocalPort();
+    }
+    int metricsPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      metricsPort = s.getLocalPort();
+    }
+    String root = "http://127.0.0.1:" + server.getAddress().getPort();
+    try (StunwatchProcess p = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS",
+        KAFKA.bootstrapServers(), "STUNWATCH_PROMETHEUS_INTERVAL", "1s", "STUNWATCH_PROMETHEUS_TIMEOUT", "500ms"),
+        "collect", "prometheus", "--metrics-port", String.valueOf(metricsPort),
+        "--target", root + "/slow", "--target", root + "/error", "--target", root + "/html",
+        "--target", "http://127.0.0.1:" + refused + "/metrics", "--target", "train-live=" + root + "/metrics")) {
+      p.awaitStdout("scraping 5 targets", Duration.ofSeconds(60));
+      Map<String, Double> m = new HashMap<>();
+      Await.until(Duration.ofSeconds(60), () -> {
+        m.clear();
+        m.putAll(collectorMetrics(metricsPort));
+        return m.getOrDefault("failures timeout", 0.0) >= 1 && m.getOrDefault("failures http-status", 0.0) >= 1
+            && m.getOrDefault("failures malformed", 0.0) >= 1 && m.getOrDefault("failures unreachable", 0.0) >= 1
+            && m.getOrDefault("sent", 0.0) >= 3;
+      }, "every kind of failure counted and the good target's readings sent", m::toString);
+      assertThat(p.stderr()).anySatisfy(l -> assertThat(l).contains("scrape of " + root + "/error failed "
+          + "(http-status): HTTP 500"));
+    } finally {
+      server.stop(0);
+    }
+    List<String> keys = new ArrayList<>();
+    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ConsumerConfig.GROUP_ID_CONFIG, "agentless-live-" + System.nanoTime(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+      c.subscribe(List.of(Topics.EXPORTER_GPU_SAMPLES.name()));
+      Await.until(Duration.ofSeconds(30), () -> {
+        c.poll(Duration.ofMillis(200)).forEach(r -> keys.add(r.key()));
+        return keys.contains("name:train-live");
+      }, "the live target's readings in Kafka, under the VM it is mapped to", keys::toString);
+    }
+  }
+
+  private static void answer(HttpExchange x, int status, String body) throws IOException {
+    byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    x.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+    x.sendResponseHeaders(status, b.length);
+    try (OutputStream out = x.getResponseBody()) {
+      out.write(b);
+    } catch (IOException e) {
+      // the scraper gave up on a slow answer: nothing to send it to
+    }
+  }
+
+  /** The collector's own counters: scrape failures by reason, and the exporter input's samples sent. */
+  private Map<String, Double> collectorMetrics(int port) {
+    Map<String, Double> out = new HashMap<>();
+    try {
+      String page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      Matcher f = Pattern.compile("(?m)^stunwatch_collector_scrape_failures_total\\{reason=\"([a-z-]+)\",?\\} "
+          + "([0-9.E]+)$").matcher(page);
+      while (f.find()) {
+        out.put("failures " + f.group(1), Double.parseDouble(f.group(2)));
+      }
+      Matcher s = Pattern.compile("(?m)^stunwatch_collector_samples_sent_total\\{input=\"exporter\",?\\} "
+          + "([0-9.E]+)$").matcher(page);
+      if (s.find()) {
+        out.put("sent", Double.parseDouble(s.group(1)));
+      }
+    } catch (IOException | InterruptedException e) {
+      out.put("unreachable metrics page", 1.0);
+    }
+    return out;
   }
 
   private boolean settled(int port, Vm vm) {
