@@ -37,7 +37,7 @@ class RecordInvariantsTest {
 
   @Test
   void alertNeedsAReason() {
-    MigrationAlert a = (MigrationAlert) Samples.all().get(13);
+    MigrationAlert a = Samples.of(MigrationAlert.class);
     assertThatThrownBy(() -> new MigrationAlert(a.migrationId(), a.state(), null, null, null, null, null,
         a.initiator(), null, a.load(), List.of(), null, a.raisedAt(), a.updatedAt(), null))
         .hasMessageContaining("at least one");
@@ -53,7 +53,7 @@ class RecordInvariantsTest {
 
   @Test
   void inventoryCanonicalizesTheBiosUuid() {
-    VmInventoryEntry e = (VmInventoryEntry) Samples.all().get(6);
+    VmInventoryEntry e = Samples.of(VmInventoryEntry.class);
     assertThat(e.biosUuid()).isEqualTo(Samples.VM);
     assertThat(e.key()).isEqualTo(Samples.VC + "/vm-42");
   }

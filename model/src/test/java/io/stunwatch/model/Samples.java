@@ -34,11 +34,17 @@ public final class Samples {
     return new StunTime(30.5, StunTime.Source.VMWARE_LOG);
   }
 
+  /** The instance of {@code type} in {@link #all()}. */
+  public static <T> T of(Class<T> type) {
+    return all().stream().filter(type::isInstance).map(type::cast).findFirst().orElseThrow();
+  }
+
   /** One instance of each value type in the topic catalog, in catalog order. */
   public static List<Object> all() {
     PhaseStats phase = new PhaseStats(T0, T0.plusSeconds(300), 300, 88.0, 15000.0, 16384.0, 1.2e9, 245.3);
     return List.of(
-        gpu(),
+        new GpuSample(VM, "worker-01", T0, 0, "GPU-6a1b", "NVIDIA A100-SXM4-40GB", "00000000:02:00.0", 88.0, 41.0,
+            15360L, 19968L, 250.0, 61.0, 1410L, "P0", null, LoadSource.GUEST, 3),
         new GpuSnapshot(VM, "worker-01", T0, "535.54.03", "12.2", List.of(new GpuSnapshot.Gpu("00000000:02:00.0",
             "GPU-6a1b", "GRID T4-16C", 0, "VGPU", null, "Disabled", 16384L, 15360L, 88.0,
             VgpuProfile.parse("GRID T4-16C").orElseThrow(),
@@ -46,6 +52,8 @@ public final class Samples {
             List.of(new GpuSnapshot.GpuProcess(5762L, "C", "python train.py", 15000L, null, null))))),
         new HostVgpuSample(VM, "esx01", T0, "0000:3b:00.0", "Tesla T4", "train-01", "3251634213", "GRID T4-16C",
             VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "Equal Share"),
+        new ExporterGpuSample(null, "train-01", "trainer-01.lab", "dcgm-exporter", "http://trainer-01.lab:9400/metrics",
+            T0, 1, "GPU-7c2d", "NVIDIA A100-SXM4-40GB", 2, 81.25, 30.0, 14592L, 19456L),
         new RdmaCounterSample(VM, "worker-01", T0, "mlx5_0", 1, "Ethernet",
             Map.of("port_xmit_data", CounterReading.valid(123456789L),
                 "port_rcv_data", CounterReading.saturated(4294967295L, "32-bit PMA counter latched at all ones"),
@@ -64,7 +72,7 @@ public final class Samples {
         new VmInventoryEntry(VC, "vm-42", "train-01", VM.toUpperCase(), "5012abcd-0000-1111-2222-333344445555",
             host("host-1"), new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), "dc",
             "[ds1] train-01/train-01.vmx", 65536L, List.of("grid_t4-16c"),
-            VgpuProfile.parse("grid_t4-16c").orElseThrow(), T0),
+            VgpuProfile.parse("grid_t4-16c").orElseThrow(), T0, "trainer-01.lab"),
         new HostInventoryEntry(VC, "host-1", "esx01.lab", new EntityRef("ClusterComputeResource", "domain-c7", "gpu"),
             List.of(new HostInventoryEntry.HostGpu("0000:3b:00.0", "NVIDIA Tesla T4", "NVIDIA Corporation", 16384L)),
             25000L, T0),
@@ -74,12 +82,13 @@ public final class Samples {
             List.of(new VcenterCheckpoint.PendingTask("task-77", 9001, 9001L, "vm-42", "train-01", "running"))),
         migration(),
         new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
-            List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300)),
+            List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300),
+            new StunTime(29.0, StunTime.Source.SAMPLE_GAP_ESTIMATE), 1.5, LoadSource.HOST),
         new StunModelEntry(StunModelEntry.Group.PROFILE, "T4-16C", 12, 30.0, 45.0, 2.0, 3.0, 2.1,
             List.of(new StunModelEntry.Observation(migration().id(), 30.5, 15.0, StunTime.Source.VMWARE_LOG)), T0),
         new MigrationAlert(migration().id(), MigrationAlert.AlertState.RESOLVED, "vm-42", "train-01", VM,
             host("host-1"), host("host-2"), Initiator.DRS, "T4-16C",
-            new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, 2.0e9),
+            new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, 2.0e9, LoadSource.HOST),
             List.of(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED),
             new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.FITTED), T0, T0.plusSeconds(180),
             new MigrationAlert.Measured(MigrationState.SUCCEEDED, 180.0, stun(), 12.5)),
