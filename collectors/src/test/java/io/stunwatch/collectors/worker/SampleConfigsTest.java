@@ -2,6 +2,7 @@ package io.stunwatch.collectors.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigSource;
@@ -25,12 +26,13 @@ class SampleConfigsTest {
     List<ConfigKey<?>> known = new ArrayList<>(WorkerCollector.KEYS);
     known.addAll(KafkaClientConfig.KEYS);
     known.addAll(VcenterConfig.KEYS);
+    known.addAll(ExporterConfig.KEYS);
     List<String> inputs;
     try (Stream<Path> dirs = Files.list(INPUTS)) {
       inputs = dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
           .filter(n -> !n.equals("worker")).sorted().toList();
     }
-    assertThat(inputs).containsExactly("hostvgpu", "nvidiasmi", "rdma", "throughput", "vcenter");
+    assertThat(inputs).containsExactly("hostvgpu", "nvidiasmi", "prometheus", "rdma", "throughput", "vcenter");
     for (String input : inputs) {
       Path dir = INPUTS.resolve(input);
       assertThat(dir.resolve("README.md")).as(input).isRegularFile();
@@ -41,6 +43,7 @@ class SampleConfigsTest {
       // each throws, listing every problem, when the sample is invalid
       assertThat(WorkerCollector.Settings.from(source)).as(input).isNotNull();
       assertThat(VcenterConfig.from(source, input.equals("vcenter"))).as(input).isNotNull();
+      assertThat(ExporterConfig.from(source)).as(input).isNotNull();
     }
   }
 }
