@@ -223,7 +223,7 @@ public final class ExporterCollector implements AutoCloseable {
 
   /** Parses, maps and publishes one page; false when it held no valid sample but broken lines. */
   private boolean accept(String text, boolean om, ScrapeTarget t, Instant at) {
-    ExpositionParser.Page page = parser.parse(text, t.source(), om);
+    ExpositionParser.Page page = parser.parse(text, t.redacted(), om);
     for (InputParseException e : page.errors()) {
       inputs.parseError(CollectorInput.EXPORTER, e);
     }
@@ -237,7 +237,7 @@ public final class ExporterCollector implements AutoCloseable {
     inputs.metrics().scrapeFailure(reason);
     String more = failureLog.admit();
     if (more != null) {
-      LOG.warn("scrape of {} failed ({}): {}{}", t.source(), reason.tag(), why, more);
+      LOG.warn("scrape of {} failed ({}): {}{}", t.redacted(), reason.tag(), why, more);
     }
   }
 

@@ -177,10 +177,10 @@ public final class ExporterMapping {
       String vmId = g.vm != null && VmIds.isUuid(g.vm) ? g.vm : null;
       String vmName = g.vm != null && vmId == null ? g.vm : null;
       try {
-        out.add(new ExporterGpuSample(vmId, vmName, g.hostname, g.exporter, target.source(),
+        out.add(new ExporterGpuSample(vmId, vmName, g.hostname, g.exporter, target.redacted(),
             Instant.ofEpochMilli(g.at), g.index, g.uuid, g.name, g.mig, util, g.memUtil, used, total));
       } catch (IllegalArgumentException e) {
-        onError.accept(new InputParseException(target.source(), g.line, "GPU " + Objects.requireNonNullElse(g.uuid,
+        onError.accept(new InputParseException(target.redacted(), g.line, "GPU " + Objects.requireNonNullElse(g.uuid,
             "index " + g.index) + (g.mig == null ? "" : " MIG instance " + g.mig) + ": " + e.getMessage()));
       }
     }

@@ -1,6 +1,7 @@
 package io.stunwatch.collectors.prometheus;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 
 /**
  * One exporter to scrape, or one recorded page to replay.
@@ -44,8 +45,24 @@ public record ScrapeTarget(String vm, String source) {
     }
   }
 
+  /**
+   * The URL without its user information: what logs and samples show, as a target may carry basic-auth credentials
+   * ({@code http://user:secret@host/metrics}).
+   */
+  public String redacted() {
+    try {
+      URI u = URI.create(source);
+      if (u.getRawUserInfo() == null) {
+        return source;
+      }
+      return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), u.getQuery(), null).toString();
+    } catch (IllegalArgumentException | URISyntaxException e) {
+      return source;
+    }
+  }
+
   @Override
   public String toString() {
-    return vm == null ? source : vm + "=" + source;
+    return vm == null ? redacted() : vm + "=" + redacted();
   }
 }

@@ -100,6 +100,8 @@ class ExporterMappingTest {
         "http://h:9400/metrics"));
     assertThat(ScrapeTarget.parse(" train-01 = http://h/m ")).isEqualTo(new ScrapeTarget("train-01", "http://h/m"));
     assertThat(ScrapeTarget.parse("http://h/m?x=1").vm()).as("an = after the scheme is the URL's").isNull();
+    assertThat(ScrapeTarget.parse("http://scraper:s3cret@h:9400/metrics?x=1").redacted())
+        .as("credentials never reach a log or a sample").isEqualTo("http://h:9400/metrics?x=1");
     assertThatThrownBy(() -> ScrapeTarget.parse("ftp://h/x"))
         .hasMessage("'ftp://h/x' is not an http(s) URL with a host");
   }
