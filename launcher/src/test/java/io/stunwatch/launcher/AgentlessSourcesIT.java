@@ -185,6 +185,28 @@ class AgentlessSourcesIT {
       assertThat(gpus.get(0).path("schedulerPolicy").asText()).isEqualTo("Best Effort (Time-sliced)");
       assertThat(get(port, "/api/hosts/esx02/gpus").get(0).path("schedulerPolicy").asText())
           .isEqualTo("Equal Share");
+
+      // the hosts' vGPUs of VMs the inventory does not have are dropped, and counted where an admin looks (a task's
+      // Streams metrics reach /metrics when Micrometer's Kafka binder next looks for new ones, within a minute)
+      double[] unresolved = new double[1];
+      Await.until(Duration.ofSeconds(90), () -> {
+        try {
+          String page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+              .build(), HttpResponse.BodyHandlers.ofString()).body();
+          Files.writeString(Path.of("target", "agentless-metrics.txt"), page);
+          unresolved[0] = page.lines()
+              .filter(l -> l.contains("unresolved_gpu_samples_total") && !l.startsWith("#"))
+              .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        } catch (IOException e) {
+          return false;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+        return unresolved[0] > 0;
+      }, "unresolved readings counted on /metrics");
+      assertThat(unresolved[0]).as("one idle vGPU of another VM per host reading, on each host")
+          .isEqualTo(2.0 * SECONDS / 5);
     }
   }
 

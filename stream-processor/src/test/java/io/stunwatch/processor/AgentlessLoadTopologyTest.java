@@ -58,10 +58,14 @@ class AgentlessLoadTopologyTest {
 
   @BeforeEach
   void setUp() {
+    setUp(stateDir);
+  }
+
+  private void setUp(Path state) {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "agentless-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    p.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
     driver = new TopologyTestDriver(StunwatchTopology.build(ProcessorConfig.defaults()
         .withInventoryRefresh(Duration.ZERO), CLOCK), p);
   }
@@ -160,6 +164,38 @@ class AgentlessLoadTopologyTest {
     KeyValueStore<String, CurrentLoad> current = driver.getKeyValueStore(StoreNames.VM_LOAD_CURRENT);
     assertThat(current.get(vmUuid(1))).as("no guest view").isNull();
     assertThat(current.get(LoadKeys.of(vmUuid(1), LoadSource.HOST)).gpuUtilizationAvgPct()).isEqualTo(85.0);
+  }
+
+  /** A host-only VM's migration fed live (events among the readings) or with every event before any reading. */
+  private Map<String, Object> hostOnly(boolean eventsFirst) {
+    inventory(7, "esx02", null);
+    List<VcenterEvent> events = userMigration(7, 700, T0, 60);
+    if (eventsFirst) {
+      pipe(events);
+    }
+    host(7, "esx01", T0.minusSeconds(120), 120, 90.0, 15360);
+    if (!eventsFirst) {
+      pipe(events.subList(0, 2));
+    }
+    host(7, "esx01", T0, 60, 45.0, 15360);
+    if (!eventsFirst) {
+      pipe(events.subList(2, 4));
+    }
+    host(7, "esx02", T0.plusSeconds(60), 130, 85.0, 15360);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("impact", latest(Topics.MIGRATION_IMPACTS).get(VC + "/700"));
+    out.put("alert", latest(Topics.MIGRATION_ALERTS).get(VC + "/700"));
+    return out;
+  }
+
+  @Test
+  void aHostOnlyVmsImpactAndAlertAreTheSameLiveAndWithEveryEventFirst() {
+    Map<String, Object> live = hostOnly(false);
+    assertThat(((MigrationImpact) live.get("impact")).loadSource()).isEqualTo(LoadSource.HOST);
+    assertThat(((MigrationAlert) live.get("alert")).load().source()).isEqualTo(LoadSource.HOST);
+    driver.close();
+    setUp(stateDir.resolve("events-first"));
+    assertThat(hostOnly(true)).isEqualTo(live);
   }
 
   @Test
