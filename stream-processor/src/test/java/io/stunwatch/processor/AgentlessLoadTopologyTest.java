@@ -31,14 +31,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,17 +72,11 @@ class AgentlessLoadTopologyTest {
   }
 
   private <V> TestInputTopic<String, V> in(Topic<String, V> topic) {
-    return driver.createInputTopic(topic.name(), new StringSerializer(), topic.valueSerde().serializer());
+    return StunwatchTopologyTest.input(driver, topic);
   }
 
   private <V> Map<String, V> latest(Topic<String, V> topic) {
-    TestOutputTopic<String, V> out = driver.createOutputTopic(topic.name(), new StringDeserializer(),
-        topic.valueSerde().deserializer());
-    Map<String, V> m = new LinkedHashMap<>();
-    for (TestRecord<String, V> r : out.readRecordsToList()) {
-      m.put(r.key(), r.value());
-    }
-    return m;
+    return StunwatchTopologyTest.latest(driver, topic);
   }
 
   private void inventory(int vm, String host, String guestHostName) {

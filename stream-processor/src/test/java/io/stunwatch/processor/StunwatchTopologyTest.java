@@ -101,10 +101,20 @@ class StunwatchTopologyTest {
   }
 
   private <V> TestInputTopic<String, V> in(Topic<String, V> topic) {
-    return driver.createInputTopic(topic.name(), new StringSerializer(), topic.valueSerde().serializer());
+    return input(driver, topic);
   }
 
   private <V> Map<String, V> latest(Topic<String, V> topic) {
+    return latest(driver, topic);
+  }
+
+  /** A catalog topic to pipe records into, with its own serdes. */
+  static <V> TestInputTopic<String, V> input(TopologyTestDriver driver, Topic<String, V> topic) {
+    return driver.createInputTopic(topic.name(), new StringSerializer(), topic.valueSerde().serializer());
+  }
+
+  /** The newest value of each key written to a catalog topic since it was last read. */
+  static <V> Map<String, V> latest(TopologyTestDriver driver, Topic<String, V> topic) {
     TestOutputTopic<String, V> out = driver.createOutputTopic(topic.name(), new StringDeserializer(),
         topic.valueSerde().deserializer());
     Map<String, V> m = new LinkedHashMap<>();

@@ -8,6 +8,7 @@ import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.KafkaSampleSink;
 import io.stunwatch.collectors.worker.MetricsServer;
+import io.stunwatch.collectors.worker.PeriodicSource;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
@@ -244,14 +245,7 @@ public final class ExporterCollector implements AutoCloseable {
   /** Stops scraping, then sends what is buffered (up to 10 s) and closes the producer. */
   @Override
   public void close() {
-    if (executor != null) {
-      executor.shutdownNow();
-      try {
-        executor.awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    PeriodicSource.stop(executor);
     sink.close(Duration.ofSeconds(10));
     if (metricsServer != null) {
       metricsServer.close();

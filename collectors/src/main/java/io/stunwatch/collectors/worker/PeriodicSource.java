@@ -1,6 +1,7 @@
 package io.stunwatch.collectors.worker;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,11 @@ public abstract class PeriodicSource implements CollectorSource {
 
   @Override
   public synchronized void close() {
+    stop(executor);
+  }
+
+  /** Interrupts a poller's threads and waits up to 5 s for them; null is nothing to stop. */
+  public static void stop(ExecutorService executor) {
     if (executor != null) {
       executor.shutdownNow();
       try {
