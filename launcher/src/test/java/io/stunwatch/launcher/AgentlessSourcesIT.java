@@ -13,6 +13,8 @@ import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.model.topic.Topics;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -36,6 +38,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -52,7 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * guests, one through dcgm-exporter with a label naming the VM, one through nvidia_gpu_exporter known only by the
  * guest's host name. The recordings go through the real CLI ({@code collect vcenter|worker|prometheus --replay}) into
  * the embedded broker, {@code stunwatch api} processes them, and its answers must show each VM's migration with an
- * under-load alert and an impact, saying which view the GPU figures came from.
+ * under-load alert and an impact, saying which view the GPU figures came from. The site is then fed again as it
+ * would arrive live (the processor first, then the inventory, the readings and last the events) and must give the
+ * same answers.
  */
 class AgentlessSourcesIT {
 
@@ -99,40 +104,12 @@ class AgentlessSourcesIT {
     writeSite(site, base);
     Map<String, String> env = Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", KAFKA.bootstrapServers(),
         "STUNWATCH_WORKER_TIMEZONE", "UTC");
+    replayVcenter(env, site, true);
+    replayReadings(env, site);
 
-    try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "vcenter", "--vcenter-uuid", VC,
-        "--replay-inventory", site.resolve("inventory.jsonl").toString(), "--replay",
-        site.resolve("events.jsonl").toString(), "--replay-vmware-log", site.resolve("logs").toString())) {
-      assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-      assertThat(p.stdout()).contains("vcenter: 12 events, 3 VMs, 2 hosts, 1 vmware.log stuns published, "
-          + "0 unparsable");
-    }
-    for (String esx : List.of("esx01", "esx02")) {
-      // an ESXi host's looped recording: no VM id needed, each block at its own Timestamp
-      try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "worker", "--hostname", esx, "--replay",
-          site.resolve(esx + "-vgpu-q.txt").toString())) {
-        assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-        assertThat(p.stdout()).singleElement().satisfies(l -> assertThat(l).startsWith("host-vgpu: ")
-            .endsWith(" 0 unparsable, 0 dropped"));
-      }
-    }
-    try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "prometheus", "--vm-label", "vm", "--replay",
-        site.resolve("dcgm-exporter.om").toString(), "--replay", site.resolve("nvidia-gpu-exporter.om").toString())) {
-      assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-      // a reading every 5 s of each exporter's one GPU
-      assertThat(p.stdout()).containsExactly("exporter: " + 2 * SECONDS / 5 + " read, " + 2 * SECONDS / 5
-          + " sent, 0 unparsable, 0 dropped");
-    }
-
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    try (StunwatchProcess api = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS",
-        KAFKA.bootstrapServers(), "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state").toString(),
-        "STUNWATCH_PROCESS_APPLICATION_ID", "agentless-it", "STUNWATCH_API_HOST", "127.0.0.1", "STUNWATCH_API_PORT",
-        String.valueOf(port), "STUNWATCH_API_TOKEN", TOKEN), "api")) {
-      api.awaitStdout("Stunwatch API listening", Duration.ofSeconds(90));
+    int port = freePort();
+    Map<String, String> answers;
+    try (StunwatchProcess api = api(KAFKA.bootstrapServers(), port, "state")) {
       Await.until(Duration.ofSeconds(120), () -> settled(port, HOST_ONLY) && settled(port, LABELED)
           && settled(port, BY_HOST_NAME), "the three migrations settled", () -> String.join("\n", api.stderr()));
 
@@ -185,29 +162,117 @@ class AgentlessSourcesIT {
       assertThat(gpus.get(0).path("schedulerPolicy").asText()).isEqualTo("Best Effort (Time-sliced)");
       assertThat(get(port, "/api/hosts/esx02/gpus").get(0).path("schedulerPolicy").asText())
           .isEqualTo("Equal Share");
-
-      // the hosts' vGPUs of VMs the inventory does not have are dropped, and counted where an admin looks (a task's
-      // Streams metrics reach /metrics when Micrometer's Kafka binder next looks for new ones, within a minute)
-      double[] unresolved = new double[1];
-      Await.until(Duration.ofSeconds(90), () -> {
-        try {
-          String page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-              .build(), HttpResponse.BodyHandlers.ofString()).body();
-          Files.writeString(Path.of("target", "agentless-metrics.txt"), page);
-          unresolved[0] = page.lines()
-              .filter(l -> l.contains("unresolved_gpu_samples_total") && !l.startsWith("#"))
-              .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-        } catch (IOException e) {
-          return false;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-        return unresolved[0] > 0;
-      }, "unresolved readings counted on /metrics");
-      assertThat(unresolved[0]).as("one idle vGPU of another VM per host reading, on each host")
-          .isEqualTo(2.0 * SECONDS / 5);
+      answers = answers(port, base);
     }
+
+    // The same site again, as it would arrive live: the processor running first, the inventory, then the readings,
+    // then the vCenter's events. The answers must not depend on which came first.
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(BrokerConfig.ephemeral(
+        Files.createDirectories(dir.resolve("broker-live"))))) {
+      Map<String, String> liveEnv = Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
+          "STUNWATCH_WORKER_TIMEZONE", "UTC");
+      int livePort = freePort();
+      try (StunwatchProcess api = api(broker.bootstrapServers(), livePort, "state-live")) {
+        replayVcenter(liveEnv, site, false);
+        replayReadings(liveEnv, site);
+        replayVcenter(liveEnv, site, true);
+        Await.until(Duration.ofSeconds(120), () -> settled(livePort, HOST_ONLY) && settled(livePort, LABELED)
+            && settled(livePort, BY_HOST_NAME), "the three migrations settled, readings first",
+            () -> String.join("\n", api.stderr()));
+        Map<String, String> live = new TreeMap<>();
+        Await.until(Duration.ofSeconds(60), () -> {
+          try {
+            live.clear();
+            live.putAll(answers(livePort, base));
+            return live.equals(answers);
+          } catch (Exception e) {
+            return false;
+          }
+        }, "the same impacts and alerts, readings first", () -> live + "\n  against " + answers);
+
+        // the hosts' vGPUs of VMs the inventory does not have are dropped, and counted where an admin looks (a task's
+        // Streams metrics reach /metrics when Micrometer's Kafka binder next looks for new ones, within a minute)
+        double[] unresolved = new double[1];
+        Await.until(Duration.ofSeconds(90), () -> {
+          try {
+            unresolved[0] = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + livePort
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body().lines()
+                .filter(l -> l.contains("unresolved_gpu_samples_total") && !l.startsWith("#"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+          } catch (IOException e) {
+            return false;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+          return unresolved[0] > 0;
+        }, "unresolved readings counted on /metrics");
+        assertThat(unresolved[0]).as("one idle vGPU of another VM per host reading, on each host")
+            .isEqualTo(2.0 * SECONDS / 5);
+      }
+    }
+  }
+
+  /** {@code collect vcenter --replay…}: the inventory, and with {@code events} the events and the vmware.log stuns. */
+  private static void replayVcenter(Map<String, String> env, Path site, boolean events) {
+    List<String> args = new ArrayList<>(List.of("collect", "vcenter", "--vcenter-uuid", VC, "--replay-inventory",
+        site.resolve("inventory.jsonl").toString()));
+    if (events) {
+      args.addAll(List.of("--replay", site.resolve("events.jsonl").toString(), "--replay-vmware-log",
+          site.resolve("logs").toString()));
+    }
+    try (StunwatchProcess p = StunwatchProcess.start(env, args.toArray(String[]::new))) {
+      assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
+      assertThat(p.stdout()).contains("vcenter: " + (events ? 12 : 0) + " events, 3 VMs, 2 hosts, "
+          + (events ? 1 : 0) + " vmware.log stuns published, 0 unparsable");
+    }
+  }
+
+  /** The hosts' {@code nvidia-smi vgpu -q} loops and the exporters' dumps, through the real CLI. */
+  private static void replayReadings(Map<String, String> env, Path site) {
+    for (String esx : List.of("esx01", "esx02")) {
+      // an ESXi host's looped recording: no VM id needed, each block at its own Timestamp
+      try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "worker", "--hostname", esx, "--replay",
+          site.resolve(esx + "-vgpu-q.txt").toString())) {
+        assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
+        assertThat(p.stdout()).singleElement().satisfies(l -> assertThat(l).startsWith("host-vgpu: ")
+            .endsWith(" 0 unparsable, 0 dropped"));
+      }
+    }
+    try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "prometheus", "--vm-label", "vm", "--replay",
+        site.resolve("dcgm-exporter.om").toString(), "--replay", site.resolve("nvidia-gpu-exporter.om").toString())) {
+      assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
+      // a reading every 5 s of each exporter's one GPU
+      assertThat(p.stdout()).containsExactly("exporter: " + 2 * SECONDS / 5 + " read, " + 2 * SECONDS / 5
+          + " sent, 0 unparsable, 0 dropped");
+    }
+  }
+
+  private StunwatchProcess api(String bootstrap, int port, String state) {
+    StunwatchProcess api = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+        "STUNWATCH_PROCESS_STATE_DIR", dir.resolve(state).toString(), "STUNWATCH_PROCESS_APPLICATION_ID",
+        "agentless-it", "STUNWATCH_API_HOST", "127.0.0.1", "STUNWATCH_API_PORT", String.valueOf(port),
+        "STUNWATCH_API_TOKEN", TOKEN), "api");
+    api.awaitStdout("Stunwatch API listening", Duration.ofSeconds(90));
+    return api;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Each migration's impact and alert as the API gives them. */
+  private Map<String, String> answers(int port, Instant base) throws Exception {
+    Map<String, String> out = new TreeMap<>();
+    for (Vm vm : List.of(HOST_ONLY, LABELED, BY_HOST_NAME)) {
+      String id = VC + "/" + vm.chain();
+      out.put("impact " + id, get(port, "/api/migrations/" + enc(id)).toString());
+    }
+    get(port, "/api/alerts?from=" + base + "&to=" + base.plusSeconds(SECONDS)).forEach(a ->
+        out.put("alert " + a.path("migrationId").asText(), a.toString()));
+    return out;
   }
 
   /**
