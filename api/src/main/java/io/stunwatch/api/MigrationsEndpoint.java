@@ -279,7 +279,7 @@ final class MigrationsEndpoint {
   /** The rows as CSV, every field read back from the row's summary (CSV is asked for rarely, JSON constantly). */
   static String csv(List<MigrationRow> rows) {
     StringBuilder b = new StringBuilder("id,vm_id,vm_name,profile,state,initiator,source_host,dest_host,start,end,"
-        + "duration_s,stun_s,stun_source,under_load,fb_used_mib,throughput_dip_pct\n");
+        + "duration_s,stun_s,stun_source,under_load,fb_used_mib,throughput_dip_pct,load_source\n");
     for (MigrationRow r : rows) {
       MigrationSummary s = r.summary();
       Migration m = s.migration();
@@ -288,7 +288,7 @@ final class MigrationsEndpoint {
           cell(m.destHost() == null ? null : m.destHost().name()), cell(m.startTime()), cell(m.endTime()),
           cell(m.durationSeconds()), cell(s.stun() == null ? null : s.stun().seconds()),
           cell(s.stun() == null ? null : s.stun().source()), cell(s.underLoad()), cell(s.fbUsedMiB()),
-          cell(s.throughputDipPct()))).append('\n');
+          cell(s.throughputDipPct()), cell(s.loadSource()))).append('\n');
     }
     return b.toString();
   }

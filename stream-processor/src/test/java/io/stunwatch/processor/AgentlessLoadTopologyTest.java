@@ -23,6 +23,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadKeys;
+import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.StoreNames;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -148,6 +150,10 @@ class AgentlessLoadTopologyTest {
     assertThat(i.stun()).as("a gap in the host's readings is no stun").isEqualTo(new StunTime(null,
         StunTime.Source.UNKNOWN));
     assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/100").state()).isEqualTo(MigrationAlert.AlertState.RESOLVED);
+    KeyValueStore<String, MigrationRow> rows = driver.getKeyValueStore(StoreNames.MIGRATIONS_BY_VM);
+    try (KeyValueIterator<String, MigrationRow> it = rows.all()) {
+      assertThat(it.next().value.summary().loadSource()).as("the list row says it too").isEqualTo(LoadSource.HOST);
+    }
 
     KeyValueStore<String, HostGpu> gpus = driver.getKeyValueStore(StoreNames.HOST_GPUS);
     assertThat(gpus.get(HostGpu.key("esx01", "00000000:3B:00.0")).schedulerPolicy()).isEqualTo("Best Effort");

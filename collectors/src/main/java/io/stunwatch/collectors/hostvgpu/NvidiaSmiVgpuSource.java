@@ -44,7 +44,7 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
   }
 
   /** Parses and publishes one output: the live path, which replay takes as well. */
-  static void accept(String text, Instant at, String source, Inputs inputs) {
+  public static void accept(String text, Instant at, String source, Inputs inputs) {
     try {
       for (HostVgpuSample s : new VgpuQueryParser().parse(text, inputs.identity().hostname(), at, source)) {
         inputs.sample(CollectorInput.HOST_VGPU, Topics.HOST_VGPU_SAMPLES, s.key(), s, s.timestamp());

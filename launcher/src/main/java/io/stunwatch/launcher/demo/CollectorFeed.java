@@ -3,6 +3,7 @@ package io.stunwatch.launcher.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.collectors.hostvgpu.NvidiaSmiVgpuSource;
 import io.stunwatch.collectors.nvidiasmi.NvidiaSmiCsvParser;
 import io.stunwatch.collectors.nvidiasmi.NvidiaSmiStreamingSource;
 import io.stunwatch.collectors.rdma.SysfsRdmaSource;
@@ -21,6 +22,7 @@ import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
@@ -85,6 +87,8 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
   private final CollectorMetrics metrics;
   private final KafkaSampleSink workerSink;
   private final Map<String, Worker> workers = new HashMap<>();
+  /** The ESXi hosts' collectors, by host name. */
+  private final Map<String, Inputs> hosts = new HashMap<>();
   private final TypedProducer vcenterProducer;
   private final VcenterReplay vcenter;
   private final VimEventMapper mapper = new VimEventMapper();
@@ -143,6 +147,8 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
         worker(r.vmId(), r.hostname()).rdma(r);
       } else if (value instanceof ThroughputSample t) {
         worker(t.vmId(), t.hostname()).throughput(t);
+      } else if (value instanceof HostVgpuSample h) {
+        hostVgpu(h);
       } else if (value instanceof VcenterEvent e) {
         event(e);
       } else if (value instanceof VmInventoryEntry vm) {
@@ -176,6 +182,14 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
       }
       LockSupport.parkNanos(Math.min(wait.toNanos(), 200_000_000L));
     }
+  }
+
+  /** An ESXi host's collector: one {@code nvidia-smi vgpu -q}, parsed by the host vGPU input as a host would. */
+  private void hostVgpu(HostVgpuSample h) {
+    Inputs host = hosts.computeIfAbsent(h.hostname(), name -> new Inputs(new WorkerIdentity(null, name), workerSink,
+        metrics, readTime));
+    NvidiaSmiVgpuSource.accept(FleetOutputs.vgpuQuery(h), h.timestamp(), "nvidia-smi vgpu -q on " + h.hostname(),
+        host);
   }
 
   private Worker worker(String vmId, String hostname) {

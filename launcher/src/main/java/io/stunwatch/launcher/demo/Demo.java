@@ -95,6 +95,8 @@ public final class Demo implements AutoCloseable {
   private final DemoSite site;
   private final CollectorFeed feed;
   private final FleetScenario scenario;
+  /** How often the simulated ESXi hosts run {@code nvidia-smi vgpu -q}: the host collector's default interval. */
+  static final Duration HOST_VIEW_EVERY = Duration.ofSeconds(5);
   private final Thread fleet;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private volatile Throwable fleetFailure;
@@ -134,8 +136,10 @@ public final class Demo implements AutoCloseable {
       site.close();
       throw e;
     }
+    // the hosts read their vGPUs too, as a host collector does every 5 s: each VM's hypervisor view beside its
+    // guest's, and each GPU's scheduler policy
     FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(o.seed(), o.vms(), o.hosts(), start,
-        o.history().plus(PLANNED), o.migrationEvery()));
+        o.history().plus(PLANNED), o.migrationEvery()), 1000, HOST_VIEW_EVERY);
     Demo d = new Demo(o, start, clock, token, site, feed, scenario);
     d.fleet.start();
     return d;

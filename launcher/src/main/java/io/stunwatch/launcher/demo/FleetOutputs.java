@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.TaskSnapshot;
@@ -24,7 +25,7 @@ import java.util.Map;
 
 /**
  * What the simulated fleet's tools print, in their real formats, for the collectors' parsers to read: nvidia-smi's
- * {@code --query-gpu --format=csv} lines, tf_cnn_benchmarks/Horovod log lines, vim25 events and TaskInfo and
+ * {@code --query-gpu --format=csv} lines, the ESXi hosts' {@code nvidia-smi vgpu -q}, tf_cnn_benchmarks/Horovod log lines, vim25 events and TaskInfo and
  * inventory objects in VI/JSON, and vmware.log lines. Each method is the inverse of a collector parser, which
  * {@code FleetOutputsTest} checks record by record.
  */
@@ -47,6 +48,26 @@ final class FleetOutputs {
         s.pciBusId(), na(s.pstate(), ""), na(s.utilizationGpuPct(), " %"), na(s.utilizationMemoryPct(), " %"),
         na(s.memoryUsedMiB(), " MiB"), na(s.memoryTotalMiB(), " MiB"), na(s.temperatureC(), ""),
         na(s.powerDrawW(), " W"), na(s.smClockMHz(), " MHz"));
+  }
+
+  /**
+   * {@code nvidia-smi vgpu -q} on an ESXi host showing one vGPU, as its driver prints it: the physical GPU's block
+   * with its scheduler policy, and the vGPU's with the VM's name (ESXi prints no VM UUID).
+   */
+  static String vgpuQuery(HostVgpuSample h) {
+    return "GPU " + h.gpuPciBusId() + "\n"
+        + "    Product Name                          : " + h.gpuName() + "\n"
+        + "    vGPU Scheduler Policy                 : " + h.schedulerPolicy() + "\n"
+        + "    Active vGPUs                          : 1\n"
+        + "    vGPU ID                               : " + h.vgpuInstanceId() + "\n"
+        + "        VM Name                           : " + h.vmName() + "\n"
+        + "        vGPU Name                         : " + h.vgpuType() + "\n"
+        + "        FB Memory Usage\n"
+        + "            Total                         : " + na(h.fbTotalMiB(), " MiB") + "\n"
+        + "            Used                          : " + na(h.fbUsedMiB(), " MiB") + "\n"
+        + "        Utilization\n"
+        + "            Gpu                           : " + na(h.utilizationGpuPct(), " %") + "\n"
+        + "            Memory                        : " + na(h.utilizationMemoryPct(), " %") + "\n";
   }
 
   private static String na(Object v, String unit) {

@@ -3,6 +3,7 @@ package io.stunwatch.launcher.sim;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
@@ -94,6 +95,8 @@ public final class FleetScenario {
   private final List<Plan> plans = new ArrayList<>();
   private final int[] hostOf;
   private final long firstChain;
+  /** How often each ESXi host reads its vGPUs ({@code nvidia-smi vgpu -q}), in seconds; 0 for never. */
+  private final int hostViewEvery;
 
   public FleetScenario(Settings settings) {
     this(settings, 1000);
@@ -104,8 +107,18 @@ public final class FleetScenario {
    * and a live fleet) whose migrations must not share ids.
    */
   public FleetScenario(Settings settings, long firstChain) {
+    this(settings, firstChain, Duration.ZERO);
+  }
+
+  /**
+   * A scenario whose ESXi hosts also read their vGPUs every {@code hostView} ({@code nvidia-smi vgpu -q}): the
+   * hypervisor's view of each VM beside its guest's, and each GPU's scheduler policy. Zero leaves it out, as the
+   * benchmarks do, whose figures are of the guests' samples.
+   */
+  public FleetScenario(Settings settings, long firstChain, Duration hostView) {
     this.settings = settings;
     this.firstChain = firstChain;
+    this.hostViewEvery = (int) hostView.toSeconds();
     Random r = new Random(settings.seed());
     hostOf = new int[settings.vms()];
     for (int i = 0; i < settings.vms(); i++) {
@@ -165,21 +178,34 @@ public final class FleetScenario {
     vms.forEach(v -> byVm.add(new ArrayList<>()));
     plans.forEach(p -> byVm.get(p.vm().index()).add(p));
     int[] cursor = new int[vms.size()];
+    int[] on = hostOf.clone();
     for (long s = 0; s < settings.length().toSeconds(); s++) {
       Instant t = t0.plusSeconds(s);
       for (Vm vm : vms) {
         List<Plan> mine = byVm.get(vm.index());
         int i = vm.index();
         while (cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).end())) {
+          Plan done = mine.get(cursor[i]);
+          if (!done.fails()) {
+            on[i] = done.toHost();
+          }
           cursor[i]++;
         }
         Plan moving = cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).start()) ? mine.get(cursor[i]) : null;
+        long fbUsed = Math.round(vm.profile().framebufferMiB() * vm.fbShare());
+        boolean hostReads = hostViewEvery > 0 && s % hostViewEvery == 0;
         if (moving != null && moving.stunned(t)) {
+          if (hostReads) {
+            // the host goes on reading a stunned VM's vGPU, idle while it is frozen
+            sendHostView(sink, vm, on[i], t, 0, fbUsed);
+          }
           continue; // frozen: the guest takes no samples
         }
         // whole percents, as nvidia-smi reports them
         double util = Math.round(utilization(vm, s, noise));
-        long fbUsed = Math.round(vm.profile().framebufferMiB() * vm.fbShare());
+        if (hostReads) {
+          sendHostView(sink, vm, on[i], t, util, fbUsed);
+        }
         GpuSample g = new GpuSample(vm.id(), vm.name(), t, 0, "GPU-" + vm.id(), "GRID " + vm.profile().name(),
             "00000000:02:00.0", util, (double) Math.round(util * 0.6), fbUsed, vm.profile().framebufferMiB(), null, null, 1590L, "P0",
             vm.profile());
@@ -238,6 +264,20 @@ public final class FleetScenario {
   public List<Vm> vms() {
     return List.copyOf(vms);
   }
+
+  /** The vGPU schedulers of the hosts, in turn: the three policies NVIDIA's vGPU manager offers. */
+  static final List<String> SCHEDULERS = List.of("Best Effort", "Equal Share", "Fixed Share");
+
+  /** A VM's vGPU as its host's {@code nvidia-smi vgpu -q} shows it: on one of the host's four GPUs. */
+  private static void sendHostView(Sink sink, Vm vm, int host, Instant t, double util, long fbUsed) {
+    HostVgpuSample h = new HostVgpuSample(null, host(host).name(), t, String.format("00000000:%02X:00.0", GPU_BUSES[vm.index() % 4]),
+        "NVIDIA " + vm.profile().gpuModel(), vm.name(), String.valueOf(3_251_634_000L + vm.index()),
+        "GRID " + vm.profile().name(), vm.profile(), vm.profile().framebufferMiB(), fbUsed, util,
+        (double) Math.round(util * 0.6), SCHEDULERS.get(host % SCHEDULERS.size()));
+    sink.send(Topics.HOST_VGPU_SAMPLES, h.key(), h, t);
+  }
+
+  private static final int[] GPU_BUSES = {0x3B, 0x5E, 0x86, 0xAF};
 
   private static double utilization(Vm vm, long s, Random noise) {
     return switch (vm.pattern()) {

@@ -3,6 +3,7 @@ package io.stunwatch.launcher.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.stunwatch.collectors.hostvgpu.VgpuQueryParser;
 import io.stunwatch.collectors.nvidiasmi.NvidiaSmiCsvParser;
 import io.stunwatch.collectors.rdma.SysfsRdmaReader;
 import io.stunwatch.collectors.throughput.ThroughputParser;
@@ -12,6 +13,7 @@ import io.stunwatch.collectors.vcenter.VmwareLogParser;
 import io.stunwatch.collectors.worker.WorkerIdentity;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.ThroughputSample;
@@ -47,7 +49,7 @@ class FleetOutputsTest {
   @BeforeAll
   static void scenario() {
     new FleetScenario(new FleetScenario.Settings(5, 8, 3, Instant.parse("2026-11-21T10:00:00Z"),
-        Duration.ofMinutes(20), Duration.ofSeconds(40))).run(new FleetScenario.Sink() {
+        Duration.ofMinutes(20), Duration.ofSeconds(40)), 1000, Duration.ofSeconds(5)).run(new FleetScenario.Sink() {
           @Override
           public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
             RECORDS.add(value);
@@ -69,6 +71,17 @@ class FleetOutputsTest {
           new WorkerIdentity(g.vmId(), g.hostname()), NEVER, "test");
       assertThat(p.parse(FleetOutputs.nvidiaSmiCsv(g), ++n)).isEqualTo(g);
     }
+  }
+
+  @Test
+  void everyHostsVgpuReadingReadsBackFromItsVgpuQuery() throws Exception {
+    List<HostVgpuSample> all = all(HostVgpuSample.class);
+    for (HostVgpuSample h : all) {
+      assertThat(new VgpuQueryParser().parse(FleetOutputs.vgpuQuery(h), h.hostname(), h.timestamp(), "test"))
+          .containsExactly(h);
+    }
+    assertThat(all).extracting(HostVgpuSample::schedulerPolicy).as("a policy per host")
+        .containsOnly("Best Effort", "Equal Share", "Fixed Share");
   }
 
   @Test

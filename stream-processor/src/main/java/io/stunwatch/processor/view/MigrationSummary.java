@@ -1,5 +1,6 @@
 package io.stunwatch.processor.view;
 
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
@@ -16,14 +17,24 @@ import io.stunwatch.model.StunTime;
  * @param stun       the stun time, or null before the impact is closed
  * @param fbUsedMiB  framebuffer used before the migration, or null
  * @param throughputDipPct the training-throughput dip, or null
+ * @param loadSource the view the GPU figures came from (the impact's, else the alert's): the guest's, or the ESXi
+ *                   host's for a VM without guest readings; null while none is known
  */
 public record MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
-    Double throughputDipPct) {
+    Double throughputDipPct, LoadSource loadSource) {
+
+  /** A summary whose GPU figures' source is not told. */
+  public MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
+      Double throughputDipPct) {
+    this(migration, underLoad, stun, fbUsedMiB, throughputDipPct, null);
+  }
 
   public static MigrationSummary of(Migration m, MigrationAlert alert, MigrationImpact impact) {
     return new MigrationSummary(impact != null ? impact.migration() : m, alert != null,
         impact == null ? null : impact.stun(),
         impact == null || impact.before() == null ? null : impact.before().fbUsedMiB(),
-        impact == null ? null : impact.throughputDipPct());
+        impact == null ? null : impact.throughputDipPct(),
+        impact != null && impact.loadSource() != null ? impact.loadSource()
+            : alert == null || alert.load() == null ? null : alert.load().source());
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Initiator;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunTime;
@@ -28,7 +29,7 @@ class MigrationRowTest {
         new EntityRef("ClusterComputeResource", "domain-c7", "gpu"), null,
         new EntityRef("Datastore", "datastore-1", "vsan"), new EntityRef("Datastore", "datastore-2", "nfs"),
         START, START.plusMillis(95_500), "x".repeat(70_000), START.plusSeconds(96)), true,
-        new StunTime(31.5, StunTime.Source.VMWARE_LOG), 30_000.0, -12.5);
+        new StunTime(31.5, StunTime.Source.VMWARE_LOG), 30_000.0, -12.5, LoadSource.HOST);
   }
 
   static MigrationSummary sparse() {
