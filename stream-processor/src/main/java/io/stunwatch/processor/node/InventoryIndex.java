@@ -43,9 +43,13 @@ public final class InventoryIndex {
   VmPlacement get(String vmId, ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory) {
     VmPlacement e = byVmId.get(vmId);
     long now = clock.millis();
-    // A hit may be stale (the VM moved); a miss may be a VM added since: both rebuild, at most once per refresh.
-    if (now - builtAt >= refresh.toMillis() || (e == null && now - builtAt >= refresh.toMillis() / 10)) {
-      rebuild(inventory, now);
+    // A hit may be stale (the VM moved): rebuilt once per refresh. A miss may be a VM added since: rebuilt once per
+    // tenth of it, so that a new VM's samples are placed within a second of the default refresh.
+    if (now - builtAt >= refresh.toMillis()) {
+      rebuild(inventory, now, refresh.toMillis());
+      e = byVmId.get(vmId);
+    } else if (e == null && now - builtAt >= refresh.toMillis() / 10) {
+      rebuild(inventory, now, refresh.toMillis() / 10);
       e = byVmId.get(vmId);
     }
     return e;
@@ -79,10 +83,13 @@ public final class InventoryIndex {
    */
   public Resolution resolve(String host, String vmName, String guestHostName,
       ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory) {
-    Resolution r = lookup(host, vmName, guestHostName);
     long now = clock.millis();
+    if (now - builtAt >= refresh.toMillis()) {
+      rebuild(inventory, now, refresh.toMillis()); // names change too: a renamed VM, a new guest host name
+    }
+    Resolution r = lookup(host, vmName, guestHostName);
     if (r.outcome() != Outcome.RESOLVED && now - builtAt >= refresh.toMillis() / 10) {
-      rebuild(inventory, now);
+      rebuild(inventory, now, refresh.toMillis() / 10);
       r = lookup(host, vmName, guestHostName);
     }
     return r;
@@ -130,9 +137,10 @@ public final class InventoryIndex {
     names.merge(key, vmId, (a, b) -> a.equals(b) ? a : AMBIGUOUS);
   }
 
+  /** Rebuilds the index unless it was built less than {@code minAgeMillis} ago (by another task's thread). */
   private synchronized void rebuild(ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory,
-      long now) {
-    if (now - builtAt < refresh.toMillis() && refresh.toMillis() > 0) {
+      long now, long minAgeMillis) {
+    if (now - builtAt < minAgeMillis && minAgeMillis > 0) {
       return; // another task's thread just did
     }
     Map<String, VmPlacement> m = new HashMap<>();
