@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Reads a page in the Prometheus text exposition format (version 0.0.4) or in OpenMetrics 1.0, the two formats
@@ -24,6 +25,9 @@ import java.util.Map;
  * A line that breaks the format is reported with its number and the reason, and the rest of the page is read.
  */
 public final class ExpositionParser {
+
+  /** A float as the format writes it; Java's parser alone would also take "1d", "0x1p3" and "Infinity". */
+  private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
 
   /** One sample of the page. */
   public record Sample(String name, Map<String, String> labels, double value, Long timestampMillis, int line) {
@@ -260,8 +264,7 @@ public final class ExpositionParser {
         default:
           break;
       }
-      // Java also takes "1d", "0x1p3" and "Infinity": the format does not
-      if (t.isEmpty() || !t.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?")) {
+      if (t.isEmpty() || !NUMBER.matcher(t).matches()) {
         throw new IllegalArgumentException(what + " '" + t + "' is not a number");
       }
       return Double.parseDouble(t);

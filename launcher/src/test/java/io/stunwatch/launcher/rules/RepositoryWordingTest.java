@@ -17,9 +17,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The repository speaks of the product, not of how it was built: no numbered work periods, no references to an
- * earlier build or to how things were before an edit, no profiler shares in comments. A comment says why; figures
- * live in docs/performance.md with the command that reproduces them.
+ * The repository speaks of the product as it is: its text describes what the code does and why, and its figures
+ * live in docs/performance.md with the command that reproduces them. {@link #HISTORY} lists the wording this rules
+ * out.
  *
  * <p>The phrases are assembled from parts ({@link #words}) so that this file does not itself contain them.
  */
