@@ -15,6 +15,9 @@ import java.util.List;
  * @param gpus               physical GPUs of the host
  * @param vmotionNicSpeedMbps link speed of the vMotion vmknic's uplink, Mbit/s, when known
  * @param observedAt         when the collector read these properties
+ * @param esxiVersion        the host's ESXi version ({@code summary.config.product.version}), when known
+ * @param vcenterVersion     the version of the vCenter that reported it ({@code about.version}), when known: what
+ *                           VMware's published stun figure is chosen by
  */
 @Schema(name = "host-inventory")
 public record HostInventoryEntry(
@@ -24,7 +27,15 @@ public record HostInventoryEntry(
     EntityRef cluster,
     List<HostGpu> gpus,
     Long vmotionNicSpeedMbps,
-    Instant observedAt) {
+    Instant observedAt,
+    String esxiVersion,
+    String vcenterVersion) {
+
+  /** An entry without versions. */
+  public HostInventoryEntry(String vcenterUuid, String moref, String name, EntityRef cluster, List<HostGpu> gpus,
+      Long vmotionNicSpeedMbps, Instant observedAt) {
+    this(vcenterUuid, moref, name, cluster, gpus, vmotionNicSpeedMbps, observedAt, null, null);
+  }
 
   public HostInventoryEntry {
     Checks.requiredText(vcenterUuid, "vcenterUuid");

@@ -6,17 +6,18 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The stun-time model of one group of migrations: a vGPU profile, a profile and framebuffer-used bucket, or a host
- * pair. Compacted topic keyed by {@link #key()}, read back by the processor for forecasts and by the API.
+ * The stun-time model of one group of migrations: a vGPU profile, a profile and framebuffer-used bucket, a host
+ * pair, or the whole site. Compacted topic keyed by {@link #key()}, read back by the processor for forecasts and by the API.
  *
  * @param group          which grouping
- * @param groupKey       e.g. {@code T4-16C}, {@code T4-16C|8-16GiB}, {@code esx01->esx02}
+ * @param groupKey       e.g. {@code T4-16C}, {@code T4-16C|8-16GiB}, {@code esx01->esx02}, {@code all}
  * @param observations   migrations with a known stun time and framebuffer
  * @param p50Seconds     median stun, seconds
  * @param p95Seconds     95th percentile stun, seconds
  * @param p50SecondsPerGiB median of stun seconds per GiB of framebuffer used
  * @param p95SecondsPerGiB 95th percentile of the same
- * @param fittedSecondsPerGiB least-squares slope through the origin of stun seconds on framebuffer GiB
+ * @param fittedSecondsPerGiB least-squares slope through the origin of stun seconds on framebuffer GiB (a summary;
+ *                       forecasts fit their own line to {@code recent}, see the processor's {@code Forecasts})
  * @param recent         the newest observations the figures come from (at most 200)
  * @param updatedAt      event time of the newest observation
  */
@@ -47,10 +48,18 @@ public record StunModelEntry(
 
   /** How migrations are grouped for the model. */
   public enum Group {
+    /** One vGPU profile, e.g. {@code T4-16C}. */
     PROFILE,
+    /** A profile and framebuffer-used bucket, e.g. {@code T4-16C|8-16GiB}. */
     FB_BUCKET,
-    HOST_PAIR
+    /** A source and destination host, e.g. {@code esx01->esx02}, whatever the profile. */
+    HOST_PAIR,
+    /** Every migration of the site, key {@code all}: what the site's own stuns say of a profile it has not moved. */
+    SITE
   }
+
+  /** The key of the {@link Group#SITE} group. */
+  public static final String SITE_KEY = "all";
 
   /**
    * One migration in the model.
@@ -59,7 +68,16 @@ public record StunModelEntry(
    * @param stunSeconds its stun time
    * @param fbUsedGiB   framebuffer used when it started, GiB
    * @param source      where the stun time comes from
+   * @param at          when the migration started; null in entries written before it was recorded
+   * @param hostPair    {@code <source host>-><destination host>} by name, when both are known
+   * @param linkMbps    the slower of the two hosts' vMotion uplinks, Mbit/s, when the inventory knew both
    */
-  public record Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source) {
+  public record Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source,
+      Instant at, String hostPair, Long linkMbps) {
+
+    /** An observation without its start, hosts or link. */
+    public Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source) {
+      this(migrationId, stunSeconds, fbUsedGiB, source, null, null, null);
+    }
   }
 }

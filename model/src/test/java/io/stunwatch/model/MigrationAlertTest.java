@@ -12,7 +12,7 @@ class MigrationAlertTest {
     return new MigrationAlert(Samples.migration().id(), MigrationAlert.AlertState.FIRING, "vm-42", null, null,
         Samples.host("host-1"), null, Initiator.DRS, "T4-16C", new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, null),
         List.of(MigrationAlert.Reason.GPU_UTILIZATION),
-        new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.FITTED), Samples.T0, Samples.T0, null);
+        new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.SITE_MEDIAN_RATIO), Samples.T0, Samples.T0, null);
   }
 
   @Test

@@ -90,7 +90,7 @@ public final class Samples {
             host("host-1"), host("host-2"), Initiator.DRS, "T4-16C",
             new MigrationAlert.Load(88.0, 60L, 15360L, 93.75, 2.0e9, LoadSource.HOST),
             List.of(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED),
-            new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.FITTED), T0, T0.plusSeconds(180),
+            new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.SITE_MEDIAN_RATIO), T0, T0.plusSeconds(180),
             new MigrationAlert.Measured(MigrationState.SUCCEEDED, 180.0, stun(), 12.5)),
         DeadLetter.of("stunwatch.gpu-samples", 0, 41, T0, null, new byte[] {0, (byte) 0xff},
             DeadLetter.Stage.DESERIALIZATION, "not valid JSON", "stream-processor", T0));

@@ -2,6 +2,7 @@ package io.stunwatch.processor;
 
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -25,6 +26,7 @@ import io.stunwatch.processor.node.IdentityResolver;
 import io.stunwatch.processor.node.InventoryIndex;
 import io.stunwatch.processor.node.LiveCommits;
 import io.stunwatch.processor.node.MigrationProcessor;
+import io.stunwatch.processor.node.ModelInputs;
 import io.stunwatch.processor.node.ModelProcessor;
 import io.stunwatch.processor.node.RdmaProcessor;
 import io.stunwatch.processor.node.StunProcessor;
@@ -108,6 +110,10 @@ public final class StunwatchTopology {
         Consumed.with(Serdes.String(), Topics.VM_INVENTORY.valueSerde()).withName("vm-inventory-source"),
         Materialized.<String, VmInventoryEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.VM_INVENTORY)
             .withKeySerde(Serdes.String()).withValueSerde(Topics.VM_INVENTORY.valueSerde()));
+    b.globalTable(Topics.HOST_INVENTORY.name(),
+        Consumed.with(Serdes.String(), Topics.HOST_INVENTORY.valueSerde()).withName("host-inventory-source"),
+        Materialized.<String, HostInventoryEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.HOST_INVENTORY)
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.HOST_INVENTORY.valueSerde()));
     b.globalTable(Topics.STUN_MODEL.name(),
         Consumed.with(Serdes.String(), Topics.STUN_MODEL.valueSerde()).withName("stun-model-source"),
         Materialized.<String, StunModelEntry, KeyValueStore<Bytes, byte[]>>as(StoreNames.STUN_MODEL_GLOBAL)
@@ -220,9 +226,7 @@ public final class StunwatchTopology {
     // topic, rather than reading that topic back: an impact carries a timeline of up to one point a second, and
     // decoding each one again would cost the stream thread as much as encoding it did.
     outputs.merge(revisions, Named.as("impacts-and-revisions"))
-        .flatMap((k, v) -> v instanceof MigrationImpact impact ? StunModel.inputs(impact).stream()
-            .map(in -> KeyValue.pair(in.key(), in)).toList()
-            : List.<KeyValue<String, StunModel.Input>>of(), Named.as("model-inputs"))
+        .process(ModelInputs::new, Named.as("model-inputs"))
         .repartition(Repartitioned.<String, StunModel.Input>as("impacts-by-model-group")
             .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(StunModel.Input.class)))
         .process(ModelProcessor::new, Named.as("stun-model"), StoreNames.STUN_MODEL)

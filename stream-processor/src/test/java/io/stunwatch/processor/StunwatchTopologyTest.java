@@ -6,6 +6,7 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -963,14 +964,24 @@ class StunwatchTopologyTest {
     assertThat(profile.p50Seconds()).isEqualTo(16.0);
     assertThat(profile.p50SecondsPerGiB()).isEqualTo(2.0);
     assertThat(profile.fittedSecondsPerGiB()).isEqualTo(2.0);
-    assertThat(model).containsKeys("fb_bucket:T4-16C|8-16GiB", "host_pair:esx01->esx02");
+    assertThat(model).containsKeys("fb_bucket:T4-16C|8-16GiB", "host_pair:esx01->esx02", "site:all");
+    assertThat(profile.recent()).extracting(StunModelEntry.Observation::hostPair).containsOnly("esx01->esx02");
 
+    // The vCenter says it is 6.7: VMware's figure beside the site's is 9 s/GiB.
+    for (int h = 1; h <= 2; h++) {
+      HostInventoryEntry e = new HostInventoryEntry(VC, "host-" + h, "esx0" + h, null, List.of(), 25_000L, T0,
+          "6.7.0", "6.7.0");
+      in(Topics.HOST_INVENTORY).pipeInput(e.key(), e);
+    }
     load(4, t.minusSeconds(60), 60, 95.0, 12288);                  // 12 GiB, under load
     pipe(userMigration(4, 400, t, 20).subList(0, 1));
     StunForecast f = latest(Topics.MIGRATION_ALERTS).get(VC + "/400").forecast();
-    assertThat(f.basis()).isEqualTo(StunForecast.Basis.FITTED);
+    assertThat(f.basis()).isEqualTo(StunForecast.Basis.SITE_MEDIAN_RATIO);
+    assertThat(f.group()).isEqualTo("profile:T4-16C");
     assertThat(f.observations()).isEqualTo(3);
     assertThat(f.p50Seconds()).isEqualTo(24.0);
+    assertThat(f.reference()).isEqualTo(new StunForecast.Reference("6.7.0", 9.0, 108.0));
+    assertThat(f.linkMbps()).as("every stun was over an unknown link: nothing to narrow to").isNull();
   }
 
   private double metric(String name) {

@@ -502,7 +502,7 @@ public final class VcenterCollector implements AutoCloseable {
       seenHosts.put(h.key(), h);
       HostInventoryEntry before = hosts.get(h.key());
       if (before == null || !before.equals(new HostInventoryEntry(h.vcenterUuid(), h.moref(), h.name(), h.cluster(),
-          h.gpus(), h.vmotionNicSpeedMbps(), before.observedAt()))) {
+          h.gpus(), h.vmotionNicSpeedMbps(), before.observedAt(), h.esxiVersion(), h.vcenterVersion()))) {
         out.add(record(Topics.HOST_INVENTORY, h.key(), h, now));
       }
     }

@@ -40,7 +40,9 @@ import java.util.function.Consumer;
  * {@code config.hardware.memoryMB}, {@code config.hardware.device[].backing.vgpu}, {@code config.files.vmPathName},
  * {@code runtime.host}, and the extras {@code datacenter} (name) and {@code cluster} (MoRef with {@code name});
  * hosts: {@code name}, {@code cluster}, and {@code config.virtualNicManagerInfo} with {@code config.network}, which
- * give the vMotion link speed ({@link VmotionLinkSpeed}).
+ * give the vMotion link speed ({@link VmotionLinkSpeed}), and {@code summary.config.product.version} (or
+ * {@code config.product.version}). An {@code AboutInfo} object (the VI/JSON of {@code ServiceContent.about}) gives
+ * the vCenter's {@code version}, which VMware's published stun figure is chosen by.
  */
 public final class VcenterReplay {
 
@@ -98,6 +100,7 @@ public final class VcenterReplay {
     List<JsonNode> hostNodes = new ArrayList<>();
     List<Integer> vmLines = new ArrayList<>();
     List<Integer> hostLines = new ArrayList<>();
+    String vcenterVersion = null;
     int n = 0;
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       n++;
@@ -113,9 +116,11 @@ public final class VcenterReplay {
         } else if (type.equals("HostSystem")) {
           hostNodes.add(o);
           hostLines.add(n);
+        } else if (type.equals("AboutInfo")) {
+          vcenterVersion = o.hasNonNull("version") ? o.get("version").asText() : null;
         } else {
-          onError.accept(new InputParseException(file.toString(), n, "expected a VirtualMachine or HostSystem, "
-              + "found _typeName '" + type + "'"));
+          onError.accept(new InputParseException(file.toString(), n, "expected a VirtualMachine, HostSystem or "
+              + "AboutInfo, found _typeName '" + type + "'"));
         }
       } catch (JsonProcessingException e) {
         onError.accept(new InputParseException(file.toString(), n, "not JSON: " + e.getOriginalMessage()));
@@ -132,7 +137,7 @@ public final class VcenterReplay {
       }
       hosts.put(moref, new HostInventoryEntry(vcenterUuid, moref, text(h, "name"), cluster(h), List.of(),
           VmotionLinkSpeed.mbps(h.path("config").get("virtualNicManagerInfo"), h.path("config").get("network")),
-          observedAt));
+          observedAt, productVersion(h), vcenterVersion));
     }
     List<VmInventoryEntry> vms = new ArrayList<>();
     for (int i = 0; i < vmNodes.size(); i++) {
@@ -276,6 +281,16 @@ public final class VcenterReplay {
   }
 
   /** A replayed inventory. */
+  private static String productVersion(JsonNode host) {
+    for (JsonNode product : List.of(host.path("summary").path("config").path("product"),
+        host.path("config").path("product"))) {
+      if (product.hasNonNull("version")) {
+        return product.get("version").asText();
+      }
+    }
+    return null;
+  }
+
   public record Inventory(List<VmInventoryEntry> vms, List<HostInventoryEntry> hosts) {
     public static final Inventory EMPTY = new Inventory(List.of(), List.of());
   }

@@ -289,8 +289,12 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
             }
           }
         }
+        var summary = h.getSummary();
+        String esxi = summary == null || summary.getConfig() == null || summary.getConfig().getProduct() == null
+            ? null : summary.getConfig().getProduct().getVersion();
         out.add(new HostInventoryEntry(instanceUuid, h.getMOR().getVal(), h.getName(),
-            clusters.get(h.getMOR().getVal()), gpus, vmotionSpeed(h), observedAt));
+            clusters.get(h.getMOR().getVal()), gpus, vmotionSpeed(h), observedAt, esxi,
+            si.getAboutInfo().getVersion()));
       }
       return out;
     }

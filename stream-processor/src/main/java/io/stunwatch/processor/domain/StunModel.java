@@ -1,6 +1,8 @@
 package io.stunwatch.processor.domain;
 
 import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.Keys;
+import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
@@ -13,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The stun-time model: which groups an impact feeds and how an entry is updated. {@link Forecasts} reads it.
@@ -47,21 +50,36 @@ public final class StunModel {
    * or unknown migration's stun says nothing of the time a completed one takes.
    */
   public static List<Input> inputs(MigrationImpact i) {
+    return inputs(i, host -> null);
+  }
+
+  /**
+   * As {@link #inputs(MigrationImpact)}, each observation with its start, host pair and link speed.
+   *
+   * @param linkMbps a host's vMotion uplink speed, Mbit/s, by its inventory key ({@code <vcenter>/<moref>}), or null
+   */
+  public static List<Input> inputs(MigrationImpact i, Function<String, Long> linkMbps) {
     if (i.stun().source() != StunTime.Source.VMWARE_LOG || i.migration().state() != MigrationState.SUCCEEDED
         || i.before() == null || i.before().fbUsedMiB() == null) {
       return List.of();
     }
     double gib = i.before().fbUsedMiB() / 1024.0;
-    Observation o = new Observation(i.migration().id(), i.stun().seconds(), gib, i.stun().source());
+    Migration m = i.migration();
+    String pair = m.sourceHost() != null && m.destHost() != null ? name(m.sourceHost()) + "->" + name(m.destHost())
+        : null;
+    Long from = m.sourceHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.sourceHost().value()));
+    Long to = m.destHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.destHost().value()));
+    Observation o = new Observation(m.id(), i.stun().seconds(), gib, i.stun().source(), m.startTime(), pair,
+        from == null || to == null ? null : Math.min(from, to));
     List<Input> out = new ArrayList<>();
+    out.add(new Input(Group.SITE, StunModelEntry.SITE_KEY, o, i.settledAt()));
     String profile = i.migration().vgpuProfile();
     if (profile != null) {
       out.add(new Input(Group.PROFILE, profile, o, i.settledAt()));
       out.add(new Input(Group.FB_BUCKET, profile + "|" + Forecasts.bucket(gib), o, i.settledAt()));
     }
-    if (i.migration().sourceHost() != null && i.migration().destHost() != null) {
-      out.add(new Input(Group.HOST_PAIR, name(i.migration().sourceHost()) + "->" + name(i.migration().destHost()), o,
-          i.settledAt()));
+    if (pair != null) {
+      out.add(new Input(Group.HOST_PAIR, pair, o, i.settledAt()));
     }
     return out;
   }
@@ -88,6 +106,8 @@ public final class StunModel {
     } else {
       recent.add(in.observation());
     }
+    // The newest by start, not by arrival: a replay that delivers impacts in another order keeps the same stuns.
+    recent.sort(Forecasts.CHRONOLOGICAL);
     if (recent.size() > RECENT) {
       recent = recent.subList(recent.size() - RECENT, recent.size());
     }

@@ -1,5 +1,8 @@
 package io.stunwatch.processor.node;
 
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
@@ -32,6 +35,7 @@ final class MigrationAlerting {
   private final SampleHistory samples;
   private final KeyValueStore<String, MigrationAlert> alerts;
   private final KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
+  private final KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts;
 
   MigrationAlerting(ProcessorConfig config, LiveCommits live, ProcessorContext<String, Object> context,
       SampleHistory samples) {
@@ -41,6 +45,7 @@ final class MigrationAlerting {
     this.samples = samples;
     this.alerts = context.getStateStore(StoreNames.ALERTS);
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
+    this.hosts = context.getStateStore(StoreNames.HOST_INVENTORY);
   }
 
   /**
@@ -108,14 +113,31 @@ final class MigrationAlerting {
     }
   }
 
-  /** From the fleet's own model for this profile and framebuffer (then profile), else VMware's figure. */
+  /**
+   * From the site's own stuns of this profile (else of the whole site), else VMware's figure for the vCenter's
+   * version; narrowed to the hosts' link speed and adjusted for the host pair where the model knows them.
+   */
   private StunForecast forecast(VmSamples.Load load, Migration m) {
     if (load.fbUsedMiB() == null) {
       return null;
     }
-    return Forecasts.forecast(m.vgpuProfile(), load.fbUsedMiB(), k -> {
+    HostInventoryEntry from = m.sourceHost() == null ? null
+        : HostLinks.entry(hosts, Keys.host(m.vcenterUuid(), m.sourceHost().value()));
+    HostInventoryEntry to = m.destHost() == null ? null
+        : HostLinks.entry(hosts, Keys.host(m.vcenterUuid(), m.destHost().value()));
+    Long link = from == null || to == null || from.vmotionNicSpeedMbps() == null || to.vmotionNicSpeedMbps() == null
+        ? null : Math.min(from.vmotionNicSpeedMbps(), to.vmotionNicSpeedMbps());
+    String pair = m.sourceHost() == null || m.destHost() == null ? null
+        : name(m.sourceHost()) + "->" + name(m.destHost());
+    Forecasts.Query q = new Forecasts.Query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, pair, link,
+        from == null ? null : from.vcenterVersion());
+    return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();
     });
+  }
+
+  private static String name(EntityRef e) {
+    return e.name() != null ? e.name() : e.value();
   }
 }

@@ -10,6 +10,11 @@ public final class StoreNames {
   /** Global: VM inventory by {@code <vcenterUuid>/<moref>} ({@code VmInventoryEntry}), on every instance. */
   public static final String VM_INVENTORY = "vm-inventory";
   /**
+   * Global: host inventory by {@code <vcenterUuid>/<moref>} ({@code HostInventoryEntry}), on every instance: the
+   * vMotion link speed and the versions forecasts use.
+   */
+  public static final String HOST_INVENTORY = "host-inventory";
+  /**
    * Window store by VM id: the VM's recent load, one point a second, in blocks of ten seconds
    * ({@link VmSamples.Block}). On the heap unless {@code process.sample-store} says RocksDB; changelogged either way.
    * Not named {@code vm-samples}: an upgraded site may still hold that changelog, one point per window in another
