@@ -84,7 +84,7 @@ public final class ApiApplication implements AutoCloseable {
         return why.isEmpty();
       };
       String server = new ApiServer(vertx, config, reader, readiness, registry, reader,
-          processorConfig.migrationTimeout(), clock).start(Runtime.getRuntime().availableProcessors())
+          processorConfig.migrationTimeout(), clock, processorConfig).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
       return new ApiApplication(vertx, processor, server, port, registry, feed);
     } catch (Exception e) {

@@ -30,29 +30,38 @@ import javax.crypto.spec.SecretKeySpec;
  * @param internalToken what instances present to each other's {@code /internal} routes, which accept nothing else
  * @param tlsCa         PEM CAs an instance trusts when it calls another over HTTPS, or null for the JVM's
  * @param vmSeries      the most VMs this instance exports per-VM series of on {@code /metrics}; 0 for none
+ * @param planMaxStun   the longest forecast stun (p95) the migrate check and the evacuation plan accept
  */
 public record ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth,
     int maxPageSize, Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections,
-    String internalToken, Path tlsCa, int vmSeries) {
+    String internalToken, Path tlsCa, int vmSeries, Duration planMaxStun) {
+
+  /** With the default stun limit of the plans. */
+  public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
+      Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections, String internalToken,
+      Path tlsCa, int vmSeries) {
+    this(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey, idleTimeout,
+        maxConnections, internalToken, tlsCa, vmSeries, PLAN_MAX_STUN.defaultValue());
+  }
 
   /** With the default idle timeout and connection limit, and the internal token derived from {@code token}. */
   public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
       Duration maxRange, Path tlsCert, Path tlsKey) {
     this(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
         IDLE_TIMEOUT.defaultValue(), MAX_CONNECTIONS.defaultValue(), derivedInternalToken(token), null,
-        VM_SERIES.defaultValue());
+        VM_SERIES.defaultValue(), PLAN_MAX_STUN.defaultValue());
   }
 
   /** This config on another port. */
   public ApiConfig withPort(int p) {
     return new ApiConfig(host, p, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
-        idleTimeout, maxConnections, internalToken, tlsCa, vmSeries);
+        idleTimeout, maxConnections, internalToken, tlsCa, vmSeries, planMaxStun);
   }
 
   /** This config serving HTTPS with {@code cert} and {@code key}, and trusting {@code ca} in calls to the others. */
   public ApiConfig withTls(Path cert, Path key, Path ca) {
     return new ApiConfig(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, cert, key,
-        idleTimeout, maxConnections, internalToken, ca, vmSeries);
+        idleTimeout, maxConnections, internalToken, ca, vmSeries, planMaxStun);
   }
 
   /**
@@ -115,8 +124,15 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
           + "that churns series), and the rest are counted in stunwatch_vm_series_omitted. Each VM is about 5 series "
           + "and 1 KB of every scrape.");
 
+  public static final ConfigKey<Duration> PLAN_MAX_STUN = ConfigKeys.duration("api.plan.max-stun",
+      Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofHours(1),
+      "The longest forecast stun (its p95) that GET /api/vms/{vm}/migrate-check calls safe and that the evacuation "
+          + "plan moves without deferring a busy VM: a training job's collective operations time out when a peer is "
+          + "frozen for longer than their timeout.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, ADVERTISED_HOST, TOKEN, OPEN_HEALTH,
-      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN, VM_SERIES);
+      MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN, VM_SERIES,
+      PLAN_MAX_STUN);
 
   public static ApiConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -135,7 +151,8 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
     String advertised = r.get(ADVERTISED_HOST);
     ApiConfig c = new ApiConfig(host, r.get(PORT), advertised == null ? host : advertised, token,
         r.get(OPEN_HEALTH), r.get(MAX_PAGE_SIZE), r.get(MAX_RANGE), cert, key, r.get(IDLE_TIMEOUT),
-        r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca, r.get(VM_SERIES));
+        r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca, r.get(VM_SERIES),
+        r.get(PLAN_MAX_STUN));
     r.done();
     return c;
   }

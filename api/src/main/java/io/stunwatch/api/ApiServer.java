@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.json.Json;
+import io.stunwatch.processor.ProcessorConfig;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -45,6 +46,7 @@ public final class ApiServer {
   private final KafkaStreamsStoreReader internal;
   private final Duration longestMigration;
   private final Clock clock;
+  private final Planner.Busy busy;
   private final ObjectMapper json = Json.mapper();
   private final AtomicInteger connections = new AtomicInteger();
 
@@ -57,6 +59,17 @@ public final class ApiServer {
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
       PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
       Clock clock) {
+    this(vertx, config, stores, readiness, registry, internal, longestMigration, clock,
+        ProcessorConfig.defaults());
+  }
+
+  /**
+   * @param processor the processor's settings: its alert thresholds say what "under load now" means to the plans
+   */
+  public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
+      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
+      Clock clock, ProcessorConfig processor) {
+    this.busy = Planner.Busy.of(processor);
     this.vertx = vertx;
     this.config = config;
     this.stores = stores;
@@ -87,7 +100,10 @@ public final class ApiServer {
     Responder respond = this::respond;
     new MigrationsEndpoint(stores, config, clock).addRoutes(router, respond);
     new VmEndpoint(stores, config, clock).addRoutes(router, respond);
-    new StunTimeEndpoint(stores).addRoutes(router, respond);
+    Planner planner = new Planner(stores, busy, clock);
+    new StunTimeEndpoint(stores, planner, vertx).addRoutes(router, respond);
+    new EvacuationEndpoint(stores, planner, config.planMaxStun(), clock).addRoutes(router, respond);
+    new MigrateCheckEndpoint(stores, planner, busy, config.planMaxStun(), clock).addRoutes(router, respond);
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
     new HostsEndpoint(stores).addRoutes(router, respond);

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
@@ -223,6 +225,29 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   @Override
+  public Future<List<VmInventoryEntry>> vmInventory() {
+    return global(StoreNames.VM_INVENTORY);
+  }
+
+  @Override
+  public Future<List<HostInventoryEntry>> hostInventory() {
+    return global(StoreNames.HOST_INVENTORY);
+  }
+
+  /** Every value of a global store: every instance holds all of it. */
+  private <V> Future<List<V>> global(String store) {
+    return blocking(() -> {
+      List<V> out = new ArrayList<>();
+      ReadOnlyKeyValueStore<String, ValueAndTimestamp<V>> s = store(store,
+          QueryableStoreTypes.timestampedKeyValueStore());
+      try (KeyValueIterator<String, ValueAndTimestamp<V>> it = s.all()) {
+        it.forEachRemaining(kv -> out.add(kv.value.value()));
+      }
+      return out;
+    });
+  }
+
+  @Override
   public Future<List<HostGpu>> hostGpus() {
     return everywhere("host-gpus", HostGpu.class, this::localHostGpus);
   }
@@ -280,9 +305,17 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   }
 
   private List<LoadWindow> localWindows(String vmId, int partition, String size, Instant from, Instant to) {
-    String name = "1m".equals(size) ? StoreNames.VM_LOAD_1M : StoreNames.VM_LOAD_10S;
+    String name = switch (size) {
+      case "1h" -> StoreNames.VM_LOAD_1H;
+      case "1m" -> StoreNames.VM_LOAD_1M;
+      default -> StoreNames.VM_LOAD_10S;
+    };
     ReadOnlyWindowStore<String, LoadAggregate> s = storeOf(name, QueryableStoreTypes.windowStore(), partition);
-    long width = "1m".equals(size) ? 60_000 : 10_000;
+    long width = switch (size) {
+      case "1h" -> 3_600_000;
+      case "1m" -> 60_000;
+      default -> 10_000;
+    };
     List<LoadWindow> out = new ArrayList<>();
     try (WindowStoreIterator<LoadAggregate> it = s.fetch(vmId, from, to)) {
       it.forEachRemaining(kv -> out.add(new LoadWindow(Instant.ofEpochMilli(kv.key),
@@ -579,7 +612,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "load-windows").handler(rc -> {
       Params p = new Params(rc);
       String vm = vmId(p);
-      String size = p.choice("size", Set.of("10s", "1m"), null);
+      String size = p.choice("size", Set.of("10s", "1m", "1h"), null);
       if (size == null) {
         throw ApiException.badParameter("size", "is required");
       }

@@ -3,7 +3,9 @@ package io.stunwatch.api;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.HostGpu;
@@ -59,13 +61,19 @@ public interface StoreReader {
   Future<Optional<CurrentLoad>> currentLoad(String loadKey);
 
   /**
-   * The VM's load windows ({@code 10s} or {@code 1m}) starting within {@code [from, to]}, oldest first, as one view
+   * The VM's load windows ({@code 10s}, {@code 1m} or {@code 1h}) starting within {@code [from, to]}, oldest first, as one view
    * reads them ({@code loadKey}, as for {@link #currentLoad}).
    */
   Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to);
 
   /** Every physical GPU of the ESXi hosts, as its host last reported it: name and vGPU scheduler policy. */
   Future<List<HostGpu>> hostGpus();
+
+  /** The VM inventory as the processor holds it (a global store: every VM of every vCenter). */
+  Future<List<VmInventoryEntry>> vmInventory();
+
+  /** The host inventory as the processor holds it: link speeds and versions. */
+  Future<List<HostInventoryEntry>> hostInventory();
 
   /** Every group of the stun-time model. */
   Future<List<StunModelEntry>> model();

@@ -1,26 +1,35 @@
 package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
-import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.view.ForecastAccuracy;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
-/** {@code GET /api/stun-time/stats?groupBy=…} and {@code GET /api/stun-time/forecast?vm=…}. */
+/**
+ * {@code GET /api/stun-time/stats?groupBy=…}, {@code GET /api/stun-time/forecast?vm=…[&to=HOST]} and
+ * {@code GET /api/stun-time/accuracy}.
+ */
 final class StunTimeEndpoint {
 
   static final Map<String, StunModelEntry.Group> GROUPS = Map.of("profile", StunModelEntry.Group.PROFILE,
       "fbbucket", StunModelEntry.Group.FB_BUCKET, "hostpair", StunModelEntry.Group.HOST_PAIR);
 
   private final StoreReader stores;
+  private final Planner planner;
+  private final Vertx vertx;
 
-  StunTimeEndpoint(StoreReader stores) {
+  StunTimeEndpoint(StoreReader stores, Planner planner, Vertx vertx) {
     this.stores = stores;
+    this.planner = planner;
+    this.vertx = vertx;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -38,23 +47,34 @@ final class StunTimeEndpoint {
       if (vm == null) {
         throw ApiException.badParameter("vm", "is required");
       }
-      respond.json(rc, LoadViews.of(stores, vm).compose(views -> {
+      String to = p.text("to");
+      respond.json(rc, Future.all(LoadViews.of(stores, vm), planner.site()).map(x -> {
+        LoadViews views = x.resultAt(0);
+        Planner.Site site = x.resultAt(1);
         var load = views.load().orElseThrow(() -> ApiException.notFound("load of VM " + vm));
         if (load.fbUsedMiB() == null) {
           throw new ApiException(409, "vm", "the VM's framebuffer use is unknown ([N/A]): no forecast");
         }
-        return stores.model().map(model -> {
-          Map<String, StunModelEntry> byKey = model.stream().collect(Collectors.toMap(StunModelEntry::key, e -> e,
-              (a, b) -> a));
-          String profile = load.vgpuProfile() == null ? null : load.vgpuProfile().name();
-          StunForecast f = Forecasts.forecast(profile, load.fbUsedMiB(), byKey::get);
-          return new ForecastAnswer(load.vmId(), new ForecastInputs(profile == null ? "" : profile,
-              load.fbUsedMiB(), Forecasts.bucket(load.fbUsedMiB()), String.valueOf(load.latest()),
-              views.chosen().orElseThrow()), f,
-              new Uncertainty(f.p50Seconds(), f.p95Seconds(), f.observations(), f.basis()));
-        });
+        if (to != null && site.host(to) == null) {
+          throw ApiException.badParameter("to", "names no host of the inventory: " + to);
+        }
+        Planner.Forecast f = planner.forecast(site, site.vm(vm), Planner.LoadNow.latest(load,
+            views.chosen().orElseThrow()), load.host(), to);
+        StunForecast fc = f.forecast();
+        return new ForecastAnswer(load.vmId(), f.inputs(), fc,
+            new Uncertainty(fc.p50Seconds(), fc.p95Seconds(), fc.observations(), fc.basis()));
       }));
     });
+    router.get("/api/stun-time/accuracy").handler(rc -> respond.json(rc, planner.site().compose(site -> {
+      List<String> versions = site.hosts().stream().map(HostInventoryEntry::vcenterVersion).filter(v -> v != null)
+          .distinct().toList();
+      String version = versions.size() == 1 ? versions.get(0) : null;
+      // A backtest refits the model once per kept stun: worker-thread work, not the event loop's.
+      return vertx.executeBlocking(() -> {
+        ForecastAccuracy.Result r = ForecastAccuracy.backtest(site.model().values(), version);
+        return new AccuracyAnswer(version, r.warmup(), r.overall(), r.overallAfterWarmup(), r.profiles());
+      }, false);
+    })));
   }
 
   /** A row of {@code /api/stun-time/stats}: one model group. Unknown figures are written as null. */
@@ -64,11 +84,16 @@ final class StunTimeEndpoint {
   }
 
   /** The answer of {@code /api/stun-time/forecast}. */
-  record ForecastAnswer(String vmId, ForecastInputs inputs, StunForecast forecast, Uncertainty uncertainty) {
+  record ForecastAnswer(String vmId, Planner.Inputs inputs, StunForecast forecast, Uncertainty uncertainty) {
   }
 
-  /** What the forecast was made from, and which view of the VM's load ({@link LoadViews}) gave it. */
-  record ForecastInputs(String vgpuProfile, long fbUsedMiB, String fbBucket, String sampledAt, LoadSource source) {
+  /**
+   * The answer of {@code /api/stun-time/accuracy}: the backtest of {@link ForecastAccuracy}.
+   *
+   * @param vcenterVersion the version VMware's figure was chosen by: the one the inventory's hosts agree on, else null
+   */
+  record AccuracyAnswer(String vcenterVersion, int warmup, ForecastAccuracy.Score overall,
+      ForecastAccuracy.Score overallAfterWarmup, List<ForecastAccuracy.ProfileScore> profiles) {
   }
 
   /** The forecast's spread and what it rests on. */

@@ -34,7 +34,7 @@ final class VmEndpoint {
     router.get("/api/vms/:vm/load").handler(rc -> {
       Params p = new Params(rc);
       String vm = p.path("vm");
-      String size = p.choice("window", Set.of("10s", "1m"), "1m");
+      String size = p.choice("window", Set.of("10s", "1m", "1h"), "1m");
       Instant now = clock.instant();
       Instant[] range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
       respond.json(rc, LoadViews.of(stores, vm).compose(views -> {

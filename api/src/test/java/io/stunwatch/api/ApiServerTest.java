@@ -1,11 +1,13 @@
 package io.stunwatch.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
@@ -14,9 +16,13 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
+import io.stunwatch.api.StoreReader.LoadWindow;
+import io.stunwatch.model.VgpuProfile;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.HostGpu;
+import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
@@ -36,6 +42,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -130,6 +137,9 @@ class ApiServerTest {
 
     @Override
     public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
+      if (rowsOfVm.containsKey(vmId)) {
+        return unless(rowsOfVm.get(vmId));
+      }
       return unless(migrations.stream().filter(s -> vmId.equals(s.migration().vmId())).map(MigrationRow::of)
           .toList());
     }
@@ -181,12 +191,31 @@ class ApiServerTest {
     @Override
     public Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to) {
       windowsAsked.add(loadKey);
-      return unless(List.of());
+      return unless(windows.getOrDefault(loadKey + "@" + size, List.of()).stream()
+          .filter(w -> !w.start().isBefore(from) && !w.start().isAfter(to)).toList());
     }
+
+    final List<StunModelEntry> model = new ArrayList<>();
+    final List<VmInventoryEntry> vms = new ArrayList<>();
+    final List<HostInventoryEntry> hosts = new ArrayList<>();
+    /** By load key and window size: what {@link #loadWindows} answers. */
+    final Map<String, List<LoadWindow>> windows = new HashMap<>();
+    /** By VM id: its migration rows, beside {@link #migrations}. */
+    final Map<String, List<MigrationRow>> rowsOfVm = new HashMap<>();
 
     @Override
     public Future<List<StunModelEntry>> model() {
-      return unless(List.of());
+      return unless(List.copyOf(model));
+    }
+
+    @Override
+    public Future<List<VmInventoryEntry>> vmInventory() {
+      return unless(List.copyOf(vms));
+    }
+
+    @Override
+    public Future<List<HostInventoryEntry>> hostInventory() {
+      return unless(List.copyOf(hosts));
     }
 
     @Override
@@ -400,6 +429,147 @@ class ApiServerTest {
     assertThat(views.getJsonObject(1).getString("source")).isEqualTo("HOST");
     assertThat(views.getJsonObject(1).getDouble("gpuUtilizationAvgPct")).isEqualTo(60.0);
     assertThat(stores.windowsAsked).last().isEqualTo(vm);
+  }
+
+  static final String BUSY = "42000000-0000-4000-8000-0000000000a1";
+  static final String IDLE = "42000000-0000-4000-8000-0000000000b2";
+  static final String DARK = "42000000-0000-4000-8000-0000000000c3";
+
+  /**
+   * A site for the plans: esx01 (25 GbE, vCenter 7.0.3) runs a training VM at 95 % with 16,000 MiB of framebuffer, an
+   * idle one, and one without readings; the T4-16C model has ten stuns on VMware's 2 s/GiB line.
+   */
+  private void planningSite() {
+    stores.hosts.add(new HostInventoryEntry("vc", "host-1", "esx01", null, List.of(), 25_000L, T0, "7.0.3",
+        "7.0.3"));
+    stores.hosts.add(new HostInventoryEntry("vc", "host-2", "esx02", null, List.of(), 10_000L, T0, "7.0.3",
+        "7.0.3"));
+    VgpuProfile t4 = VgpuProfile.parse("grid_t4-16c").orElseThrow();
+    EntityRef esx01 = new EntityRef("HostSystem", "host-1", "esx01");
+    for (String[] v : new String[][] {{BUSY, "train-a"}, {IDLE, "idle-b"}, {DARK, "dark-c"}}) {
+      stores.vms.add(new VmInventoryEntry("vc", "vm-" + v[1], v[1], v[0], null, esx01, null, "dc", null, 65536L,
+          List.of("grid_t4-16c"), t4, T0));
+    }
+    Instant now = CLOCK.instant();
+    GpuSample busy = new GpuSample(BUSY, "train-a", now.minusSeconds(5), 0, "GPU-1", "GRID T4-16C", null, 95.0,
+        40.0, 16000L, 16384L, null, null, null, null, t4);
+    GpuSample idle = new GpuSample(IDLE, "idle-b", now.minusSeconds(5), 0, "GPU-1", "GRID T4-16C", null, 2.0, 1.0,
+        1000L, 16384L, null, null, null, null, t4);
+    stores.loads.put(BUSY, new CurrentLoad(BUSY, Map.of("GPU-1", busy), "esx01", "train-a", true));
+    stores.loads.put(IDLE, new CurrentLoad(IDLE, Map.of("GPU-1", idle), "esx01", "idle-b", true));
+    Instant w = now.minusSeconds(20);
+    stores.windows.put(BUSY + "@10s", List.of(new LoadWindow(w, w.plusSeconds(10), LoadAggregate.empty().with(busy))));
+    stores.windows.put(IDLE + "@10s", List.of(new LoadWindow(w, w.plusSeconds(10), LoadAggregate.empty().with(idle))));
+    // a week of the training VM by hour: quiet from 00:00 to 08:00 UTC, busy the rest of the day
+    List<LoadWindow> hours = new ArrayList<>();
+    Instant day = now.truncatedTo(ChronoUnit.DAYS);
+    for (int d = 1; d <= 7; d++) {
+      for (int h = 0; h < 24; h++) {
+        Instant start = day.minus(Duration.ofDays(d)).plus(Duration.ofHours(h));
+        GpuSample s = new GpuSample(BUSY, "train-a", start, 0, "GPU-1", "GRID T4-16C", null, h < 8 ? 10.0 : 90.0,
+            null, 16000L, 16384L, null, null, null, null, t4);
+        hours.add(new LoadWindow(start, start.plus(Duration.ofHours(1)), LoadAggregate.empty().with(s)));
+      }
+    }
+    stores.windows.put(BUSY + "@1h", hours);
+    List<StunModelEntry.Observation> stuns = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      double gib = 2 + i * 1.3;
+      stuns.add(new StunModelEntry.Observation("vc/" + i, 2 * gib, gib, StunTime.Source.VMWARE_LOG,
+          T0.minus(Duration.ofDays(1)).plusSeconds(600L * i), "esx01->esx02", 25_000L));
+    }
+    stores.model.add(new StunModelEntry(StunModelEntry.Group.PROFILE, "T4-16C", 10, null, null, null, null, null,
+        stuns, T0));
+    stores.model.add(new StunModelEntry(StunModelEntry.Group.SITE, StunModelEntry.SITE_KEY, 10, null, null, null,
+        null, null, stuns, T0));
+  }
+
+  @Test
+  void anEvacuationMovesIdleVmsFirstAndDefersABusyOneWhoseStunWouldBeTooLong() throws Exception {
+    planningSite();
+    JsonObject plan = get("/api/hosts/esx01/evacuation", true).bodyAsJsonObject();
+    assertThat(plan.getLong("maxStunSeconds")).isEqualTo(30L);
+    JsonArray vms = plan.getJsonArray("vms");
+    assertThat(vms.stream().map(o -> ((JsonObject) o).getString("vmName"))).containsExactly("idle-b", "dark-c",
+        "train-a");
+    assertThat(vms.stream().map(o -> ((JsonObject) o).getString("action"))).containsExactly("MOVE", "MOVE_LAST",
+        "DEFER");
+    JsonObject idle = vms.getJsonObject(0);
+    assertThat(idle.getInteger("order")).isEqualTo(1);
+    assertThat(idle.getBoolean("underLoad")).isFalse();
+    assertThat(idle.getJsonObject("forecast").getDouble("p50Seconds")).isCloseTo(1000 / 1024.0 * 2, within(0.01));
+    JsonObject dark = vms.getJsonObject(1);
+    assertThat(dark.getValue("underLoad")).as("no readings: unknown, not idle").isNull();
+    assertThat(dark.getValue("forecast")).isNull();
+    assertThat(dark.getString("reason")).contains("unknown");
+    JsonObject busy = vms.getJsonObject(2);
+    assertThat(busy.getDouble("gpuUtilizationPct")).isEqualTo(95.0);
+    assertThat(busy.getJsonObject("forecast").getString("basis")).isEqualTo("SITE_LINEAR_FIT");
+    assertThat(busy.getJsonObject("forecast").getDouble("p95Seconds")).isCloseTo(16000 / 1024.0 * 2, within(0.01));
+    assertThat(busy.getString("reason")).contains("GPU_UTILIZATION", "over the 30 s limit");
+    assertThat(busy.getJsonObject("duration").getString("basis")).as("memory at 25 Gbit/s, plus the stun")
+        .isEqualTo("MEMORY_OVER_LINK");
+    assertThat(busy.getJsonObject("duration").getDouble("p50Seconds")).isCloseTo(65536 * 8.388608 / 25_000
+        + 16000 / 1024.0 * 2, within(0.01));
+    JsonObject totals = plan.getJsonObject("totals");
+    assertThat(totals.getInteger("vms")).isEqualTo(3);
+    assertThat(totals.getInteger("deferred")).isEqualTo(1);
+    assertThat(totals.getInteger("unknownStun")).isEqualTo(1);
+    assertThat(totals.getDouble("stunP50Seconds")).isCloseTo(17000 / 1024.0 * 2, within(0.01));
+    assertThat(get("/api/hosts/esx09/evacuation", true).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aMigrateCheckSaysNoWithItsReasonsAndTheNextQuieterHour() throws Exception {
+    planningSite();
+    JsonObject busy = get("/api/vms/" + BUSY + "/migrate-check", true).bodyAsJsonObject();
+    assertThat(busy.getBoolean("safe")).isFalse();
+    assertThat(busy.getJsonArray("reasons").stream().map(o -> ((JsonObject) o).getString("code")))
+        .containsExactly("UNDER_LOAD", "STUN_OVER_LIMIT");
+    JsonObject quieter = busy.getJsonObject("nextQuieterWindow");
+    assertThat(Instant.parse(quieter.getString("start"))).as("08:03 now: busy until midnight, quiet after")
+        .isEqualTo(CLOCK.instant().truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(1)));
+    assertThat(quieter.getDouble("expectedGpuUtilizationPct")).isEqualTo(10.0);
+    assertThat(quieter.getInteger("days")).as("the seventh midnight back is more than 7 days ago").isEqualTo(6);
+    assertThat(busy.getJsonArray("byHourOfDay")).hasSize(24);
+    assertThat(busy.getJsonObject("inputs").getLong("linkMbps")).isEqualTo(25_000L);
+
+    JsonObject idle = get("/api/vms/" + IDLE + "/migrate-check?to=esx02", true).bodyAsJsonObject();
+    assertThat(idle.getBoolean("safe")).isTrue();
+    assertThat(idle.getJsonArray("reasons")).isEmpty();
+    assertThat(idle.getJsonObject("inputs").getString("hostPair")).isEqualTo("esx01->esx02");
+    assertThat(idle.getJsonObject("inputs").getLong("linkMbps")).as("the slower of the two").isEqualTo(10_000L);
+    assertThat(idle.getValue("nextQuieterWindow")).as("no hourly history of it").isNull();
+
+    JsonObject dark = get("/api/vms/" + DARK + "/migrate-check", true).bodyAsJsonObject();
+    assertThat(dark.getBoolean("safe")).isFalse();
+    assertThat(dark.getJsonArray("reasons").getJsonObject(0).getString("code")).isEqualTo("LOAD_UNKNOWN");
+    assertThat(get("/api/vms/" + IDLE + "/migrate-check?to=esx09", true).statusCode()).isEqualTo(400);
+    assertThat(get("/api/vms/42000000-0000-4000-8000-0000000000ff/migrate-check", true).statusCode())
+        .isEqualTo(404);
+  }
+
+  @Test
+  void theForecastSaysWhatItRestsOnWithVmwaresFigureBesideItAndTheBacktestScoresIt() throws Exception {
+    planningSite();
+    JsonObject f = get("/api/stun-time/forecast?vm=" + BUSY + "&to=esx02", true).bodyAsJsonObject();
+    assertThat(f.getJsonObject("inputs").getString("hostPair")).isEqualTo("esx01->esx02");
+    assertThat(f.getJsonObject("inputs").getString("vcenterVersion")).isEqualTo("7.0.3");
+    JsonObject forecast = f.getJsonObject("forecast");
+    assertThat(forecast.getString("basis")).isEqualTo("SITE_LINEAR_FIT");
+    assertThat(forecast.getString("group")).isEqualTo("profile:T4-16C");
+    assertThat(forecast.getJsonObject("reference").getDouble("secondsPerGiB")).isEqualTo(2.0);
+    assertThat(forecast.getJsonObject("reference").getString("vsphereVersion")).isEqualTo("7.0.3");
+
+    JsonObject accuracy = get("/api/stun-time/accuracy", true).bodyAsJsonObject();
+    assertThat(accuracy.getString("vcenterVersion")).isEqualTo("7.0.3");
+    assertThat(accuracy.getJsonObject("overall").getLong("count")).isEqualTo(10L);
+    assertThat(accuracy.getJsonObject("overallAfterWarmup").getLong("count")).isZero();
+    JsonObject t4 = accuracy.getJsonArray("profiles").getJsonObject(0);
+    assertThat(t4.getString("profile")).isEqualTo("T4-16C");
+    // the stuns lie on VMware's line: both are exact once the site has three of them
+    assertThat(t4.getJsonObject("all").getDouble("medianAbsPctError")).isEqualTo(0.0);
+    assertThat(t4.getJsonObject("all").getDouble("referenceMedianAbsPctError")).isEqualTo(0.0);
   }
 
   @Test

@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * host-vgpu-samples, exporter-gpu-samples ─ decode ─ resolve to VM id (global vm-inventory by name; host-gpus)
  *                 ─ repartition "resolved-gpu-by-vm" ─┐
  * gpu-samples ─ decode ─────────────────────────────────┴┬─ place on host (inventory by VM id) ─ vm-samples (per-second load history, by VM id),
- *                       │    vm-load-current, vm-load-10s, vm-load-1m (windowed load, grace process.late-grace),
+ *                       │    vm-load-current, vm-load-10s, vm-load-1m, vm-load-1h (windowed load, grace process.late-grace),
  *                       │    utilization-daily (busy/idle GPU-seconds per day)
  *                       └─ dead-letters
  * vcenter-events ─ decode ─ key by VM id (global vm-inventory) ─ repartition "events-by-vm"
@@ -247,6 +247,8 @@ public final class StunwatchTopology {
         StoreNames.VM_LOAD_CURRENT), Serdes.String(), ValueCodecs.CURRENT_LOAD)));
     windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
+    windowStore(b, StoreNames.VM_LOAD_1H, Duration.ofHours(1), StoreNames.VM_LOAD_1H_RETENTION,
+        ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
         ValueCodecs.UTILIZATION_DAY);
     gpu.process(() -> new VmLoadProcessor(config, index, clock), Named.as("vm-load-windows"),

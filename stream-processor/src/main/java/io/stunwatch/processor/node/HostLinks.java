@@ -2,6 +2,8 @@ package io.stunwatch.processor.node;
 
 import io.stunwatch.model.HostInventoryEntry;
 import java.util.function.Function;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
@@ -23,5 +25,21 @@ final class HostLinks {
   static HostInventoryEntry entry(KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts, String key) {
     ValueAndTimestamp<HostInventoryEntry> v = hosts.get(key);
     return v == null ? null : v.value();
+  }
+
+  /** The version of vCenter {@code vcenterUuid} as any of its hosts' entries give it, or null. */
+  static String vcenterVersion(KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts,
+      String vcenterUuid) {
+    String prefix = vcenterUuid + "/"; // how every host key of that vCenter begins
+    try (KeyValueIterator<String, ValueAndTimestamp<HostInventoryEntry>> it = hosts.prefixScan(prefix,
+        new StringSerializer())) {
+      while (it.hasNext()) {
+        HostInventoryEntry h = it.next().value.value();
+        if (h.vcenterVersion() != null) {
+          return h.vcenterVersion();
+        }
+      }
+    }
+    return null;
   }
 }

@@ -130,7 +130,8 @@ final class MigrationAlerting {
     String pair = m.sourceHost() == null || m.destHost() == null ? null
         : name(m.sourceHost()) + "->" + name(m.destHost());
     Forecasts.Query q = new Forecasts.Query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, pair, link,
-        from == null ? null : from.vcenterVersion());
+        from != null && from.vcenterVersion() != null ? from.vcenterVersion()
+            : HostLinks.vcenterVersion(hosts, m.vcenterUuid()));
     return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();

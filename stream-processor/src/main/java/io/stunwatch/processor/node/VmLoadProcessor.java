@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load
  * ({@link StoreNames#VM_LOAD_CURRENT}), the 10 s and 1 min load windows ({@link StoreNames#VM_LOAD_10S},
- * {@link StoreNames#VM_LOAD_1M}), the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and
+ * {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and
  * its per-second history ({@link StoreNames#VM_SAMPLES}).
  *
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
@@ -75,6 +75,7 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     this.windows = new WindowFold<?>[] {
         new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
         new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.VM_LOAD_1H, 3_600_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
         new WindowFold<>(StoreNames.UTILIZATION_DAILY, 86_400_000, UtilizationDay::empty,
             (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS))};
   }
@@ -82,7 +83,7 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   /** The stores this processor writes, to connect it to them. */
   public static String[] stores() {
     return new String[] {StoreNames.VM_LOAD_CURRENT, StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M,
-        StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES};
+        StoreNames.VM_LOAD_1H, StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES};
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.stunwatch.processor.view;
 
+import java.time.Duration;
 
 /**
  * The processor's named state stores. The API reads them through interactive queries, so their names and contents
@@ -31,6 +32,13 @@ public final class StoreNames {
   public static final String VM_LOAD_10S = "vm-load-10s";
   /** Window store by VM id, 1 min tumbling windows of GPU load ({@link LoadAggregate}). */
   public static final String VM_LOAD_1M = "vm-load-1m";
+  /**
+   * Window store by VM id, 1 h tumbling windows of GPU load ({@link LoadAggregate}), kept
+   * {@link #VM_LOAD_1H_RETENTION}: a week of a VM's load by hour of day, which "when is it quieter?" reads.
+   */
+  public static final String VM_LOAD_1H = "vm-load-1h";
+  /** How long {@link #VM_LOAD_1H} keeps a window: seven whole days behind the current hour. */
+  public static final Duration VM_LOAD_1H_RETENTION = Duration.ofDays(8);
   /** Window store by VM id, one UTC day per window: GPU-seconds busy, idle and unknown by host
    * ({@link UtilizationDay}). */
   public static final String UTILIZATION_DAILY = "utilization-daily";

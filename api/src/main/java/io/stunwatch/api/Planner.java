@@ -1,0 +1,258 @@
+package io.stunwatch.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.MigrationState;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.StunModelEntry;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.LoadKeys;
+import io.stunwatch.processor.view.MigrationRow;
+import io.vertx.core.Future;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * What moving a VM now would do, for the planning endpoints ({@link EvacuationEndpoint}, {@link MigrateCheckEndpoint}
+ * and the stun forecast): the VM's load now and whether it is under load by the processor's alert thresholds, its
+ * stun forecast ({@link Forecasts}) with the inputs it used, and its expected migration time.
+ */
+final class Planner {
+
+  private final StoreReader stores;
+  private final Busy busy;
+  private final Clock clock;
+
+  Planner(StoreReader stores, Busy busy, Clock clock) {
+    this.stores = stores;
+    this.busy = busy;
+    this.clock = clock;
+  }
+
+  /**
+   * When a VM counts as under load: the thresholds of the processor's migration-under-load alert
+   * ({@code process.alert.*}), so that "under load now" means what a raised alert means.
+   *
+   * @param gpuPct    average GPU utilization over {@code window}, percent
+   * @param fbUsedPct framebuffer used, percent of the VM's
+   * @param window    the look-back of the average
+   */
+  record Busy(double gpuPct, double fbUsedPct, Duration window) {
+
+    static Busy of(ProcessorConfig c) {
+      return new Busy(c.alertGpuPct(), c.alertFbUsedPct(), c.alertWindow());
+    }
+
+    static final Busy DEFAULTS = of(ProcessorConfig.defaults());
+  }
+
+  /** The inventory and model, read once per request. */
+  record Site(Map<String, StunModelEntry> model, List<VmInventoryEntry> vms, List<HostInventoryEntry> hosts) {
+
+    /** The host named {@code name} (or with that moref), or null. */
+    HostInventoryEntry host(String name) {
+      if (name == null) {
+        return null;
+      }
+      return hosts.stream().filter(h -> name.equals(h.name())).findFirst()
+          .orElse(hosts.stream().filter(h -> name.equals(h.moref())).findFirst().orElse(null));
+    }
+
+    /** The inventory entry of the VM with id {@code vmId}, or null. */
+    VmInventoryEntry vm(String vmId) {
+      return vms.stream().filter(v -> vmId.equals(v.biosUuid())).findFirst().orElse(null);
+    }
+  }
+
+  /** The look-back of "under load now". */
+  Duration busyWindow() {
+    return busy.window();
+  }
+
+  Future<Site> site() {
+    var model = stores.model();
+    var vms = stores.vmInventory();
+    var hosts = stores.hostInventory();
+    return Future.all(model, vms, hosts).map(x -> new Site(
+        model.result().stream().collect(Collectors.toMap(StunModelEntry::key, e -> e, (a, b) -> a)),
+        vms.result(), hosts.result()));
+  }
+
+  /**
+   * The VM's load now, in the view the processor would choose.
+   *
+   * @param gpuUtilizationPct average GPU utilization over the busy window, percent; null when unknown
+   * @param fbUsedMiB         framebuffer used now, MiB; null when unknown
+   * @param fbUsedPct         the same, percent of the VM's framebuffer
+   * @param source            which view: the guest's or the ESXi host's
+   * @param sampledAt         the newest reading; null when the VM has none in the busy window
+   * @param underLoad         by the alert's thresholds; null when unknown (no readings in the window)
+   * @param busyBecause       which thresholds it crossed: {@code GPU_UTILIZATION}, {@code FB_USED}
+   */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record LoadNow(Double gpuUtilizationPct, Long fbUsedMiB, Double fbUsedPct, String vgpuProfile, LoadSource source,
+      Instant sampledAt, Boolean underLoad, List<String> busyBecause) {
+
+    static final LoadNow UNKNOWN = new LoadNow(null, null, null, null, null, null, null, List.of());
+
+    /** The latest readings of {@code c}, however old, with no verdict on load. */
+    static LoadNow latest(CurrentLoad c, LoadSource source) {
+      Long used = c.fbUsedMiB();
+      Long total = c.fbTotalMiB();
+      return new LoadNow(c.gpuUtilizationAvgPct(), used, used == null || total == null || total == 0 ? null
+          : 100.0 * used / total, c.vgpuProfile() == null ? null : c.vgpuProfile().name(), source, c.latest(), null,
+          List.of());
+    }
+  }
+
+  /** The VM's load now; {@link LoadNow#UNKNOWN} without readings within the busy window. */
+  Future<LoadNow> loadNow(String vmId) {
+    Instant now = clock.instant();
+    Instant from = now.minus(busy.window());
+    return LoadViews.of(stores, vmId).compose(views -> {
+      Optional<CurrentLoad> load = views.load();
+      if (load.isEmpty() || load.get().latest() == null || load.get().latest().isBefore(from)) {
+        return Future.succeededFuture(LoadNow.UNKNOWN);
+      }
+      CurrentLoad c = load.get();
+      LoadSource source = views.chosen().orElseThrow();
+      return stores.loadWindows(LoadKeys.of(vmId, source), "10s", from, now).map(windows -> {
+        double sum = 0;
+        int n = 0;
+        for (StoreReader.LoadWindow w : windows) {
+          LoadAggregate a = w.load();
+          sum += a.gpuUtilSum();
+          n += a.gpuUtilCount();
+        }
+        Double util = n == 0 ? c.gpuUtilizationAvgPct() : Double.valueOf(sum / n);
+        Long used = c.fbUsedMiB();
+        Long total = c.fbTotalMiB();
+        Double fbPct = used == null || total == null || total == 0 ? null : 100.0 * used / total;
+        List<String> because = new ArrayList<>();
+        if (util != null && util >= busy.gpuPct()) {
+          because.add("GPU_UTILIZATION");
+        }
+        if (fbPct != null && fbPct >= busy.fbUsedPct()) {
+          because.add("FB_USED");
+        }
+        Boolean under = !because.isEmpty() ? Boolean.TRUE : util == null && fbPct == null ? null : Boolean.FALSE;
+        return new LoadNow(util, used, fbPct, c.vgpuProfile() == null ? null : c.vgpuProfile().name(), source,
+            c.latest(), under, because);
+      });
+    });
+  }
+
+  /**
+   * What the forecast was made from.
+   *
+   * @param vgpuProfile    the VM's profile (from its readings, else the inventory)
+   * @param fbUsedMiB      the framebuffer used it was made for
+   * @param fbBucket       its bucket
+   * @param sourceHost     the host the VM runs on
+   * @param destHost       the destination asked about, or null
+   * @param hostPair       {@code source->dest}, when the destination was given
+   * @param linkMbps       the slower vMotion uplink of the two hosts (of the source alone without a destination)
+   * @param vcenterVersion the vCenter's version, which VMware's figure is chosen by
+   * @param sampledAt      the reading the framebuffer figure comes from
+   * @param source         which view of the VM's load gave it
+   */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record Inputs(String vgpuProfile, Long fbUsedMiB, String fbBucket, String sourceHost, String destHost,
+      String hostPair, Long linkMbps, String vcenterVersion, Instant sampledAt, LoadSource source) {
+  }
+
+  /** The forecast of moving a VM now, with its inputs; a null forecast when its framebuffer use is unknown. */
+  record Forecast(Inputs inputs, StunForecast forecast) {
+  }
+
+  /** The forecast of moving the VM whose inventory entry is {@code vm} (or null) with load {@code load} to {@code to}. */
+  Forecast forecast(Site site, VmInventoryEntry vm, LoadNow load, String host, String to) {
+    String profile = load.vgpuProfile() != null ? load.vgpuProfile()
+        : vm != null && vm.vgpuProfile() != null ? vm.vgpuProfile().name() : null;
+    String from = host != null ? host : vm != null && vm.host() != null ? name(vm.host().name(), vm.host().value())
+        : null;
+    HostInventoryEntry src = site.host(from);
+    HostInventoryEntry dst = site.host(to);
+    Long link = src == null ? null : src.vmotionNicSpeedMbps();
+    if (to != null) {
+      link = link == null || dst == null || dst.vmotionNicSpeedMbps() == null ? null
+          : Math.min(link, dst.vmotionNicSpeedMbps());
+    }
+    String pair = from != null && to != null ? from + "->" + to : null;
+    String version = src != null && src.vcenterVersion() != null ? src.vcenterVersion()
+        : site.hosts().stream().map(HostInventoryEntry::vcenterVersion).filter(v -> v != null).findFirst()
+            .orElse(null);
+    Inputs inputs = new Inputs(profile, load.fbUsedMiB(), load.fbUsedMiB() == null ? null
+        : Forecasts.bucket(load.fbUsedMiB()), from, to, pair, link, version, load.sampledAt(), load.source());
+    if (load.fbUsedMiB() == null) {
+      return new Forecast(inputs, null);
+    }
+    StunForecast f = Forecasts.forecast(new Forecasts.Query(profile, load.fbUsedMiB() / 1024.0, pair, link,
+        version), site.model()::get);
+    return new Forecast(inputs, f);
+  }
+
+  /**
+   * How long moving the VM is expected to take.
+   *
+   * @param p50Seconds   the expected time, seconds; null when unknown
+   * @param basis        {@code VM_HISTORY} (the median of its own past successful migrations), {@code MEMORY_OVER_LINK}
+   *                     (its memory at the vMotion link's line rate plus the stun: a floor, as pages dirtied during
+   *                     the copy are sent again), or {@code UNKNOWN}
+   * @param observations how many past migrations it rests on
+   */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record DurationEstimate(Double p50Seconds, String basis, int observations) {
+  }
+
+  /** The migration time of the VM with id {@code vmId}, from its own history, else from its memory and the link. */
+  Future<DurationEstimate> duration(String vmId, VmInventoryEntry vm, Forecast f) {
+    return stores.migrationsOfVm(vmId).map(rows -> {
+      double[] done = rows.stream().filter(r -> r.summary().migration().state() == MigrationState.SUCCEEDED)
+          .map(MigrationRow::durationSeconds).filter(d -> d != null).mapToDouble(Double::doubleValue).toArray();
+      if (done.length > 0) {
+        return new DurationEstimate(median(done), "VM_HISTORY", done.length);
+      }
+      Long link = f.inputs().linkMbps();
+      if (vm != null && vm.memoryMiB() != null && link != null && link > 0 && f.forecast() != null) {
+        double copy = vm.memoryMiB() * 8.388608 / link; // MiB to Mbit, over Mbit/s
+        return new DurationEstimate(copy + f.forecast().p50Seconds(), "MEMORY_OVER_LINK", 0);
+      }
+      return new DurationEstimate(null, "UNKNOWN", 0);
+    });
+  }
+
+  /** Every future of {@code in}, mapped, as one future of a list in the same order. */
+  static <T, R> Future<List<R>> each(List<T> in, Function<T, Future<R>> f) {
+    List<Future<R>> all = in.stream().map(f).toList();
+    return Future.all(all).map(x -> all.stream().map(Future::result).toList());
+  }
+
+  private static String name(String name, String moref) {
+    return name != null ? name : moref;
+  }
+
+  /** The median of {@code values}, or null for none. */
+  static Double median(double... values) {
+    if (values.length == 0) {
+      return null;
+    }
+    double[] v = values.clone();
+    Arrays.sort(v);
+    int m = v.length / 2;
+    return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+  }
+}
