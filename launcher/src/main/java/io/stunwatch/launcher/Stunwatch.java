@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
         ProcessCommand.class,
         ApiCommand.class,
         TailCommand.class,
+        PlanCommand.class,
         BenchCommand.class,
         ConfigCommand.class,
         VersionCommand.class,
