@@ -1,10 +1,12 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.launcher.bench.AccuracyBenchmark;
 import io.stunwatch.launcher.bench.ApiBenchmark;
 import io.stunwatch.launcher.bench.FleetBenchmark;
 import io.stunwatch.launcher.bench.ProcessorBenchmark;
 import io.stunwatch.launcher.bench.StreamsOverrides;
+import io.stunwatch.launcher.sim.StunLaw;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
 import java.io.IOException;
@@ -25,7 +27,8 @@ import picocli.CommandLine.Spec;
 /** {@code stunwatch bench processor|api|fleet}: the benchmarks whose figures are in docs/performance.md. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Run a benchmark on an embedded broker in this process and print its figures.",
-    subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class, BenchCommand.Fleet.class})
+    subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class, BenchCommand.Fleet.class,
+        BenchCommand.Accuracy.class})
 final class BenchCommand implements Runnable {
 
   @Spec
@@ -197,6 +200,67 @@ final class BenchCommand implements Runnable {
         if (dataDir == null) {
           Processor.deleteTree(dir);
         }
+      }
+    }
+  }
+
+  /** {@code stunwatch bench accuracy}. */
+  @Command(name = "accuracy", mixinStandardHelpOptions = true,
+      description = {"How close the stun forecasts come, by the API's own backtest (GET /api/stun-time/accuracy): "
+          + "for each site law, a whole demo (embedded broker, collectors' parsers, processor, API) runs through "
+          + "--history as fast as this machine allows; each past migration with a vmware.log stun is then forecast "
+          + "from the stuns before it. VMware's published figure is scored on the same migrations, as the baseline.",
+          "Prints a markdown table for docs/performance.md."})
+  static final class Accuracy implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Option(names = "--law", paramLabel = "A+B/GiB", split = ",", defaultValue = "0+2/GiB,4+0.8/GiB",
+        description = "Stun laws, one site each: A s plus B s per GiB of framebuffer used, ±15 %% (default "
+            + "${DEFAULT-VALUE}: VMware's vSphere 7 figure, then a site with a fixed overhead and faster links).")
+    List<String> laws;
+
+    @Option(names = "--vms", defaultValue = "32", description = "GPU VMs per site (default ${DEFAULT-VALUE}).")
+    int vms;
+
+    @Option(names = "--history", defaultValue = "6h", description = "Simulated history per site (default "
+        + "${DEFAULT-VALUE}).")
+    Duration history;
+
+    @Option(names = "--migration-every", defaultValue = "30s", description = "One migration this often, on average "
+        + "(default ${DEFAULT-VALUE}).")
+    Duration migrationEvery;
+
+    @Option(names = "--speed", defaultValue = "240", description = "Simulated seconds per real second (default "
+        + "${DEFAULT-VALUE}).")
+    double speed;
+
+    @Option(names = "--seed", defaultValue = "1", description = "The fleet's seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    Accuracy(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      List<StunLaw> parsed = new ArrayList<>();
+      try {
+        for (String l : laws) {
+          parsed.add(StunLaw.parse(l));
+        }
+      } catch (IllegalArgumentException e) {
+        ctx.err().println("--law: " + e.getMessage());
+        return ExitCodes.USAGE;
+      }
+      Path dir = Files.createTempDirectory("stunwatch-bench-accuracy-");
+      try {
+        var results = new AccuracyBenchmark(new AccuracyBenchmark.Settings(parsed, vms, history, migrationEvery,
+            speed, seed, dir), ctx.out()).run();
+        ctx.out().print(AccuracyBenchmark.table(results));
+        ctx.out().flush();
+        return ExitCodes.OK;
+      } finally {
+        Processor.deleteTree(dir);
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.launcher.demo.Demo;
+import io.stunwatch.launcher.sim.StunLaw;
 import java.net.BindException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Spec;
     description = {"Run a complete site on this machine: an embedded Kafka broker (KRaft), the processor and the API, "
         + "fed by a simulated fleet of GPU VMs (vGPU profiles T4-4C to A100-40C, Horovod-like training, RDMA) and a "
         + "vCenter that migrates them, by users and by DRS, some under load, some at once, some failing, with "
-        + "vmware.log stun times at VMware's published ~2 s per GiB of framebuffer.",
+        + "vmware.log stun times at VMware's published ~2 s per GiB of framebuffer (or --stun-law).",
         "Everything the fleet makes goes through the collectors' parsers to Kafka; results come from the topology.",
         "The simulation starts --history ago and runs --speed times faster until it reaches the present, then "
             + "live. Ctrl-C stops it."})
@@ -60,6 +61,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "On average one migration starts this often, in simulated time (default ${DEFAULT-VALUE}).")
   Duration migrationEvery;
 
+  @Option(names = "--stun-law", paramLabel = "A+B/GiB", defaultValue = "0+2/GiB",
+      description = "How long the fleet's migrations stun their VMs: A seconds plus B seconds per GiB of framebuffer "
+          + "used, ±15 %% (default ${DEFAULT-VALUE}, VMware's published vSphere 7 figure; try 4+0.8/GiB).")
+  String stunLaw;
+
   @Option(names = "--duration", paramLabel = "DURATION",
       description = "Stop after this much real time, e.g. 10m (default: run until Ctrl-C).")
   Duration duration;
@@ -76,7 +82,7 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Demo.Options options;
     try {
-      options = new Demo.Options(speed, history, vms, seed, dataDir, port, migrationEvery);
+      options = new Demo.Options(speed, history, vms, seed, dataDir, port, migrationEvery, StunLaw.parse(stunLaw));
       if (duration != null && (duration.isNegative() || duration.isZero())) {
         throw new IllegalArgumentException("--duration must be positive, not " + duration);
       }

@@ -269,6 +269,7 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
   private void inventory(VmInventoryEntry vm, Instant at) throws IOException {
     inventory.put(vm.moref(), vm);
     List<String> lines = new ArrayList<>();
+    lines.add(FleetOutputs.about());
     for (VmInventoryEntry v : inventory.values()) {
       if (v.host() != null) {
         String host = FleetOutputs.inventoryHost(v.host(), v.cluster());

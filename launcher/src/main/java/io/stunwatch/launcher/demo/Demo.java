@@ -2,6 +2,7 @@ package io.stunwatch.launcher.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.launcher.sim.StunLaw;
 import io.stunwatch.model.json.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -48,9 +49,17 @@ public final class Demo implements AutoCloseable {
    * @param dataDir        the demo's directory: broker log, processor state, the fleet's files, the API token
    * @param port           the API's port, 0 for any free one
    * @param migrationEvery on average, one migration starts this often (simulated time)
+   * @param stunLaw        how long the fleet's migrations stun their VMs
    */
   public record Options(double speed, Duration history, int vms, long seed, Path dataDir, int port,
-      Duration migrationEvery) {
+      Duration migrationEvery, StunLaw stunLaw) {
+
+    /** Options whose stuns follow VMware's published vSphere 7 figure. */
+    public Options(double speed, Duration history, int vms, long seed, Path dataDir, int port,
+        Duration migrationEvery) {
+      this(speed, history, vms, seed, dataDir, port, migrationEvery, StunLaw.VSPHERE_7);
+    }
+
     public Options {
       if (!(speed >= 1 && speed <= 10_000)) {
         throw new IllegalArgumentException("--speed must be between 1 and 10000, not " + speed);
@@ -139,7 +148,7 @@ public final class Demo implements AutoCloseable {
     // the hosts read their vGPUs too, as a host collector does every 5 s: each VM's hypervisor view beside its
     // guest's, and each GPU's scheduler policy
     FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(o.seed(), o.vms(), o.hosts(), start,
-        o.history().plus(PLANNED), o.migrationEvery()), 1000, HOST_VIEW_EVERY);
+        o.history().plus(PLANNED), o.migrationEvery()), 1000, HOST_VIEW_EVERY, o.stunLaw());
     Demo d = new Demo(o, start, clock, token, site, feed, scenario);
     d.fleet.start();
     return d;

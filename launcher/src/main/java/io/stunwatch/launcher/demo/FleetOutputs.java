@@ -9,6 +9,7 @@ import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.ThroughputSample;
+import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.Json;
@@ -192,7 +193,27 @@ final class FleetOutputs {
     return o.toString();
   }
 
-  /** A HostSystem of the inventory in VI/JSON. */
+  /** The simulated vCenter's and ESXi hosts' version. */
+  static final String VERSION = "7.0.3";
+
+  /** The simulated hosts' vMotion uplink, Mbit/s. */
+  static final long VMOTION_MBPS = 25_000;
+
+  /** The vCenter's {@code ServiceContent.about} in VI/JSON: its version chooses VMware's published stun figure. */
+  static String about() {
+    ObjectNode o = Json.mapper().createObjectNode();
+    o.put("_typeName", "AboutInfo");
+    o.put("fullName", "VMware vCenter Server " + VERSION + " build-20150588");
+    o.put("version", VERSION);
+    o.put("apiVersion", VERSION + ".0");
+    o.put("instanceUuid", FleetScenario.VCENTER);
+    return o.toString();
+  }
+
+  /**
+   * A HostSystem of the inventory in VI/JSON: its ESXi version, and a vmknic selected for vMotion on a standard
+   * switch over one {@value #VMOTION_MBPS} Mbit/s uplink, which give the forecasts their inputs.
+   */
   static String inventoryHost(EntityRef host, EntityRef cluster) {
     ObjectNode o = Json.mapper().createObjectNode();
     o.put("_typeName", "HostSystem");
@@ -201,6 +222,18 @@ final class FleetOutputs {
     if (cluster != null) {
       ref(o.putObject("cluster"), cluster);
     }
+    o.putObject("summary").putObject("config").putObject("product").put("version", VERSION);
+    ObjectNode config = o.putObject("config");
+    ObjectNode net = config.putObject("virtualNicManagerInfo").putArray("netConfig").addObject();
+    net.put("nicType", "vmotion");
+    net.putArray("selectedVnic").add("vmotion.key-vim.host.VirtualNic-vmk1");
+    net.putArray("candidateVnic").addObject().put("key", "vmotion.key-vim.host.VirtualNic-vmk1")
+        .put("device", "vmk1").put("portgroup", "vMotion");
+    ObjectNode network = config.putObject("network");
+    network.putArray("portgroup").addObject().putObject("spec").put("name", "vMotion").put("vswitchName", "vSwitch1");
+    network.putArray("vswitch").addObject().put("name", "vSwitch1").putArray("pnic").add("key-vim.host.PhysicalNic-vmnic2");
+    network.putArray("pnic").addObject().put("key", "key-vim.host.PhysicalNic-vmnic2").put("device", "vmnic2")
+        .putObject("linkSpeed").put("speedMb", VMOTION_MBPS).put("duplex", true);
     return o.toString();
   }
 

@@ -28,8 +28,8 @@ import java.util.TreeMap;
 /**
  * A deterministic simulated GPU fleet: VMs with vGPU profiles from T4-4C to A100-40C running Horovod-like training,
  * bursty inference or nothing, with RDMA traffic and training throughput, and a vCenter that relocates them (by a
- * user or by DRS, some under load, some concurrently, some failing) with {@code vmware.log} stun figures at
- * VMware's published ~2 s per GiB of framebuffer used (vSphere 7).
+ * user or by DRS, some under load, some concurrently, some failing) with {@code vmware.log} stun figures that
+ * follow a {@link StunLaw}: by default VMware's published ~2 s per GiB of framebuffer used (vSphere 7).
  *
  * <p>The same settings and seed give the same records in the same order, which the crash test and the benchmark
  * depend on. Records are produced in event-time order, one simulated second at a time.
@@ -97,6 +97,8 @@ public final class FleetScenario {
   private final long firstChain;
   /** How often each ESXi host reads its vGPUs ({@code nvidia-smi vgpu -q}), in seconds; 0 for never. */
   private final int hostViewEvery;
+  /** How long a migration stuns its VM. */
+  private final StunLaw law;
 
   public FleetScenario(Settings settings) {
     this(settings, 1000);
@@ -116,7 +118,13 @@ public final class FleetScenario {
    * benchmarks do, whose figures are of the guests' samples.
    */
   public FleetScenario(Settings settings, long firstChain, Duration hostView) {
+    this(settings, firstChain, hostView, StunLaw.VSPHERE_7);
+  }
+
+  /** As {@link #FleetScenario(Settings, long, Duration)}, with stun times that follow {@code law}. */
+  public FleetScenario(Settings settings, long firstChain, Duration hostView, StunLaw law) {
     this.settings = settings;
+    this.law = law;
     this.firstChain = firstChain;
     this.hostViewEvery = (int) hostView.toSeconds();
     Random r = new Random(settings.seed());
@@ -147,7 +155,7 @@ public final class FleetScenario {
         continue; // one migration of a VM at a time, and a minute of samples between them
       }
       double fbGiB = vm.profile().framebufferMiB() * vm.fbShare() / 1024.0;
-      int stunMillis = (int) Math.round(fbGiB * 2000 * (0.85 + 0.3 * r.nextDouble()));
+      int stunMillis = law.stunMillis(fbGiB, r.nextDouble());
       int seconds = 8 + (int) Math.ceil(stunMillis / 1000.0) + r.nextInt(20);
       boolean fails = r.nextInt(12) == 0;
       int to = (host[vm.index()] + 1 + r.nextInt(settings.hosts() - 1)) % settings.hosts();
