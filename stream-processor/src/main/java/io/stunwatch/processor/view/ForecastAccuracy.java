@@ -1,5 +1,6 @@
 package io.stunwatch.processor.view;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunModelEntry.Observation;
@@ -35,6 +36,7 @@ public final class ForecastAccuracy {
    * @param referenceMedianAbsPctError the same of VMware's published figure for the same migrations
    * @param referenceP90AbsPctError    its 90th percentile
    */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
   public record Score(long count, Double medianAbsPctError, Double p90AbsPctError, Double referenceMedianAbsPctError,
       Double referenceP90AbsPctError) {
   }

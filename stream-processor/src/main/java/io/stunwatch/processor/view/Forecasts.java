@@ -17,8 +17,9 @@ import java.util.function.Function;
  * <ol>
  *   <li>the VM's profile group, when it has {@value #MIN_OBSERVATIONS} stuns or more: a line fitted to its newest
  *       {@value #FIT_WINDOW} ({@link StunForecast.Basis#SITE_LINEAR_FIT}) when at least {@value #MIN_FIT} of them span
- *       enough framebuffer sizes to tell a per-GiB slope from a fixed overhead, else the median seconds per GiB of
- *       those in the same framebuffer bucket (or of all) ({@link StunForecast.Basis#SITE_MEDIAN_RATIO});</li>
+ *       enough framebuffer sizes to tell a per-GiB slope from a fixed overhead and the line predicts them clearly
+ *       better than a ratio does, else the median seconds per GiB of those in the same framebuffer bucket (or of all)
+ *       ({@link StunForecast.Basis#SITE_MEDIAN_RATIO});</li>
  *   <li>else the whole site's stuns, the same way: a profile the site has not moved yet still gets the site's law;</li>
  *   <li>else VMware's published figure for the vCenter's version.</li>
  * </ol>
@@ -42,6 +43,9 @@ public final class Forecasts {
 
   /** The smallest framebuffer spread, max over min of the stuns used, that a line is fitted across. */
   static final double MIN_SPREAD = 1.3;
+
+  /** How much lower the line's median relative error on the window must be than the ratio's for the line. */
+  static final double LINE_MUST_BEAT = 0.8;
 
   /** VMware's reference p95: the published figure is a typical one, so half as much again. */
   static final double REFERENCE_P95_FACTOR = 1.5;
@@ -142,6 +146,12 @@ public final class Forecasts {
       return forecast(new Query(null, q.fbUsedGiB(), null, null, q.vcenterVersion()), List.of(), List.of());
     }
     double[] line = line(window);
+    double ratio = median(window.stream().mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).toArray());
+    // The line has two parameters to the ratio's one, so it must earn them: it is used only when it predicts the
+    // window's own stuns clearly better, in relative error (a 1 s miss on a 2 s stun matters as much as 10 s on 20 s).
+    if (line != null && relativeError(window, line[0], line[1]) >= LINE_MUST_BEAT * relativeError(window, 0, ratio)) {
+      line = null;
+    }
     StunForecast.Basis basis;
     double intercept;
     double slope;
@@ -151,7 +161,8 @@ public final class Forecasts {
       intercept = line[0];
       slope = line[1];
     } else {
-      // Too few or too alike for a line: the median ratio, of this framebuffer bucket's stuns when enough of them.
+      // Too few, too alike or too proportional for a line: the median ratio, of this framebuffer bucket's stuns when
+      // enough of them.
       String bucket = bucket(q.fbUsedGiB());
       List<Observation> same = window.stream().filter(o -> bucket(o.fbUsedGiB()).equals(bucket)).toList();
       if (same.size() >= MIN_OBSERVATIONS) {
@@ -159,7 +170,8 @@ public final class Forecasts {
       }
       basis = StunForecast.Basis.SITE_MEDIAN_RATIO;
       intercept = 0;
-      slope = median(used.stream().mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).toArray());
+      slope = used == window ? ratio
+          : median(used.stream().mapToDouble(o -> o.stunSeconds() / o.fbUsedGiB()).toArray());
     }
     double p50 = intercept + slope * q.fbUsedGiB();
     // The spread: each stun over what the fit says of it, so that the p95 scales with the framebuffer.
@@ -168,11 +180,15 @@ public final class Forecasts {
     double p95 = p50 * Math.max(1, quantile(over, 0.95));
     Double pairFactor = null;
     if (q.hostPair() != null) {
-      double[] pair = used.stream().filter(o -> q.hostPair().equals(o.hostPair()))
+      // The pair's stuns against the fit, over the whole window (a bucket may hold few of them), relative to how the
+      // window's stuns as a whole sit against it.
+      double[] pair = window.stream().filter(o -> q.hostPair().equals(o.hostPair()))
           .mapToDouble(o -> o.stunSeconds() / (intercept + slope * o.fbUsedGiB())).filter(Double::isFinite)
           .toArray();
-      if (pair.length >= MIN_OBSERVATIONS && pair.length < used.size()) {
-        pairFactor = Math.max(0.25, Math.min(4, median(pair)));
+      if (pair.length >= MIN_OBSERVATIONS && pair.length < window.size()) {
+        double whole = median(window.stream().mapToDouble(o -> o.stunSeconds() / (intercept + slope * o.fbUsedGiB()))
+            .filter(Double::isFinite).toArray());
+        pairFactor = Math.max(0.25, Math.min(4, median(pair) / whole));
         p50 *= pairFactor;
         p95 *= pairFactor;
       }
@@ -218,6 +234,14 @@ public final class Forecasts {
     double intercept = Math.max(0, median(obs.stream().mapToDouble(o -> o.stunSeconds() - slope * o.fbUsedGiB())
         .toArray()));
     return slope == 0 && intercept == 0 ? null : new double[] {intercept, slope};
+  }
+
+  /** The median of {@code |predicted - stun| / stun} over {@code obs} for {@code intercept + slope * fb}. */
+  static double relativeError(List<Observation> obs, double intercept, double slope) {
+    double[] errors = obs.stream().filter(o -> o.stunSeconds() > 0)
+        .mapToDouble(o -> Math.abs(intercept + slope * o.fbUsedGiB() - o.stunSeconds()) / o.stunSeconds())
+        .toArray();
+    return errors.length == 0 ? Double.POSITIVE_INFINITY : median(errors);
   }
 
   /** The median (the mean of the middle two of an even count); sorts {@code values}. */

@@ -97,7 +97,9 @@ class ForecastsTest {
     assertThat(slowPair.p50Seconds()).isCloseTo(40, within(6.0));
     StunForecast fast = Forecasts.forecast(new Forecasts.Query("T4-16C", 10, null, 25_000L, null), stuns, List.of());
     assertThat(fast.linkMbps()).isEqualTo(25_000L);
-    assertThat(fast.observations()).isEqualTo(30);
+    assertThat(fast.basis()).as("a proportional law: the line does not earn its second parameter")
+        .isEqualTo(StunForecast.Basis.SITE_MEDIAN_RATIO);
+    assertThat(fast.observations()).as("the 25 GbE stuns of the 8-16 GiB bucket").isBetween(3L, 30L);
     assertThat(fast.p50Seconds()).isCloseTo(20, within(1.5));
     StunForecast unknownPair = Forecasts.forecast(new Forecasts.Query("T4-16C", 10, "esx09->esx01", 1_000L, null),
         stuns, List.of());
