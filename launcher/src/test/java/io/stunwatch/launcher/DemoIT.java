@@ -18,7 +18,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -105,6 +107,8 @@ class DemoIT {
         }
       }
 
+      planningBeforeAMove(url, token, data.resolve("api-token"), migrations);
+
       JsonNode annotations = get(url, token, "/api/grafana/annotations?from=" + start.toEpochMilli() + "&to="
           + Instant.now().toEpochMilli());
       assertThat(annotations.size()).isGreaterThanOrEqualTo(migrations.size());
@@ -160,6 +164,57 @@ class DemoIT {
       assertThat(exit).as("exit on Ctrl-C").isIn(0, 130);
       assertThat(demo.stdout()).anyMatch(l -> l.startsWith("Stopped."));
       assertThat(demo.stdout()).anyMatch(l -> l.matches("^\\[.* UTC .*\\] \\d+ migrations, \\d+ under-load alerts .*"));
+    }
+  }
+
+  /**
+   * The plans of the same demo: the backtest of its forecasts, a VM's migrate check, its host's evacuation, and the
+   * CLI that prints that plan.
+   */
+  void planningBeforeAMove(String url, String token, Path tokenFile, List<JsonNode> migrations) throws Exception {
+    JsonNode accuracy = get(url, token, "/api/stun-time/accuracy");
+    System.out.println("demo: forecast accuracy " + accuracy.path("overall"));
+    assertThat(accuracy.path("vcenterVersion").asText()).as("the simulated vCenter's AboutInfo").isEqualTo("7.0.3");
+    JsonNode overall = accuracy.path("overall");
+    assertThat(overall.path("count").asLong()).as("backtested stuns").isGreaterThanOrEqualTo(15);
+    assertThat(overall.path("medianAbsPctError").asDouble()).as("median error of every forecast").isLessThan(25.0);
+    assertThat(overall.path("referenceMedianAbsPctError").isNumber()).isTrue();
+    assertThat(accuracy.path("profiles").size()).isGreaterThan(1);
+
+    String vm = migrations.stream().filter(m -> "VMWARE_LOG".equals(m.path("stun").path("source").asText()))
+        .map(m -> m.path("migration").path("vmId").asText()).findFirst().orElseThrow();
+    JsonNode check = get(url, token, "/api/vms/" + vm + "/migrate-check");
+    assertThat(check.path("safe").isBoolean()).as("a yes or a no: " + check).isTrue();
+    assertThat(check.path("safe").asBoolean()).isEqualTo(check.path("reasons").isEmpty());
+    assertThat(check.path("byHourOfDay").size()).isEqualTo(24);
+    assertThat(check.path("inputs").path("linkMbps").asLong()).as("the simulated hosts' vMotion uplink")
+        .isEqualTo(25_000L);
+    String host = check.path("host").asText();
+
+    JsonNode plan = get(url, token, "/api/hosts/" + enc(host) + "/evacuation");
+    JsonNode vms = plan.path("vms");
+    assertThat(vms.size()).as("VMs on " + host).isGreaterThan(0);
+    List<String> actions = new ArrayList<>();
+    for (int i = 0; i < vms.size(); i++) {
+      JsonNode row = vms.get(i);
+      assertThat(row.path("order").asInt()).isEqualTo(i + 1);
+      actions.add(row.path("action").asText());
+      JsonNode f = row.path("forecast");
+      if (f.isObject()) {
+        assertThat(f.path("reference").path("p50Seconds").isNumber()).as("VMware's figure beside " + row).isTrue();
+        assertThat(f.path("basis").asText()).as("a profile the demo has moved: " + row).startsWith("SITE_");
+      }
+    }
+    assertThat(actions).as("idle first, then busy, then deferred").isSortedAccordingTo(
+        Comparator.comparingInt(a -> List.of("MOVE", "MOVE_LAST", "DEFER").indexOf(a)));
+    assertThat(plan.path("totals").path("vms").asInt()).isEqualTo(vms.size());
+
+    try (StunwatchProcess cli = StunwatchProcess.start(Map.of("STUNWATCH_API_TOKEN_FILE", tokenFile.toString()),
+        "plan", "evacuate", host, "--api", url)) {
+      assertThat(cli.awaitExit(Duration.ofSeconds(60))).as(String.join("\n", cli.stderr())).isZero();
+      assertThat(cli.stdout()).first().asString().startsWith("Evacuation of " + host);
+      assertThat(cli.stdout()).anyMatch(l -> l.startsWith("Total: " + vms.size() + " VMs"));
+      System.out.println("demo: stunwatch plan evacuate " + host + "\n" + String.join("\n", cli.stdout()));
     }
   }
 

@@ -173,11 +173,15 @@ class ObservabilityIT {
           }
         }
         assertThat(migration).as("a settled migration of a VM with RDMA and throughput").isNotNull();
+        // the evacuation plan of the host that migration's VM runs on now
+        String host = api(api.port(), "/api/migrations/" + URLEncoder.encode(migration, StandardCharsets.UTF_8))
+            .path("migration").path("vmId").asText();
+        host = api(api.port(), "/api/vms/" + host + "/migrate-check").path("host").asText();
         for (Path d : GrafanaFiles.dashboards()) {
           for (GrafanaFiles.Query q : GrafanaFiles.queries(d)) {
             if (q.apiUrl()) {
               checkApiQuery(api.port(), q, start.minus(Duration.ofHours(1)), last.plus(Duration.ofHours(1)),
-                  migration);
+                  migration, host);
             }
           }
         }
@@ -209,13 +213,14 @@ class ObservabilityIT {
    * The API query of a panel, variables filled in as Grafana would, answers 200; what the panel's root selector
    * picks is non-empty and has every field a column reads.
    */
-  private void checkApiQuery(int port, GrafanaFiles.Query q, Instant from, Instant to, String migration)
+  private void checkApiQuery(int port, GrafanaFiles.Query q, Instant from, Instant to, String migration, String host)
       throws Exception {
-    StringBuilder url = new StringBuilder(fill(q.target().path("url").asText(), from, to, migration));
+    StringBuilder url = new StringBuilder(fill(q.target().path("url").asText(), from, to, migration, host));
     String sep = "?";
     for (JsonNode param : q.target().path("url_options").path("params")) {
       url.append(sep).append(param.path("key").asText()).append('=')
-          .append(URLEncoder.encode(fill(param.path("value").asText(), from, to, migration), StandardCharsets.UTF_8));
+          .append(URLEncoder.encode(fill(param.path("value").asText(), from, to, migration, host),
+              StandardCharsets.UTF_8));
       sep = "&";
     }
     JsonNode body = api(port, url.toString());
@@ -236,11 +241,12 @@ class ObservabilityIT {
     }
   }
 
-  private static String fill(String s, Instant from, Instant to, String migration) {
+  private static String fill(String s, Instant from, Instant to, String migration, String host) {
     return s.replace("${__from:date:iso}", from.toString()).replace("${__to:date:iso}", to.toString())
         .replace("${__from}", String.valueOf(from.toEpochMilli()))
         .replace("${__to}", String.valueOf(to.toEpochMilli()))
-        .replace("${migration:percentencode}", URLEncoder.encode(migration, StandardCharsets.UTF_8));
+        .replace("${migration:percentencode}", URLEncoder.encode(migration, StandardCharsets.UTF_8))
+        .replace("${evacuate:percentencode}", URLEncoder.encode(host, StandardCharsets.UTF_8).replace("+", "%20"));
   }
 
   private static JsonNode path(JsonNode node, String dotted) {
