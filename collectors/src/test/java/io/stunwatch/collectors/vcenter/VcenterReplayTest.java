@@ -42,8 +42,8 @@ class VcenterReplayTest {
     assertThat(vm.memoryMiB()).isEqualTo(65536L);
     assertThat(vm.vmPathName()).isEqualTo("[ds1] train-01/train-01.vmx");
     assertThat(errors).extracting(InputParseException::getMessage).containsExactly(
-        "src/test/resources/vcenter/inventory-vi-json.jsonl:4: expected a VirtualMachine or HostSystem, found "
-            + "_typeName 'Folder'",
+        "src/test/resources/vcenter/inventory-vi-json.jsonl:4: expected a VirtualMachine, HostSystem or AboutInfo, "
+            + "found _typeName 'Folder'",
         "src/test/resources/vcenter/inventory-vi-json.jsonl:5: no moref (\"moref\" or \"self\")");
   }
 
@@ -59,6 +59,24 @@ class VcenterReplayTest {
     assertThat(errors).hasSize(2);
     assertThat(errors.get(0).getMessage()).startsWith(f + ":2: not JSON");
     assertThat(errors.get(1).getMessage()).isEqualTo(f + ":4: 'key' is missing");
+  }
+
+  @Test
+  void theVcentersAboutInfoAndEachHostsProductGiveTheirVersionsWhereverTheAboutLineIs() throws Exception {
+    Path f = dir.resolve("inventory.jsonl");
+    Files.write(f, List.of(
+        "{\"_typeName\":\"HostSystem\",\"moref\":\"host-1\",\"name\":\"esx01\",\"summary\":{\"config\":"
+            + "{\"product\":{\"_typeName\":\"AboutInfo\",\"version\":\"6.7.0\"}}}}",
+        "{\"_typeName\":\"HostSystem\",\"moref\":\"host-2\",\"name\":\"esx02\",\"config\":{\"product\":"
+            + "{\"version\":\"8.0.2\"}}}",
+        "{\"_typeName\":\"HostSystem\",\"moref\":\"host-3\",\"name\":\"esx03\"}",
+        "{\"_typeName\":\"AboutInfo\",\"name\":\"VMware vCenter Server\",\"version\":\"8.0.2\","
+            + "\"apiVersion\":\"8.0.2.0\",\"instanceUuid\":\"vc-1\"}"));
+    VcenterReplay.Inventory inv = replay.inventory(f, Instant.parse("2026-11-21T12:00:00Z"));
+    assertThat(inv.hosts()).extracting(HostInventoryEntry::name, HostInventoryEntry::esxiVersion,
+        HostInventoryEntry::vcenterVersion).containsExactlyInAnyOrder(Tuple.tuple("esx01", "6.7.0", "8.0.2"),
+        Tuple.tuple("esx02", "8.0.2", "8.0.2"), Tuple.tuple("esx03", null, "8.0.2"));
+    assertThat(errors).isEmpty();
   }
 
   @Test
