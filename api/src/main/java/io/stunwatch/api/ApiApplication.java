@@ -7,6 +7,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.api.metrics.FleetGauges;
 import io.stunwatch.api.metrics.MigrationMetrics;
 import io.stunwatch.api.metrics.TopicMetricsFeed;
+import io.stunwatch.api.notify.AlertNotifier;
+import io.stunwatch.api.notify.CloudEventsWebhookNotifier;
+import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
@@ -34,12 +37,14 @@ public final class ApiApplication implements AutoCloseable {
   private final int port;
   private final PrometheusMeterRegistry registry;
   private final TopicMetricsFeed feed;
+  private final AlertNotifier notifier;
 
   /** How often the per-VM gauges are read from the local stores: Prometheus scrapes every 15 s by default. */
   static final long GAUGE_REFRESH_MILLIS = 5_000;
 
   private ApiApplication(Vertx vertx, StreamsProcessor processor, String server, int port,
-      PrometheusMeterRegistry registry, TopicMetricsFeed feed) {
+      PrometheusMeterRegistry registry, TopicMetricsFeed feed, AlertNotifier notifier) {
+    this.notifier = notifier;
     this.vertx = vertx;
     this.port = port;
     this.processor = processor;
@@ -50,6 +55,12 @@ public final class ApiApplication implements AutoCloseable {
 
   public static ApiApplication start(ApiConfig api, ProcessorConfig processorConfig, KafkaClientConfig kafka,
       Clock clock) throws Exception {
+    return start(api, processorConfig, kafka, clock, WebhookConfig.NONE);
+  }
+
+  /** As {@link #start(ApiConfig, ProcessorConfig, KafkaClientConfig, Clock)}, posting alerts to {@code webhook}. */
+  public static ApiApplication start(ApiConfig api, ProcessorConfig processorConfig, KafkaClientConfig kafka,
+      Clock clock, WebhookConfig webhook) throws Exception {
     // Other instances must know this one's address before the first rebalance, so the port is fixed first.
     int port = api.port() != 0 ? api.port() : freePort();
     ApiConfig config = api.withPort(port);
@@ -69,7 +80,11 @@ public final class ApiApplication implements AutoCloseable {
     }, false));
     var feed = new TopicMetricsFeed(kafka, processorConfig.applicationId(),
         new MigrationMetrics(registry, clock)).start();
+    AlertNotifier notifier = null;
     try {
+      if (webhook.enabled()) {
+        notifier = new CloudEventsWebhookNotifier(webhook, kafka, processorConfig.applicationId(), registry).start();
+      }
       AtomicBoolean warned = new AtomicBoolean();
       ApiServer.Readiness readiness = () -> {
         if (processor.streams().state() != KafkaStreams.State.RUNNING) {
@@ -86,8 +101,11 @@ public final class ApiApplication implements AutoCloseable {
       String server = new ApiServer(vertx, config, reader, readiness, registry, reader,
           processorConfig.migrationTimeout(), clock, processorConfig).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
-      return new ApiApplication(vertx, processor, server, port, registry, feed);
+      return new ApiApplication(vertx, processor, server, port, registry, feed, notifier);
     } catch (Exception e) {
+      if (notifier != null) {
+        notifier.close();
+      }
       feed.close();
       processor.close();
       vertx.close();
@@ -119,6 +137,9 @@ public final class ApiApplication implements AutoCloseable {
       vertx.undeploy(server).await(10, TimeUnit.SECONDS);
     } finally {
       try {
+        if (notifier != null) {
+          notifier.close();
+        }
         feed.close();
         processor.close();
       } finally {

@@ -2,6 +2,7 @@ package io.stunwatch.launcher;
 
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
+import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.processor.ProcessorConfig;
@@ -34,10 +35,11 @@ final class ApiCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ConfigSource source = kafkaOption.apply(config.load(ctx));
     ApiConfig api = ApiConfig.from(source);
+    WebhookConfig webhook = WebhookConfig.from(source);
     ProcessorConfig processor = ProcessorConfig.from(source);
     KafkaClientConfig kafka = KafkaClientConfig.from(source);
     kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
-    ApiApplication app = ApiApplication.start(api, processor, kafka, ctx.clock());
+    ApiApplication app = ApiApplication.start(api, processor, kafka, ctx.clock(), webhook);
     ctx.out().println("Stunwatch API listening on " + (api.tlsCert() != null ? "https" : "http") + "://"
         + api.advertisedHost() + ":" + app.port() + " (processor " + processor.applicationId() + "); Ctrl-C to stop.");
     ctx.out().flush();

@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import io.stunwatch.api.ApiConfig;
+import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.prometheus.ExporterConfig;
@@ -33,6 +34,7 @@ public final class ConfigCatalog {
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
     keys.addAll(ApiConfig.KEYS);
+    keys.addAll(WebhookConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();
     if (distinct != keys.size()) {
       throw new IllegalStateException("a config key is declared twice");

@@ -26,6 +26,12 @@ public final class Meters {
   public static final String COLLECTOR_LAST_SAMPLE_AGE = "stunwatch.collector.last.sample.age";
   /** Gauge: samples waiting to be sent (queued in the collector or in flight in the producer). */
   public static final String COLLECTOR_BUFFERED = "stunwatch.collector.buffered";
+  /**
+   * Counter: changes of migration-under-load alerts offered to the alert webhook, by {@link #TAG_RESULT}
+   * ({@link WebhookResult}).
+   */
+  public static final String ALERT_WEBHOOK_DELIVERIES = "stunwatch.alert.webhook.deliveries";
+
   /** Counter: exporter scrapes that gave no page, by {@link #TAG_REASON} ({@link ScrapeFailure}). */
   public static final String COLLECTOR_SCRAPE_FAILURES = "stunwatch.collector.scrape.failures";
 
@@ -54,7 +60,10 @@ public final class Meters {
   public static final String TAG_PROFILE = "profile";
   /** Tag: who started a migration, values from {@code io.stunwatch.model.Initiator}. */
   public static final String TAG_INITIATOR = "initiator";
-  /** Tag: how a migration ended, values from {@code io.stunwatch.model.MigrationState}. */
+  /**
+   * Tag: how a migration ended, values from {@code io.stunwatch.model.MigrationState}; on the alert webhook's
+   * deliveries, what became of one ({@link WebhookResult}).
+   */
   public static final String TAG_RESULT = "result";
   /** Tag: a catalog topic's name. */
   public static final String TAG_TOPIC = "topic";
