@@ -53,6 +53,7 @@ class VmLoadProcessorTest {
   private KeyValueStore<String, CurrentLoad> current;
   private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
   private TimestampedWindowStore<String, LoadAggregate> minute;
+  private TimestampedWindowStore<String, LoadAggregate> hour;
   private TimestampedWindowStore<String, UtilizationDay> days;
   private WindowStore<String, VmSamples.Block> blocks;
 
@@ -63,6 +64,7 @@ class VmLoadProcessorTest {
         Serdes.String(), ValueCodecs.CURRENT_LOAD).withLoggingDisabled().build());
     tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), ValueCodecs.LOAD_WINDOW));
     minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), ValueCodecs.LOAD_WINDOW));
+    hour = add(window(StoreNames.VM_LOAD_1H, Duration.ofHours(1), ValueCodecs.LOAD_WINDOW));
     days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), ValueCodecs.UTILIZATION_DAY));
     blocks = add(blockWindow());
     TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
@@ -180,6 +182,8 @@ class VmLoadProcessorTest {
     assertThat(tenSeconds.fetch(OTHER, DAY.toEpochMilli()).value().gpuUtilAvgPct()).isEqualTo(10.0);
     assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(26);
     assertThat(minute.fetch(OTHER, DAY.toEpochMilli()).value().samples()).isEqualTo(25);
+    assertThat(hour.fetch(VM, DAY.toEpochMilli()).value().samples()).as("the hour, for the hour-of-day profile")
+        .isEqualTo(26);
     assertThat(days.fetch(OTHER, DAY.toEpochMilli()).value().byHost())
         .as("the inventory does not know the other VM").containsOnlyKeys(UtilizationDay.UNRESOLVED_HOST);
   }
