@@ -95,6 +95,7 @@ public final class ApiServer {
     });
     router.route().handler(this::timed);
     new HealthEndpoint(readiness, registry).addRoutes(router, config.openHealth() ? null : this::authenticate);
+    new ConsoleEndpoint().addRoutes(router);
     router.route().handler(this::authenticate);
     new OpenApiEndpoint().addRoutes(router);
     Responder respond = this::respond;

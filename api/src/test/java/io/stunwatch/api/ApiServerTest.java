@@ -245,6 +245,27 @@ class ApiServerTest {
   }
 
   @Test
+  void theConsoleIsServedWithoutTheTokenUnderAStrictContentSecurityPolicyAndTheApiStillNeedsIt() throws Exception {
+    var root = client.request(HttpMethod.GET, port, "127.0.0.1", "/").followRedirects(false).send()
+        .await(10, TimeUnit.SECONDS);
+    assertThat(root.statusCode()).isEqualTo(302);
+    assertThat(root.getHeader("Location")).isEqualTo("/console/");
+    var page = get("/console/", false);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.getHeader("Content-Type")).startsWith("text/html");
+    assertThat(page.getHeader("Content-Security-Policy")).contains("script-src 'self'").doesNotContain("unsafe");
+    assertThat(page.getHeader("X-Content-Type-Options")).isEqualTo("nosniff");
+    assertThat(page.bodyAsString()).contains("<script type=\"module\" src=\"app.js\">")
+        .doesNotContainPattern("<script>|\\son[a-z]+=\"");
+    var chart = get("/console/vendor/uPlot.esm.js", false);
+    assertThat(chart.statusCode()).as("uPlot, vendored at build time").isEqualTo(200);
+    assertThat(chart.getHeader("Content-Type")).contains("javascript");
+    assertThat(get("/console/vendor/LICENSE", false).bodyAsString()).contains("MIT");
+    assertThat(get("/console/../openapi.json", false).statusCode()).isIn(401, 404);
+    assertThat(get("/api/migrations", false).statusCode()).isEqualTo(401);
+  }
+
+  @Test
   void theOpenApiDocumentDescribesEveryPublicRouteAndNoOther() throws Exception {
     ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
     var router = new ApiServer(vertx, config, stores, () -> true,
@@ -252,7 +273,9 @@ class ApiServerTest {
     Set<String> routes = new TreeSet<>();
     router.getRoutes().forEach(r -> {
       String path = r.getPath();
-      if (path != null && !path.startsWith(KafkaStreamsStoreReader.INTERNAL)) {
+      // the console's pages are not API: they read the API like any client
+      if (path != null && !path.startsWith(KafkaStreamsStoreReader.INTERNAL) && !path.equals("/")
+          && !path.startsWith("/console")) {
         routes.add(path.replaceAll(":([A-Za-z]+)", "{$1}"));
       }
     });

@@ -1,0 +1,93 @@
+// A migration's per-second timeline: GPU utilization and framebuffer, then RDMA and training throughput, with the
+// before, during and after phases shaded and the stun marked.
+import uPlot from './vendor/uPlot.esm.js';
+import { el } from './format.js';
+
+const PHASES = [['before', 'rgba(47,111,222,0.06)'], ['during', 'rgba(194,65,12,0.08)'],
+  ['after', 'rgba(21,128,61,0.06)']];
+
+function seconds(iso) {
+  return iso ? new Date(iso).getTime() / 1000 : null;
+}
+
+function value(v) {
+  return v === undefined ? null : v; // a second without a reading is a gap, never 0
+}
+
+/** The stun's span, in epoch seconds: the last stun seconds before the migration's end. */
+export function stunSpan(impact) {
+  const end = seconds(impact.migration.endTime);
+  const s = impact.stun && impact.stun.seconds;
+  return end !== null && s !== null && s !== undefined ? [end - s, end] : null;
+}
+
+function shading(impact, mark) {
+  const stun = stunSpan(impact);
+  return (u) => {
+    const { ctx } = u;
+    const { top, height } = u.bbox;
+    ctx.save();
+    for (const [name, color] of PHASES) {
+      const p = impact[name];
+      if (p && p.from && p.to) {
+        const x0 = u.valToPos(seconds(p.from), 'x', true);
+        const x1 = u.valToPos(seconds(p.to), 'x', true);
+        ctx.fillStyle = color;
+        ctx.fillRect(x0, top, x1 - x0, height);
+      }
+    }
+    if (stun) {
+      const x0 = u.valToPos(stun[0], 'x', true);
+      const x1 = u.valToPos(stun[1], 'x', true);
+      ctx.fillStyle = 'rgba(185,28,28,0.25)';
+      ctx.fillRect(x0, top, Math.max(2, x1 - x0), height);
+      mark();
+    }
+    ctx.restore();
+  };
+}
+
+function plot(target, title, impact, series, data, mark) {
+  const width = Math.max(480, Math.min(1300, (target.clientWidth || 1200) - 20));
+  return new uPlot({
+    title, width, height: 260,
+    series: [{}, ...series],
+    axes: [{}, ...series.filter((s) => s.axis).map((s) => s.axis)],
+    scales: { x: { time: true } },
+    hooks: { drawClear: [shading(impact, mark)] },
+  }, data, target);
+}
+
+/** The chart element; its data attributes say what it drew, for whoever reads the page. */
+export function timelineChart(impact) {
+  const points = impact.timeline;
+  const x = points.map((p) => seconds(p.t));
+  const box = el('div', { class: 'chart', id: 'timeline', 'data-points': String(points.length) });
+  const stun = stunSpan(impact);
+  if (stun) {
+    box.dataset.stunFrom = new Date(stun[0] * 1000).toISOString();
+    box.dataset.stunTo = new Date(stun[1] * 1000).toISOString();
+  }
+  const mark = () => {
+    box.dataset.stunMarked = 'true';
+  };
+  const legend = el('p', { class: 'muted' }, 'Shaded: before, during and after the migration; red: the stun',
+    stun ? ` (${(stun[1] - stun[0]).toFixed(1)} s, ${impact.stun.source === 'VMWARE_LOG' ? 'vmware.log'
+      : 'gap in samples'}).` : ' (unknown).');
+  box.append(legend);
+  // Drawn once the element is in the page, so that it knows its width.
+  requestAnimationFrame(() => {
+    plot(box, 'GPU', impact, [
+      { label: 'GPU utilization %', stroke: '#2f6fde', scale: '%', axis: { scale: '%', label: '%' } },
+      { label: 'framebuffer GiB', stroke: '#7c3aed', scale: 'GiB', axis: { scale: 'GiB', side: 1, label: 'GiB',
+        grid: { show: false } } },
+    ], [x, points.map((p) => value(p.gpuUtilizationPct)),
+      points.map((p) => (p.fbUsedMiB === undefined || p.fbUsedMiB === null ? null : p.fbUsedMiB / 1024))], mark);
+    plot(box, 'RDMA and training throughput', impact, [
+      { label: 'RDMA Gbit/s', stroke: '#0f766e', scale: 'Gb', axis: { scale: 'Gb', label: 'Gbit/s' } },
+      { label: 'throughput', stroke: '#c2410c', scale: 'tp', axis: { scale: 'tp', side: 1, grid: { show: false } } },
+    ], [x, points.map((p) => (p.rdmaBytesPerSec === undefined || p.rdmaBytesPerSec === null ? null
+      : p.rdmaBytesPerSec * 8 / 1e9)), points.map((p) => value(p.throughput))], mark);
+  });
+  return box;
+}
