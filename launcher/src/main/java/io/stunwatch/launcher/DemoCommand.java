@@ -32,6 +32,9 @@ final class DemoCommand implements Callable<Integer> {
   /** The line, on standard output, that says the API answers; followed by its URL. */
   static final String READY_LINE = "Stunwatch demo API at ";
 
+  /** The line, before it, that gives the console's address. */
+  static final String CONSOLE_LINE = "Open the console: ";
+
   private final LaunchContext ctx;
 
   @Spec
@@ -111,6 +114,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     String url = demo.site().apiUrl();
     Path token = demo.tokenFile();
+    out.println(CONSOLE_LINE + url + "/ (sign in with the token in " + token + ")");
     out.println(READY_LINE + url);
     out.printf("  fleet     %d GPU VMs on %d hosts; simulated from %s at x%s until the present, then live%n",
         options.vms(), options.hosts(), demo.simulationStart(), Math.round(speed));
@@ -119,7 +123,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println("  files     " + dataDir.resolve("fleet") + " (what the fleet's nvidia-smi, sysfs, training logs, "
         + "vCenter and vmware.log produced)");
     out.println();
-    out.println("Try:");
+    out.println("Or try the API:");
     out.println("  TOKEN=$(cat " + token + ")");
     out.println("  curl -s -H \"Authorization: Bearer $TOKEN\" '" + url + "/api/migrations?limit=5'");
     out.println("  curl -s -H \"Authorization: Bearer $TOKEN\" '" + url + "/api/alerts?state=resolved'");

@@ -52,6 +52,11 @@ public final class RealPeers {
     return require("openssl (Debian package openssl; ./test.sh installs it)", "openssl");
   }
 
+  /** Chromium, the real browser the console's tests drive headless (Debian package chromium). */
+  public static Path chromium() {
+    return require("chromium (Debian package chromium; ./test.sh installs it)", "chromium", "chromium-browser");
+  }
+
   /** The first of {@code names} found on the PATH; skips or fails the test when none is. */
   public static Path require(String what, String... names) {
     Optional<Path> found = onPath(names);

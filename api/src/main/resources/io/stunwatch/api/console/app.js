@@ -92,7 +92,7 @@ async function migrations(params) {
       'num'],
       ['framebuffer', (m) => gib(m.fbUsedMiB), 'num'],
       ['throughput dip', (m) => num(m.throughputDipPct, 1, ' %'), 'num'],
-    ], body, (m) => go(`migration/${encodeURIComponent(m.migration.id)}`));
+    ], body, (m) => go(`migration/${encodeURIComponent(m.migration.id)}`), (m) => m.migration.id);
     rows.id = 'migrations';
     const pager = el('div', { class: 'pager' },
       f.cursor ? el('button', { type: 'button', onclick: () => history.back() }, '← Previous') : null,

@@ -11,7 +11,7 @@ function seconds(iso) {
 }
 
 function value(v) {
-  return v === undefined ? null : v; // a second without a reading is a gap, never 0
+  return v === undefined ? null : v; // a figure without a reading is a gap, never 0
 }
 
 /** The stun's span, in epoch seconds: the last stun seconds before the migration's end. */
@@ -58,11 +58,29 @@ function plot(target, title, impact, series, data, mark) {
   }, data, target);
 }
 
+/**
+ * The points with a null row in each gap of more than a second (a stunned VM sends nothing): uPlot draws a gap at a
+ * null, and would otherwise draw a line straight across the missing seconds.
+ */
+function withGaps(points) {
+  const out = [];
+  let last = null;
+  for (const p of points) {
+    const t = seconds(p.t);
+    if (last !== null && t - last > 1.5) {
+      out.push({ t: new Date((last + 1) * 1000).toISOString(), gap: true });
+    }
+    out.push(p);
+    last = t;
+  }
+  return out;
+}
+
 /** The chart element; its data attributes say what it drew, for whoever reads the page. */
 export function timelineChart(impact) {
-  const points = impact.timeline;
+  const points = withGaps(impact.timeline);
   const x = points.map((p) => seconds(p.t));
-  const box = el('div', { class: 'chart', id: 'timeline', 'data-points': String(points.length) });
+  const box = el('div', { class: 'chart', id: 'timeline', 'data-points': String(impact.timeline.length) });
   const stun = stunSpan(impact);
   if (stun) {
     box.dataset.stunFrom = new Date(stun[0] * 1000).toISOString();

@@ -29,12 +29,13 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-/** A table of rows; columns are [header, row => cell, class]. */
-export function table(columns, rows, onRow) {
+/** A table of rows; columns are [header, row => cell, class]; key names each row (data-key). */
+export function table(columns, rows, onRow, key) {
   return el('table', {},
     el('thead', {}, el('tr', {}, columns.map(([h, , cls]) => el('th', { class: cls }, h)))),
-    el('tbody', {}, rows.map((r) => el('tr', onRow ? { class: 'link', onclick: () => onRow(r) } : {},
-      columns.map(([, f, cls]) => el('td', { class: cls }, f(r)))))));
+    el('tbody', {}, rows.map((r) => el('tr', {
+      class: onRow ? 'link' : null, onclick: onRow ? () => onRow(r) : null, 'data-key': key ? key(r) : null,
+    }, columns.map(([, f, cls]) => el('td', { class: cls }, f(r)))))));
 }
 
 export function badge(text, kind) {
