@@ -39,15 +39,13 @@ final class HeadlessChromium implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("DevTools listening on (ws://\\S+)");
 
   private final Process process;
-  private final Path profile;
   private final WebSocket socket;
   private final AtomicInteger ids = new AtomicInteger();
   private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
   private final List<String> problems = new CopyOnWriteArrayList<>();
 
-  private HeadlessChromium(Process process, Path profile, WebSocket socket) {
+  private HeadlessChromium(Process process, WebSocket socket) {
     this.process = process;
-    this.profile = profile;
     this.socket = socket;
   }
 
@@ -102,7 +100,7 @@ final class HeadlessChromium implements AutoCloseable {
     }
     Listener listener = new Listener();
     WebSocket ws = http.newWebSocketBuilder().buildAsync(URI.create(page), listener).get(30, TimeUnit.SECONDS);
-    HeadlessChromium c = new HeadlessChromium(p, profile, ws);
+    HeadlessChromium c = new HeadlessChromium(p, ws);
     listener.owner = c;
     for (String domain : List.of("Runtime", "Page", "Network", "Log")) {
       c.send(domain + ".enable", Json.mapper().createObjectNode());

@@ -70,8 +70,8 @@ async function migrations(params) {
   select('initiator', 'Initiator', [['', 'any'], ['USER', 'user'], ['DRS', 'DRS'], ['UNKNOWN', 'unknown']]),
   select('result', 'Result', [['', 'any'], ['SUCCEEDED', 'succeeded'], ['FAILED', 'failed'],
     ['IN_PROGRESS', 'in progress'], ['UNKNOWN', 'unknown']]),
-  field('from', 'From', { type: 'datetime-local', value: f.from ? f.from.slice(0, 16) : '' }),
-  field('to', 'To', { type: 'datetime-local', value: f.to ? f.to.slice(0, 16) : '' }),
+  field('from', 'From', { type: 'datetime-local', value: local(f.from) }),
+  field('to', 'To', { type: 'datetime-local', value: local(f.to) }),
   el('label', { class: 'check' }, el('input', { type: 'checkbox', name: 'underLoad', id: 'under-load',
     checked: f.underLoad === 'true' }), 'under load only'),
   el('button', { class: 'primary', type: 'submit' }, 'Filter'));
@@ -104,6 +104,14 @@ async function migrations(params) {
   } catch (e) {
     show(el('h1', {}, 'Migrations'), form, failure(e));
   }
+}
+
+/** An ISO instant as a datetime-local input shows it: in the browser's zone. */
+function local(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString()
+    .slice(0, 16);
 }
 
 function host(ref) {
