@@ -119,8 +119,11 @@ final class EvacuationEndpoint {
       }
     }
     long deferred = sorted.stream().filter(r -> r.action() == Action.DEFER).count();
-    return new Plan(host, clock.instant(), maxStun.toSeconds(), ordered, new Totals(sorted.size(), deferred, p50, p95,
-        unknownStun, duration, unknownDuration));
+    // a sum of none is unknown, not 0 s
+    boolean anyStun = unknownStun < sorted.size();
+    boolean anyDuration = unknownDuration < sorted.size();
+    return new Plan(host, clock.instant(), maxStun.toSeconds(), ordered, new Totals(sorted.size(), deferred,
+        anyStun ? p50 : null, anyStun ? p95 : null, unknownStun, anyDuration ? duration : null, unknownDuration));
   }
 
   private static String human(Duration d) {
@@ -150,12 +153,14 @@ final class EvacuationEndpoint {
   }
 
   /**
-   * The whole evacuation, one VM after another: stun and migration time summed over the VMs whose figures are known.
+   * The whole evacuation, one VM after another: stun and migration time summed over the VMs whose figures are known;
+   * null when no VM's is.
    *
    * @param unknownStun     VMs without a stun forecast (framebuffer use unknown), left out of the stun sums
    * @param unknownDuration VMs without a migration time, left out of its sum
    */
-  record Totals(int vms, long deferred, double stunP50Seconds, double stunP95Seconds, int unknownStun,
-      double durationSeconds, int unknownDuration) {
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record Totals(int vms, long deferred, Double stunP50Seconds, Double stunP95Seconds, int unknownStun,
+      Double durationSeconds, int unknownDuration) {
   }
 }

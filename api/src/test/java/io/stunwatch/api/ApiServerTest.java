@@ -542,6 +542,13 @@ class ApiServerTest {
     assertThat(totals.getInteger("unknownStun")).isEqualTo(1);
     assertThat(totals.getDouble("stunP50Seconds")).isCloseTo(6 + 1.8 * 17000 / 1024.0, within(0.01));
     assertThat(get("/api/hosts/esx09/evacuation", true).statusCode()).isEqualTo(404);
+
+    // a host whose VMs all went quiet: every figure unknown, and their sums unknown too, not 0 s
+    stores.loads.clear();
+    JsonObject quiet = get("/api/hosts/esx01/evacuation", true).bodyAsJsonObject().getJsonObject("totals");
+    assertThat(quiet.getInteger("unknownStun")).isEqualTo(3);
+    assertThat(quiet.getValue("stunP50Seconds")).isNull();
+    assertThat(quiet.getValue("stunP95Seconds")).isNull();
   }
 
   @Test

@@ -137,10 +137,12 @@ final class PlanCommand implements Runnable {
             vm.path("reason").asText());
       }
       JsonNode t = plan.path("totals");
-      out.printf(Locale.ROOT, "Total: %d VMs, %d deferred; stun %.1f s (p50), %.1f s (p95)%s; migration time %s%s%n",
-          t.path("vms").asInt(), t.path("deferred").asInt(), t.path("stunP50Seconds").asDouble(),
-          t.path("stunP95Seconds").asDouble(), t.path("unknownStun").asInt() > 0 ? ", " + t.path("unknownStun")
-              .asInt() + " unknown" : "", seconds(t.path("durationSeconds")), t.path("unknownDuration").asInt() > 0
+      out.printf(Locale.ROOT, "Total: %d VMs, %d deferred; stun %s%s; migration time %s%s%n",
+          t.path("vms").asInt(), t.path("deferred").asInt(), t.path("stunP50Seconds").isNumber()
+              ? String.format(Locale.ROOT, "%.1f s (p50), %.1f s (p95)", t.path("stunP50Seconds").asDouble(),
+              t.path("stunP95Seconds").asDouble()) : "unknown",
+          t.path("unknownStun").asInt() > 0 ? ", " + t.path("unknownStun").asInt() + " unknown" : "",
+          seconds(t.path("durationSeconds")), t.path("unknownDuration").asInt() > 0
               ? ", " + t.path("unknownDuration").asInt() + " unknown" : "");
       out.flush();
       return ExitCodes.OK;

@@ -213,8 +213,10 @@ async function plan(params) {
     const t = body.totals;
     show(el('h1', {}, 'Plan a move'), form,
       el('div', { class: 'cards' }, card('VMs', t.vms), card('deferred', t.deferred),
-        card('stun p50 / p95', `${num(t.stunP50Seconds)} s / ${num(t.stunP95Seconds)} s`),
-        card('migration time', `${num(t.durationSeconds, 0)} s`), card('stun limit', `${body.maxStunSeconds} s`)),
+        card('stun p50 / p95', t.stunP50Seconds === null ? `unknown (${t.unknownStun} VMs)`
+          : `${num(t.stunP50Seconds)} s / ${num(t.stunP95Seconds)} s${t.unknownStun ? `, ${t.unknownStun} unknown` : ''}`),
+        card('migration time', t.durationSeconds === null ? 'unknown' : `${num(t.durationSeconds, 0)} s`),
+        card('stun limit', `${body.maxStunSeconds} s`)),
       table([
         ['#', (r) => r.order, 'num'],
         ['action', (r) => badge(r.action, r.action === 'DEFER' ? 'busy' : r.action === 'MOVE' ? 'ok' : 'warn')],
