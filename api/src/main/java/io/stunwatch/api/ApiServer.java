@@ -103,8 +103,8 @@ public final class ApiServer {
     new VmEndpoint(stores, config, clock).addRoutes(router, respond);
     Planner planner = new Planner(stores, busy, clock);
     new StunTimeEndpoint(stores, planner, vertx).addRoutes(router, respond);
-    new EvacuationEndpoint(stores, planner, config.planMaxStun(), clock).addRoutes(router, respond);
-    new MigrateCheckEndpoint(stores, planner, busy, config.planMaxStun(), clock).addRoutes(router, respond);
+    new EvacuationEndpoint(planner, config.planMaxStun(), clock).addRoutes(router, respond);
+    new MigrateCheckEndpoint(stores, planner, config.planMaxStun(), clock).addRoutes(router, respond);
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
     new HostsEndpoint(stores).addRoutes(router, respond);

@@ -22,13 +22,11 @@ import java.util.Locale;
  */
 final class EvacuationEndpoint {
 
-  private final StoreReader stores;
   private final Planner planner;
   private final Duration maxStun;
   private final Clock clock;
 
-  EvacuationEndpoint(StoreReader stores, Planner planner, Duration maxStun, Clock clock) {
-    this.stores = stores;
+  EvacuationEndpoint(Planner planner, Duration maxStun, Clock clock) {
     this.planner = planner;
     this.maxStun = maxStun;
     this.clock = clock;
@@ -74,7 +72,7 @@ final class EvacuationEndpoint {
         String reason;
         if (l.underLoad() == null) {
           action = Action.MOVE_LAST;
-          reason = "no GPU readings in the last " + human(planner.busyWindow()) + ": its load is unknown";
+          reason = "no GPU readings in the last " + human(planner.busy().window()) + ": its load is unknown";
         } else if (!l.underLoad()) {
           action = Action.MOVE;
           reason = "idle" + (fc == null ? "" : String.format(Locale.ROOT, ": %.1f s stun forecast", fc.p50Seconds()));

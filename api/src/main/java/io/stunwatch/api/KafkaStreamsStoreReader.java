@@ -213,15 +213,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   @Override
   public Future<List<StunModelEntry>> model() {
     // The global copy: every instance has the whole model.
-    return blocking(() -> {
-      List<StunModelEntry> out = new ArrayList<>();
-      ReadOnlyKeyValueStore<String, ValueAndTimestamp<StunModelEntry>> s = store(StoreNames.STUN_MODEL_GLOBAL,
-          QueryableStoreTypes.timestampedKeyValueStore());
-      try (KeyValueIterator<String, ValueAndTimestamp<StunModelEntry>> it = s.all()) {
-        it.forEachRemaining(kv -> out.add(kv.value.value()));
-      }
-      return out;
-    });
+    return global(StoreNames.STUN_MODEL_GLOBAL);
   }
 
   @Override

@@ -39,10 +39,10 @@ final class MigrateCheckEndpoint {
   private final Duration maxStun;
   private final Clock clock;
 
-  MigrateCheckEndpoint(StoreReader stores, Planner planner, Planner.Busy busy, Duration maxStun, Clock clock) {
+  MigrateCheckEndpoint(StoreReader stores, Planner planner, Duration maxStun, Clock clock) {
     this.stores = stores;
     this.planner = planner;
-    this.busy = busy;
+    this.busy = planner.busy();
     this.maxStun = maxStun;
     this.clock = clock;
   }

@@ -18,7 +18,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,9 +76,9 @@ final class Planner {
     }
   }
 
-  /** The look-back of "under load now". */
-  Duration busyWindow() {
-    return busy.window();
+  /** What "under load now" means. */
+  Busy busy() {
+    return busy;
   }
 
   Future<Site> site() {
@@ -224,7 +223,7 @@ final class Planner {
       double[] done = rows.stream().filter(r -> r.summary().migration().state() == MigrationState.SUCCEEDED)
           .map(MigrationRow::durationSeconds).filter(d -> d != null).mapToDouble(Double::doubleValue).toArray();
       if (done.length > 0) {
-        return new DurationEstimate(median(done), "VM_HISTORY", done.length);
+        return new DurationEstimate(Forecasts.median(done), "VM_HISTORY", done.length);
       }
       Long link = f.inputs().linkMbps();
       if (vm != null && vm.memoryMiB() != null && link != null && link > 0 && f.forecast() != null) {
@@ -243,16 +242,5 @@ final class Planner {
 
   private static String name(String name, String moref) {
     return name != null ? name : moref;
-  }
-
-  /** The median of {@code values}, or null for none. */
-  static Double median(double... values) {
-    if (values.length == 0) {
-      return null;
-    }
-    double[] v = values.clone();
-    Arrays.sort(v);
-    int m = v.length / 2;
-    return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
   }
 }

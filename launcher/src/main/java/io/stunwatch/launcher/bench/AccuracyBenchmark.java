@@ -69,17 +69,21 @@ public final class AccuracyBenchmark {
             settings.speed());
         log.flush();
         // through the history, then until the backtest stops growing: the last impacts settle a minute or two after
-        // their migrations end, in simulated time
+        // their migrations end, in simulated time. A machine that cannot keep up gets four times the planned pace.
+        long deadline = System.nanoTime() + Duration.ofSeconds((long) (settings.history().toSeconds()
+            / settings.speed() * 4) + 600).toNanos();
         while (!demo.clock().live() || demo.feed().lastReleased() == null
             || demo.feed().lastReleased().isBefore(demo.clock().instant().minusSeconds(60))) {
           if (demo.fleetFailure() != null) {
             throw new IllegalStateException("the fleet failed", demo.fleetFailure());
           }
+          overdue(deadline, law, "reach the present");
           Thread.sleep(1000);
         }
         JsonNode last = null;
         long stable = 0;
         while (stable < 3) {
+          overdue(deadline, law, "settle its backtest");
           Thread.sleep(5000);
           JsonNode a = get(url, token, "/api/stun-time/accuracy");
           stable = last != null && last.path("overall").path("count").asLong() == a.path("overall").path("count")
@@ -94,6 +98,12 @@ public final class AccuracyBenchmark {
       }
     }
     return out;
+  }
+
+  private static void overdue(long deadline, StunLaw law, String what) {
+    if (System.nanoTime() > deadline) {
+      throw new IllegalStateException("site " + law + " did not " + what + " in time");
+    }
   }
 
   private JsonNode get(String url, String token, String path) throws IOException, InterruptedException {

@@ -65,12 +65,9 @@ public final class StunModel {
     }
     double gib = i.before().fbUsedMiB() / 1024.0;
     Migration m = i.migration();
-    String pair = m.sourceHost() != null && m.destHost() != null ? name(m.sourceHost()) + "->" + name(m.destHost())
-        : null;
-    Long from = m.sourceHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.sourceHost().value()));
-    Long to = m.destHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.destHost().value()));
+    String pair = hostPair(m);
     Observation o = new Observation(m.id(), i.stun().seconds(), gib, i.stun().source(), m.startTime(), pair,
-        from == null || to == null ? null : Math.min(from, to));
+        linkMbps(m, linkMbps));
     List<Input> out = new ArrayList<>();
     out.add(new Input(Group.SITE, StunModelEntry.SITE_KEY, o, i.settledAt()));
     String profile = i.migration().vgpuProfile();
@@ -82,6 +79,22 @@ public final class StunModel {
       out.add(new Input(Group.HOST_PAIR, pair, o, i.settledAt()));
     }
     return out;
+  }
+
+  /** {@code <source>-><destination>} by host name (else moref), or null unless both hosts are known. */
+  public static String hostPair(Migration m) {
+    return m.sourceHost() != null && m.destHost() != null ? name(m.sourceHost()) + "->" + name(m.destHost()) : null;
+  }
+
+  /**
+   * The slower of the two hosts' vMotion uplinks, Mbit/s, or null unless both are known.
+   *
+   * @param linkMbps a host's uplink speed by its inventory key ({@code <vcenter>/<moref>}), or null
+   */
+  public static Long linkMbps(Migration m, Function<String, Long> linkMbps) {
+    Long from = m.sourceHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.sourceHost().value()));
+    Long to = m.destHost() == null ? null : linkMbps.apply(Keys.host(m.vcenterUuid(), m.destHost().value()));
+    return from == null || to == null ? null : Math.min(from, to);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.stunwatch.processor.node;
 
-import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
@@ -10,6 +9,7 @@ import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.domain.StunModel;
 import io.stunwatch.processor.view.Forecasts;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
@@ -123,22 +123,12 @@ final class MigrationAlerting {
     }
     HostInventoryEntry from = m.sourceHost() == null ? null
         : HostLinks.entry(hosts, Keys.host(m.vcenterUuid(), m.sourceHost().value()));
-    HostInventoryEntry to = m.destHost() == null ? null
-        : HostLinks.entry(hosts, Keys.host(m.vcenterUuid(), m.destHost().value()));
-    Long link = from == null || to == null || from.vmotionNicSpeedMbps() == null || to.vmotionNicSpeedMbps() == null
-        ? null : Math.min(from.vmotionNicSpeedMbps(), to.vmotionNicSpeedMbps());
-    String pair = m.sourceHost() == null || m.destHost() == null ? null
-        : name(m.sourceHost()) + "->" + name(m.destHost());
-    Forecasts.Query q = new Forecasts.Query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, pair, link,
-        from != null && from.vcenterVersion() != null ? from.vcenterVersion()
-            : HostLinks.vcenterVersion(hosts, m.vcenterUuid()));
+    Forecasts.Query q = new Forecasts.Query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, StunModel.hostPair(m),
+        StunModel.linkMbps(m, HostLinks.of(hosts)), from != null && from.vcenterVersion() != null
+            ? from.vcenterVersion() : HostLinks.vcenterVersion(hosts, m.vcenterUuid()));
     return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();
     });
-  }
-
-  private static String name(EntityRef e) {
-    return e.name() != null ? e.name() : e.value();
   }
 }

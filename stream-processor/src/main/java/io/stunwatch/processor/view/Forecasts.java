@@ -4,7 +4,6 @@ import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunModelEntry.Observation;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -60,23 +59,9 @@ public final class Forecasts {
    * @param vcenterVersion the vCenter's version, for VMware's figure, when known
    */
   public record Query(String profile, double fbUsedGiB, String hostPair, Long linkMbps, String vcenterVersion) {
-
-    /** A query of a VM's profile and framebuffer alone. */
-    public static Query of(String profile, long fbUsedMiB) {
-      return new Query(profile, fbUsedMiB / 1024.0, null, null, null);
-    }
   }
 
   private Forecasts() {
-  }
-
-  /**
-   * @param profile   the VM's vGPU profile, or null
-   * @param fbUsedMiB framebuffer used now, MiB
-   * @param model     the stun-time model by {@link StunModelEntry#key()}; returns null for a missing group
-   */
-  public static StunForecast forecast(String profile, long fbUsedMiB, Function<String, StunModelEntry> model) {
-    return forecast(Query.of(profile, fbUsedMiB), model);
   }
 
   /** The forecast for {@code q} from the model's groups ({@code model} returns null for a missing group). */
@@ -244,8 +229,8 @@ public final class Forecasts {
     return errors.length == 0 ? Double.POSITIVE_INFINITY : median(errors);
   }
 
-  /** The median (the mean of the middle two of an even count); sorts {@code values}. */
-  static double median(double[] values) {
+  /** The median (the mean of the middle two of an even count) of at least one value; sorts {@code values}. */
+  public static double median(double[] values) {
     Arrays.sort(values);
     int m = values.length / 2;
     return values.length % 2 == 1 ? values[m] : (values[m - 1] + values[m]) / 2;
