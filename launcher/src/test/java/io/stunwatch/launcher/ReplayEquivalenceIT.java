@@ -259,6 +259,10 @@ class ReplayEquivalenceIT {
   }
 
   static void writeSite(Path site, Instant base) throws Exception {
+    writeSite(site, base, SECONDS);
+  }
+
+  static void writeSite(Path site, Instant base, int seconds) throws Exception {
     Files.write(site.resolve("inventory.jsonl"), List.of(hostLine(1), hostLine(2), vmLine(TRAIN, 1),
         vmLine(IDLE, 1), vmLine(MULTI, 2), vmLine(FAILING, 2)));
     Instant trainStart = base.plusSeconds(360);
@@ -295,10 +299,10 @@ class ReplayEquivalenceIT {
     Path multiLogs = Files.createDirectories(site.resolve("logs").resolve(MULTI.moref()));
     Files.write(multiLogs.resolve("vmware.log"), List.of(
         log.format(multiStart.plusSeconds(119)) + " In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 58100000 us"));
-    writeWorker(site, TRAIN, base, trainStart, 75, 29);
-    writeWorker(site, IDLE, base, idleStart, 20, 0);
-    writeWorker(site, MULTI, base, multiStart, 120, 58);
-    writeWorker(site, FAILING, base, failStart, 35, 0);
+    writeWorker(site, TRAIN, base, trainStart, 75, 29, seconds);
+    writeWorker(site, IDLE, base, idleStart, 20, 0, seconds);
+    writeWorker(site, MULTI, base, multiStart, 120, 58, seconds);
+    writeWorker(site, FAILING, base, failStart, 35, 0, seconds);
   }
 
   /**
@@ -306,8 +310,8 @@ class ReplayEquivalenceIT {
    * GPUs run at half their load and the training at half its rate, and the last {@code stunned} seconds before the
    * end have no sample at all.
    */
-  private static void writeWorker(Path site, Vm vm, Instant base, Instant start, int seconds, int stunned)
-      throws Exception {
+  private static void writeWorker(Path site, Vm vm, Instant base, Instant start, int seconds, int stunned,
+      int recorded) throws Exception {
     Path d = Files.createDirectories(site.resolve("worker").resolve(vm.name()));
     DateTimeFormatter smi = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
     List<String> csv = new ArrayList<>();
@@ -315,7 +319,7 @@ class ReplayEquivalenceIT {
     List<String> train = new ArrayList<>();
     Instant end = start.plusSeconds(seconds);
     String name = "GRID " + vm.profile().substring("grid_".length()).toUpperCase(Locale.ROOT);
-    for (int s = 0; s < SECONDS; s++) {
+    for (int s = 0; s < recorded; s++) {
       Instant t = base.plusSeconds(s);
       boolean during = !t.isBefore(start) && t.isBefore(end);
       if (during && t.isAfter(end.minusSeconds(stunned + 1)) && t.isBefore(end)) {

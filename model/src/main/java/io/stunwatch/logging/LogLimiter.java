@@ -1,27 +1,36 @@
 package io.stunwatch.logging;
 
-import java.time.Clock;
+import java.util.function.LongSupplier;
 
 /**
  * Caps how many lines a repeating problem writes to the log: at most {@code perMinute} a minute, and the next line
  * that gets through says how many were held back. Counting the problem is the caller's job (a metric); this only
  * keeps a flood of bad input from flooding the log too.
+ *
+ * <p>A minute is a minute of the wall clock (a monotonic one), never a clock the caller simulates or replays: the
+ * limit is about how much a person reading the log sees, and a demo running time 60 times faster, or a replay of
+ * last week, would otherwise write sixty times as many lines a real minute.
  */
 public final class LogLimiter {
 
   private final int perMinute;
-  private final Clock clock;
+  private final LongSupplier millis;
   private long windowStart;
   private int inWindow;
   private long suppressed;
 
-  public LogLimiter(int perMinute, Clock clock) {
+  public LogLimiter(int perMinute) {
+    this(perMinute, () -> System.nanoTime() / 1_000_000L);
+  }
+
+  /** With its own monotonic millisecond ticker: for tests. */
+  LogLimiter(int perMinute, LongSupplier millis) {
     if (perMinute < 1) {
       throw new IllegalArgumentException("perMinute must be at least 1");
     }
     this.perMinute = perMinute;
-    this.clock = clock;
-    this.windowStart = clock.millis();
+    this.millis = millis;
+    this.windowStart = millis.getAsLong();
   }
 
   /**
@@ -31,7 +40,7 @@ public final class LogLimiter {
    *         {@code " (N more not logged since the last line)"}
    */
   public synchronized String admit() {
-    long now = clock.millis();
+    long now = millis.getAsLong();
     if (now - windowStart >= 60_000L) {
       windowStart = now;
       inWindow = 0;

@@ -29,6 +29,7 @@ import io.stunwatch.processor.node.MigrationProcessor;
 import io.stunwatch.processor.node.ModelInputs;
 import io.stunwatch.processor.node.ModelProcessor;
 import io.stunwatch.processor.node.RdmaProcessor;
+import io.stunwatch.processor.node.SampleHistory;
 import io.stunwatch.processor.node.StunProcessor;
 import io.stunwatch.processor.node.VmKeyProcessor;
 import io.stunwatch.processor.node.VmLoadProcessor;
@@ -184,9 +185,9 @@ public final class StunwatchTopology {
         .merge(resolved, Named.as("guest-and-resolved-gpu"));
     loadAndUtilization(b, gpu, config, index, clock);
     KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
-    rdma.process(RdmaProcessor::new, Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
+    rdma.process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
     KStream<String, ThroughputSample> throughput = decoded(b, Topics.THROUGHPUT_SAMPLES, clock);
-    throughput.process(() -> new HistoryUpdate<ThroughputSample>(ThroughputSample::timestamp,
+    throughput.process(() -> new HistoryUpdate<ThroughputSample>(config, ThroughputSample::timestamp,
         (p, t) -> VmSamples.withThroughput(p, t.scope(), t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
     KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<>(Topics.STUN_OBSERVATIONS, StunObservation::key, null,
@@ -200,13 +201,22 @@ public final class StunwatchTopology {
             StoreNames.ANNOTATIONS_BY_HOUR);
     revisions.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
-    KStream<String, VcenterEvent> events = decoded(b, Topics.VCENTER_EVENTS, clock)
+    // An event the collector keyed by VM id is read where the VM's samples are, in their task: in a catch-up or a
+    // replay Kafka Streams then takes both in timestamp order. Through a repartition hop the events would become
+    // visible a commit later, after the task had run its samples ahead of them, by as much as a whole recording:
+    // its migrations closed as UNKNOWN before their end was read, and the history of their range gone before it
+    // could be rebuilt. Only events keyed by vCenter and moref take the hop, to be keyed by VM id.
+    KStream<String, VcenterEvent> vcenterEvents = decoded(b, Topics.VCENTER_EVENTS, clock);
+    KStream<String, VcenterEvent> direct = vcenterEvents.filter((k, e) -> Keys.isVmId(k), Named.as("events-by-vm-id"));
+    KStream<String, VcenterEvent> events = vcenterEvents.filterNot((k, e) -> Keys.isVmId(k),
+            Named.as("events-to-key"))
         .process(() -> new VmKeyProcessor<>(Topics.VCENTER_EVENTS, VcenterEvent::vmKey,
             e -> Keys.migration(e.vcenterUuid(), e.chainId() != null ? e.chainId() : e.eventKey()),
             StoreNames.EVENTS_HELD, config.inventoryHold(), new LiveCommits(clock)), Named.as("key-by-vm"),
             StoreNames.EVENTS_HELD, StoreNames.CHAIN_ROUTES)
         .repartition(Repartitioned.<String, VcenterEvent>as("events-by-vm")
-            .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()));
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VCENTER_EVENTS.valueSerde()))
+        .merge(direct, Named.as("events-keyed-and-direct"));
     // The samples pass by the migration processor too, after the processors that record them, and move its look at
     // due migrations on (see MigrationProcessor: a stream-time punctuation made the stream threads' loops tiny). The
     // most frequent kind joins last, so that it crosses one merge node.
@@ -261,7 +271,10 @@ public final class StunwatchTopology {
    * and every half retention a new segment (a RocksDB instance opened, with its files synced), in every task.
    */
   static WindowBytesStoreSupplier sampleStore(ProcessorConfig config) {
-    Duration retention = config.sampleRetention().plus(config.lateGrace()).plusSeconds(VmSamples.Block.SECONDS);
+    // Each VM keeps its own last SampleHistory.keep behind its newest block (SampleHistory deletes the rest); the
+    // store keeps a skew more, so that a VM behind another of its task (a replay one VM after another, a host's
+    // readings a hop behind) keeps its history.
+    Duration retention = SampleHistory.keep(config).plus(SampleHistory.VM_SKEW);
     Duration size = Duration.ofSeconds(VmSamples.Block.SECONDS);
     return switch (config.sampleStore()) {
       case MEMORY -> Stores.inMemoryWindowStore(StoreNames.VM_SAMPLES, retention, size, false);

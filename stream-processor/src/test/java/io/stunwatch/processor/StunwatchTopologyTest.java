@@ -180,6 +180,13 @@ class StunwatchTopologyTest {
     }
   }
 
+  /** A sample of VM {@code vm} every {@code step} seconds for {@code seconds} from {@code from}. */
+  private void loadEvery(int vm, Instant from, int seconds, int step, double util, long fbUsed) {
+    for (int s = 0; s < seconds; s += step) {
+      load(vm, from.plusSeconds(s), 1, util, fbUsed);
+    }
+  }
+
   private void load(int vm, Instant from, int seconds, double util, long fbUsed) {
     TestInputTopic<String, GpuSample> in = in(Topics.GPU_SAMPLES);
     for (int s = 0; s < seconds; s++) {
@@ -1158,6 +1165,78 @@ class StunwatchTopologyTest {
     assertThat(tooLate.gpuUtilAvgPct()).isEqualTo(80.0);
     assertThat(droppedRecords() - droppedBefore).as("the too-late sample, in the 10 s and 1 min windows")
         .isEqualTo(2.0);
+  }
+
+  @Test
+  void aVmsRecordingReplayedAfterAnotherVmsWholeRecordingIsNotLateForItsWindowsOrTheAudit() {
+    inventory(1, 2);
+    Instant hour = Instant.parse("2026-11-21T10:00:00Z");
+    loadEvery(1, hour, 7200, 10, 80.0, 1024);                     // one VM's two hours, then the other's
+    double droppedBefore = droppedRecords();
+    loadEvery(2, hour, 7200, 10, 30.0, 2048);
+    assertThat(droppedRecords() - droppedBefore).as("late only against its own VM's samples").isZero();
+    LoadAggregate first = window(StoreNames.VM_LOAD_10S, 2, hour);
+    assertThat(first.samples()).isEqualTo(1);
+    assertThat(first.gpuUtilAvgPct()).isEqualTo(30.0);
+    assertThat(this.<LoadAggregate>window(StoreNames.VM_LOAD_1M, 2, hour).samples()).isEqualTo(6);
+    assertThat(this.<LoadAggregate>window(StoreNames.VM_LOAD_1H, 2, hour).samples()).isEqualTo(360);
+    UtilizationDay d = window(StoreNames.UTILIZATION_DAILY, 2, Instant.parse("2026-11-21T00:00:00Z"));
+    assertThat(d.total().busy()).as("every interval but before the first").isEqualTo(7190.0);
+    UtilizationDay first1 = window(StoreNames.UTILIZATION_DAILY, 1, Instant.parse("2026-11-21T00:00:00Z"));
+    assertThat(first1.total().busy()).as("the VM replayed first, alike").isEqualTo(7190.0);
+  }
+
+  @Test
+  void aVmsHistoryIsKeptAgainstItsOwnSamplesSoItsImpactIsWholeWhenAnotherVmsRecordingRanHoursAhead() {
+    inventory(1, 2);
+    Instant start = T0.plusSeconds(2400);                         // forty minutes into two-hour recordings
+    pipe(userMigration(2, 200, start, 60));                       // every event first
+    loadEvery(1, T0, 7200, 10, 80.0, 1024);                       // VM 1's whole recording: the task's stream time
+    load(2, start.minusSeconds(300), 300, 90.0, 15360);           // two hours ahead of VM 2's, which comes after
+    load(2, start, 30, 40.0, 15360);
+    load(2, start.plusSeconds(45), 200, 88.0, 15360);             // stunned from start+30 to start+44
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/200");
+    assertThat(i.during().from()).isEqualTo(start);
+    assertThat(i.during().to()).isEqualTo(start.plusSeconds(61));
+    assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(i.after().gpuUtilizationPct()).isEqualTo(88.0);
+    assertThat(i.after().gpuSamples()).isEqualTo(119);
+    assertThat(i.stun()).isEqualTo(new StunTime(15.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+    assertThat(latest(Topics.MIGRATION_ALERTS).get(VC + "/200").state())
+        .isEqualTo(MigrationAlert.AlertState.RESOLVED);
+  }
+
+  @Test
+  void anEndReadAfterTheTimeoutClosedTheMigrationRevisesItAndRebuildsTheImpactFromTheVmsOwnHistory() {
+    inventory(1, 2);
+    Instant start = T0.plusSeconds(600);
+    loadEvery(2, T0, 7200, 10, 10.0, 1024);                       // another VM runs the task two hours on
+    load(1, start.minusSeconds(300), 300, 90.0, 8000);            // VM 1's samples run 50 minutes past its start
+    load(1, start, 20, 40.0, 8000);
+    load(1, start.plusSeconds(31), 200, 85.0, 8000);              // stunned from start+20 to start+30
+    loadEvery(1, start.plusSeconds(231), 3000 - 231, 10, 85.0, 8000);
+    StunObservation stun = new StunObservation(VC, "vm-1", "train-1", null, start.plusSeconds(40), 10_900_000L,
+        StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-1/vmware.log", 4711);
+    in(Topics.STUN_OBSERVATIONS).pipeInput(stun.key(), stun, start.plusSeconds(40));
+    // its events only now, as a hop behind the samples: the start is more than the timeout behind stream time
+    pipe(List.of(event(100, 100, start, "VmBeingHotMigratedEvent", VcenterEventCategory.MIGRATION_STARTED, 1,
+        host(1), host(2), null)));
+    assertThat(latest(Topics.MIGRATIONS).get(VC + "/100").state()).isEqualTo(MigrationState.UNKNOWN);
+    pipe(List.of(event(101, 100, start.plusSeconds(40), "VmFailedMigrateEvent",
+        VcenterEventCategory.MIGRATION_FAILED, 1, host(1), host(2), null)));
+    load(1, start.plusSeconds(3000), 10, 85.0, 8000);
+    driver.advanceWallClockTime(ProcessorConfig.SAMPLE_RETENTION.defaultValue().multipliedBy(2)); // idle: last look
+
+    Migration m = driver.<String, Migration>getKeyValueStore(StoreNames.MIGRATIONS).get(VC + "/100");
+    assertThat(m.state()).as("a failed vMotion is FAILED, never closed again as UNKNOWN")
+        .isEqualTo(MigrationState.FAILED);
+    assertThat(m.endTime()).isEqualTo(start.plusSeconds(40));
+    MigrationImpact i = driver.<String, MigrationImpact>getKeyValueStore(StoreNames.IMPACTS).get(VC + "/100");
+    assertThat(i.migration().state()).isEqualTo(MigrationState.FAILED);
+    assertThat(i.during().to()).as("the migration's whole duration, not a second").isEqualTo(start.plusSeconds(41));
+    assertThat(i.during().gpuUtilizationPct()).isBetween(40.0, 85.0);
+    assertThat(i.stun()).as("the vmware.log figure").isEqualTo(new StunTime(10.9, StunTime.Source.VMWARE_LOG));
+    assertThat(i.stunEstimate()).isEqualTo(new StunTime(11.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
   }
 
   @Test

@@ -89,7 +89,7 @@ public final class ExporterCollector implements AutoCloseable {
     this.sink = KafkaSampleSink.create(s.delivery(), s.kafka().clientProperties(), metrics, clock);
     this.inputs = new Inputs(null, sink, metrics, clock);
     this.mapping = s.exporter().mapping();
-    this.failureLog = new LogLimiter(10, clock);
+    this.failureLog = new LogLimiter(10);
     this.metricsServer = live && s.exporter().metricsPort() > 0
         ? MetricsServer.start(registry, s.exporter().metricsHost(), s.exporter().metricsPort()) : null;
   }

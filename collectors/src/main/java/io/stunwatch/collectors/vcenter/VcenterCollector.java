@@ -137,7 +137,7 @@ public final class VcenterCollector implements AutoCloseable {
     this.config = config;
     this.kafkaProperties = kafkaProperties;
     this.clock = clock;
-    this.problemLog = new LogLimiter(10, clock);
+    this.problemLog = new LogLimiter(10);
     this.thread = new Thread(this::run, "stunwatch-vcenter-" + connector.url());
     this.thread.setDaemon(true);
   }

@@ -42,8 +42,7 @@ public final class YavijavaTolerantClient extends WSClient {
   private static final QName XSI_TYPE = QName.get("type",
       Namespace.get("xsi", "http://www.w3.org/2001/XMLSchema-instance"));
   private static final Map<String, LongAdder> SKIPPED = new ConcurrentHashMap<>();
-  private static final LogLimiter PROBLEM_LOG = new LogLimiter(10,
-      Clock.systemUTC());
+  private static final LogLimiter PROBLEM_LOG = new LogLimiter(10);
 
   public YavijavaTolerantClient(String url, boolean ignoreCert) throws MalformedURLException, RemoteException {
     super(url, ignoreCert);

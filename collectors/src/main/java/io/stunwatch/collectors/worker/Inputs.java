@@ -30,7 +30,7 @@ public final class Inputs {
     this.metrics = metrics;
     this.clock = clock;
     for (CollectorInput input : CollectorInput.values()) {
-      errorLogs.put(input, new LogLimiter(10, clock));
+      errorLogs.put(input, new LogLimiter(10));
     }
   }
 

@@ -85,7 +85,7 @@ public final class KafkaSampleSink implements SampleSink, AutoCloseable {
     this.clock = clock;
     this.queue = new ArrayBlockingQueue<>(config.maxBuffered());
     for (DropReason r : DropReason.values()) {
-      dropLogs.put(r, new LogLimiter(1, clock));
+      dropLogs.put(r, new LogLimiter(1));
     }
     Gauge.builder(Meters.COLLECTOR_BUFFERED, this, KafkaSampleSink::buffered)
         .description("Samples waiting for Kafka").register(metrics.registry());

@@ -113,7 +113,7 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
     this.clock = clock;
     Files.createDirectories(dir.resolve("vcenter"));
     this.metrics = new CollectorMetrics(registry, clock);
-    this.problemLog = new LogLimiter(10, clock);
+    this.problemLog = new LogLimiter(10);
     Map<String, Object> kafka = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     this.workerSink = KafkaSampleSink.create(new DeliveryConfig(Duration.ofMinutes(5), 1_000_000), kafka, metrics,
         clock);

@@ -32,7 +32,7 @@ public interface DecodeFailureHandler {
    * the count of lines held back is logged with the next line that gets through.
    */
   static DecodeFailureHandler logging(Logger log, int perMinute, Clock clock) {
-    LogLimiter limiter = new LogLimiter(perMinute, clock);
+    LogLimiter limiter = new LogLimiter(perMinute);
     return (raw, error) -> {
       String suffix = limiter.admit();
       if (suffix != null) {

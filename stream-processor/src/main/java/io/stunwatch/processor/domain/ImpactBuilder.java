@@ -147,19 +147,32 @@ public final class ImpactBuilder {
     return gapEstimate(m, points);
   }
 
+  /** How far before a migration's start the guest's last sample may be for its samples to cover the migration. */
+  static final long COVER_BEFORE_SECONDS = 60;
+
   /**
    * The largest gap between guest GPU samples from the second before the start to 30 s after the end, less the
-   * one-second sampling step; unknown without two samples there.
+   * one-second sampling step; unknown unless the samples cover the migration (one at most a minute before its start,
+   * or at it, and one at or after its end, within 30 s) and two of them fall there. Samples that have not arrived
+   * yet are no gap: without that cover a gap estimate would say 0 s, or a gap's share, of a stun it did not see.
    */
   static StunTime gapEstimate(Migration m, List<VmSamples.Point> points) {
-    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    if (m.endTime() == null) {
+      return new StunTime(null, StunTime.Source.UNKNOWN); // no end: no range to cover
+    }
+    Instant end = m.endTime();
     long prev = -1;
     long maxGap = -1;
     long last = end.getEpochSecond() + 30;
+    long start = m.startTime().getEpochSecond();
+    boolean before = false;
+    boolean after = false;
     for (VmSamples.Point p : points) {
       if (p.samples() == 0) {
         continue; // a second with throughput but no GPU sample
       }
+      before |= p.epochSecond() >= start - COVER_BEFORE_SECONDS && p.epochSecond() <= start;
+      after |= p.epochSecond() >= end.getEpochSecond() && p.epochSecond() <= last;
       if (p.epochSecond() >= m.startTime().getEpochSecond() - 1 && p.epochSecond() <= last) {
         if (prev >= 0) {
           maxGap = Math.max(maxGap, p.epochSecond() - prev);
@@ -167,7 +180,7 @@ public final class ImpactBuilder {
         prev = p.epochSecond();
       }
     }
-    if (maxGap < 0) {
+    if (maxGap < 0 || !before || !after) {
       return new StunTime(null, StunTime.Source.UNKNOWN);
     }
     return new StunTime((double) Math.max(0, maxGap - 1), StunTime.Source.SAMPLE_GAP_ESTIMATE);

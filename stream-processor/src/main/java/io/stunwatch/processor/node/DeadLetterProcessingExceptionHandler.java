@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class DeadLetterProcessingExceptionHandler implements ProcessingExceptionHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(DeadLetterProcessingExceptionHandler.class);
-  private static final LogLimiter LIMIT = new LogLimiter(10, Clock.systemUTC());
+  private static final LogLimiter LIMIT = new LogLimiter(10);
 
   private final Map<String, Object> p = new HashMap<>();
   private Producer<String, byte[]> producer;

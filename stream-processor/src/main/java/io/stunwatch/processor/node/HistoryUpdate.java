@@ -1,5 +1,6 @@
 package io.stunwatch.processor.node;
 
+import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Instant;
 import java.util.function.BiFunction;
@@ -12,17 +13,19 @@ import org.apache.kafka.streams.processor.api.Record;
 public final class HistoryUpdate<V> implements Processor<String, V, Void, Void> {
   private final Function<V, Instant> timeOf;
   private final BiFunction<VmSamples.Point, V, VmSamples.Point> merge;
+  private final ProcessorConfig config;
   private SampleHistory history;
 
-  public HistoryUpdate(Function<V, Instant> timeOf,
+  public HistoryUpdate(ProcessorConfig config, Function<V, Instant> timeOf,
       BiFunction<VmSamples.Point, V, VmSamples.Point> merge) {
+    this.config = config;
     this.timeOf = timeOf;
     this.merge = merge;
   }
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
-    history = new SampleHistory(context);
+    history = new SampleHistory(context, config);
   }
 
   @Override

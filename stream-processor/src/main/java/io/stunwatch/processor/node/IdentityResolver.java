@@ -52,7 +52,7 @@ public final class IdentityResolver implements Processor<String, Object, String,
 
   public IdentityResolver(InventoryIndex index, Clock clock) {
     this.index = index;
-    this.log = new LogLimiter(10, clock);
+    this.log = new LogLimiter(10);
   }
 
   @Override

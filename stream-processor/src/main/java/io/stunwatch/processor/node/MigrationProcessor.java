@@ -128,6 +128,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private final Map<String, Long> provisionalUntil = new HashMap<>();
   /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
   private long lastInputWall;
+  /**
+   * The newest sample time of each VM of the task since it was (re)initialized: how far the VM's own history reaches,
+   * which is what decides whether it still holds a migration's range ({@link SampleHistory} keeps each VM's last
+   * {@code process.sample-retention} behind its own newest sample). Never the task's stream time: VMs share
+   * partitions, and one VM's recording replayed after another's, or a catch-up, puts them hours apart.
+   */
+  private final Map<String, Long> vmNewest = new HashMap<>();
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -145,6 +152,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.retention = new HistoryRetention(context, config.historyRetention());
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     provisionalUntil.clear();
+    vmNewest.clear();
     waiting = null;
     watched = null;
     nextLook = Long.MIN_VALUE;
@@ -161,6 +169,10 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         event(record, e); // a power event or another kept one is no migration, nor part of one's chain
       }
     } else {
+      Long newest = vmNewest.get(record.key());
+      if (newest == null || record.timestamp() > newest) {
+        vmNewest.put(record.key(), record.timestamp());
+      }
       if (waiting == null) {
         waiting();
       }
@@ -187,7 +199,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       return; // no record yet: nothing to close
     }
     long idle = now - lastInputWall;
-    closeDue(idle >= config.idleClose().toMillis() ? streamTime + idle : streamTime);
+    if (idle >= config.idleClose().toMillis()) {
+      closeDue(streamTime + idle, idle);
+    } else {
+      closeDue(streamTime, 0);
+    }
   }
 
   /**
@@ -232,7 +248,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         // A migration still waiting to settle has no impact yet (it gets one as it settles), and a new one none at
         // all: only a settled migration's impact, a whole timeline, is worth reading back.
         MigrationImpact closed = stored == null || t != null && !t.provisional() ? null : impacts.get(id);
-        if (closed == null || rebuilds(closed, m)) {
+        if (closed == null || rebuilds(closed, m, vmKey)) {
           // New, still waiting, or settled with another end (an UNKNOWN that ended after all, a late final event):
           // its impact is built again, from the history, at its new due time, as if the events had come in time.
           track(id, vmKey, m, t);
@@ -280,14 +296,25 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
 
   /**
    * Whether a settled migration's impact must be built again for {@code m} rather than only show it: its range or
-   * result changed, and the per-second history still holds the range.
+   * result changed, and the VM's per-second history still holds the range.
    */
-  private boolean rebuilds(MigrationImpact closed, Migration m) {
+  private boolean rebuilds(MigrationImpact closed, Migration m, String vmKey) {
     Migration was = closed.migration();
     boolean moved = was.state() != m.state() || !Objects.equals(was.endTime(), m.endTime())
         || !Objects.equals(was.startTime(), m.startTime());
-    return moved && m.startTime() != null && m.startTime().minus(config.beforeWindow())
-        .isAfter(Instant.ofEpochMilli(context.currentStreamTimeMs()).minus(config.sampleRetention()));
+    return moved && m.startTime() != null && historyHolds(vmKey, rangeStart(m).toEpochMilli());
+  }
+
+  /**
+   * Whether the VM's history still holds what starts at {@code millis}: within {@code process.sample-retention} of
+   * the VM's own newest sample, or of the task's stream time less {@link SampleHistory#VM_SKEW} (the history keeps no
+   * VM longer than that) when the VM has sent nothing since the task started.
+   */
+  private boolean historyHolds(String vmKey, long millis) {
+    Long newest = vmNewest.get(vmKey);
+    long reach = newest != null ? newest
+        : context.currentStreamTimeMs() - SampleHistory.VM_SKEW.toMillis();
+    return millis > reach - config.sampleRetention().toMillis();
   }
 
   private Map<String, Tracked.Migration> waiting() {
@@ -437,6 +464,14 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * provisional impact one last time before the history no longer holds its range.
    */
   void closeDue(long time) {
+    closeDue(time, 0);
+  }
+
+  /**
+   * As {@link #closeDue(long)}, {@code idle} ms of wall time after the task's last input: every VM's own time is
+   * then taken to have moved on by as much, as the task's has.
+   */
+  private void closeDue(long time, long idle) {
     Map<String, Tracked.Migration> all = waiting();
     if (nextDue > time) {
       return;
@@ -445,6 +480,19 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     long next = Long.MAX_VALUE;
     for (Tracked.Migration t : all.values()) {
       long at = t.provisional() ? provisionalUntil.getOrDefault(t.migrationId(), Long.MIN_VALUE) : t.dueAtMillis();
+      if (t.provisional() && at > Long.MIN_VALUE) {
+        // Rebuilt until its VM's own history no longer holds the range: another VM's samples running ahead in the
+        // task say nothing of this one's, which may be a repartition hop or a whole recording behind.
+        Long newest = vmNewest.get(t.vmKey());
+        long vmTime = Math.max(newest == null ? Long.MIN_VALUE : newest + idle,
+            time - SampleHistory.VM_SKEW.toMillis());
+        if (at > vmTime) {
+          next = Math.min(next, at);
+          continue;
+        }
+        due.add(t);
+        continue;
+      }
       if (at <= time) {
         due.add(t);
       } else {
@@ -492,7 +540,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private void settle(Tracked.Migration t, Migration m, int passed) {
     boolean complete = passed == ALL_KINDS;
     long at = t.dueAtMillis();
-    if (!t.ended() && m.state() != MigrationState.UNKNOWN) {
+    // The migration as it is now, not as it was tracked: an end that came after the impact was first closed revises
+    // the migration even where the history could no longer rebuild the impact, and must never be closed again.
+    if (!m.state().isFinal() && m.state() != MigrationState.UNKNOWN) {
       m = unknown(m, Instant.ofEpochMilli(at));
       migrations.put(m.id(), m);
       context.forward(new Record<>(m.id(), m, at));

@@ -1,5 +1,6 @@
 package io.stunwatch.processor.node;
 
+import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.CounterState;
 import io.stunwatch.model.RdmaCounterSample;
@@ -22,12 +23,17 @@ public final class RdmaProcessor implements Processor<String, RdmaCounterSample,
   /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
   private final Map<String, RdmaRates.Last> held = new HashMap<>();
   private SampleHistory samples;
+  private final ProcessorConfig config;
+
+  public RdmaProcessor(ProcessorConfig config) {
+    this.config = config;
+  }
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
     last = context.getStateStore(StoreNames.RDMA_LAST);
     held.clear(); // (re)initialized after the task's stores were restored
-    samples = new SampleHistory(context);
+    samples = new SampleHistory(context, config);
   }
 
   @Override

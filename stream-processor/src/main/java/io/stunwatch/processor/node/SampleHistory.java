@@ -5,10 +5,16 @@ import io.stunwatch.processor.StunwatchTopology;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.state.DroppedRecords;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
@@ -20,26 +26,89 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  *
  * <p>One small block is read and written per sample, and a range is read only when a migration needs it. (A
  * single value holding the whole history cost a 15-minute list's encoding per sample; a record per second cost a
- * RocksDB write and a changelog record per VM-second at the commit.) The store's retention,
- * {@code process.sample-retention} plus a block, expires old blocks (by block on the heap, by segment in RocksDB:
- * {@link StunwatchTopology#sampleStore}), and a reading older than that is dropped by the store.
+ * RocksDB write and a changelog record per VM-second at the commit.)
+ *
+ * <p>Each VM keeps {@link #keep} ({@code process.sample-retention}, the late grace and a block) behind its own newest
+ * block: a writer deletes a VM's blocks as they fall out of that, and drops (and counts in the task's
+ * {@code dropped-records}) a reading older than it. Why per VM: VMs share a task, and a window store expires by the
+ * newest window of any key, so one VM's recording replayed after another's, a host's readings a repartition hop
+ * behind, or a catch-up that runs one VM's samples ahead lost the other VMs' history. The store itself keeps
+ * {@link #VM_SKEW} more ({@link StunwatchTopology#sampleStore}), which bounds how far one VM may be behind another of
+ * its task and keep its history.
  */
 public final class SampleHistory {
 
-  private final WindowStore<String, VmSamples.Block> store;
+  /** How far one VM's readings may be behind another's of the same task and still be kept. */
+  public static final Duration VM_SKEW = Duration.ofHours(24);
+  /** How far back from its newest block a writer looks for a VM's blocks to delete, the first time it sees the VM. */
+  private static final long FIRST_SWEEP_MILLIS = Duration.ofMinutes(10).toMillis();
 
+  private final WindowStore<String, VmSamples.Block> store;
+  /** How long each VM's blocks are kept behind its newest, or -1 for a reader, which deletes nothing. */
+  private final long keepMillis;
+  /** By VM key: its blocks starting before this are deleted (by this writer). */
+  private final Map<String, Long> cut = new HashMap<>();
+  private final Sensor dropped;
+
+  /** A reader of the history. */
   public SampleHistory(ProcessingContext context) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
+    this.keepMillis = -1;
+    this.dropped = null;
   }
 
-  /** Applies {@code update} to the VM's point of the second of {@code at} (an empty point when it has none). */
+  /** A writer of the history, which keeps each VM's last {@link #keep} behind its own newest block. */
+  public SampleHistory(ProcessingContext context, ProcessorConfig config) {
+    this.store = context.getStateStore(StoreNames.VM_SAMPLES);
+    this.keepMillis = keep(config).toMillis();
+    this.dropped = DroppedRecords.sensor(context);
+  }
+
+  /** How long each VM's history is kept behind its own newest block. */
+  public static Duration keep(ProcessorConfig config) {
+    return config.sampleRetention().plus(config.lateGrace()).plusSeconds(VmSamples.Block.SECONDS);
+  }
+
+  /**
+   * Applies {@code update} to the VM's point of the second of {@code at} (an empty point when it has none); a writer
+   * drops a reading older than the VM's kept history.
+   */
   public void update(String vmId, Instant at, UnaryOperator<VmSamples.Point> update) {
     long second = at.getEpochSecond();
     long start = VmSamples.Block.startOf(second);
+    if (keepMillis >= 0 && !expire(vmId, start * 1000)) {
+      dropped.record();
+      return;
+    }
     VmSamples.Block b = store.fetch(vmId, start * 1000);
     VmSamples.Point p = b == null ? null : b.point(second);
     VmSamples.Point next = update.apply(p == null ? VmSamples.empty(second) : p);
     store.put(vmId, (b == null ? VmSamples.Block.empty(start) : b).with(next), start * 1000);
+  }
+
+  /**
+   * Deletes the VM's blocks that fall out of its history with a block starting at {@code startMillis}; false when
+   * that block is itself older than the history kept.
+   */
+  private boolean expire(String vmId, long startMillis) {
+    Long done = cut.get(vmId);
+    if (done != null && startMillis < done) {
+      return false;
+    }
+    long next = startMillis - keepMillis;
+    if (done != null && next <= done) {
+      return true;
+    }
+    long from = done != null ? done : next - FIRST_SWEEP_MILLIS;
+    List<Long> old = new ArrayList<>();
+    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(vmId, from, next - 1)) {
+      it.forEachRemaining(kv -> old.add(kv.key));
+    }
+    for (Long s : old) {
+      store.put(vmId, null, s);
+    }
+    cut.put(vmId, next);
+    return true;
   }
 
   /**

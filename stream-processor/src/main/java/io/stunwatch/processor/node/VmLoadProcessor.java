@@ -36,9 +36,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
  * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
- * format, and a sample whose window closed ({@code end <= stream time - process.late-grace}) is dropped, counted in
- * the task's {@code dropped-records} metric once per window and logged with its topic, partition and offset (at
- * most ten lines a minute, the next saying how many were held back).
+ * format, and a sample whose window closed ({@code end <= its VM's newest sample - process.late-grace}) is dropped,
+ * counted in the task's {@code dropped-records} metric once per window and logged with its topic, partition and
+ * offset (at most ten lines a wall-clock minute, the next saying how many were held back).
+ *
+ * <p>Late is measured against the sample's own VM (and view: a VM's host readings are a key of their own), not the
+ * task's stream time: VMs share partitions, and one VM's recording replayed after another's, or a host's readings
+ * one repartition hop behind the guests', is not late for being behind another VM. Each VM's and view's samples
+ * arrive in order, so this is the same answer live, replayed or caught up.
  *
  * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
  * This processor is the only writer of these stores, so it keeps what it last wrote for each VM (its current load
@@ -51,6 +56,7 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   private static final Logger LOG = LoggerFactory.getLogger(VmLoadProcessor.class);
 
   private final InventoryIndex index;
+  private final ProcessorConfig config;
   /** A catch-up behind stream time can drop many samples: each is counted, and the log gets a few a minute. */
   private final LogLimiter dropLog;
   private final long graceMs;
@@ -58,8 +64,8 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   private final WindowFold<?>[] windows;
   /** The current load this processor last wrote for each VM. */
   private final Map<String, CurrentLoad> current = new HashMap<>();
-  /** The newest sample time seen by this task, or -1: what the grace of late samples is measured from. */
-  private long streamTime = -1;
+  /** The newest sample time of each VM (and view) seen by this task: what the grace of its late samples is from. */
+  private final Map<String, Long> vmTime = new HashMap<>();
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<String, CurrentLoad> currentStore;
   private SampleHistory history;
@@ -69,7 +75,8 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
 
   public VmLoadProcessor(ProcessorConfig config, InventoryIndex index, Clock clock) {
     this.index = index;
-    this.dropLog = new LogLimiter(10, clock);
+    this.config = config;
+    this.dropLog = new LogLimiter(10);
     this.graceMs = config.lateGrace().toMillis();
     double idleBelow = config.idleBelowPct();
     this.windows = new WindowFold<?>[] {
@@ -90,11 +97,11 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.currentStore = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
-    this.history = new SampleHistory(context);
+    this.history = new SampleHistory(context, config);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     // (Re)initialized with the task, after its stores were restored: what was held before may be stale.
     this.current.clear();
-    this.streamTime = -1;
+    this.vmTime.clear();
     for (WindowFold<?> w : windows) {
       w.init(context);
     }
@@ -127,8 +134,12 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     }
 
     long t = record.timestamp();
-    streamTime = Math.max(streamTime, t);
-    long closeTime = streamTime - graceMs;
+    Long seen = vmTime.get(vm);
+    long newest = seen == null || t > seen ? t : seen;
+    if (seen == null || newest != seen) {
+      vmTime.put(vm, newest);
+    }
+    long closeTime = newest - graceMs;
     String closed = null;
     for (WindowFold<?> w : windows) {
       if (!w.add(vm, t, s, placed, closeTime)) {
@@ -140,9 +151,9 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     if (more != null) {
       var meta = context.recordMetadata();
       LOG.warn("Dropped a GPU sample of VM {} taken at {} ({} partition {} offset {}) from {}: its window closed at "
-              + "stream time {} less the grace of {} ms{}", vm, Instant.ofEpochMilli(t),
+              + "the VM's newest sample {} less the grace of {} ms{}", vm, Instant.ofEpochMilli(t),
           meta.map(m -> m.topic()).orElse("?"), meta.map(m -> m.partition()).orElse(-1),
-          meta.map(m -> m.offset()).orElse(-1L), closed, Instant.ofEpochMilli(streamTime), graceMs, more);
+          meta.map(m -> m.offset()).orElse(-1L), closed, Instant.ofEpochMilli(newest), graceMs, more);
     }
   }
 

@@ -20,12 +20,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -35,6 +39,7 @@ import org.apache.kafka.streams.state.TimestampedKeyValueStore;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -107,19 +112,59 @@ class VmLoadProcessorTest {
           case "persistent" -> false;
           case "isOpen" -> true;
           case "fetch" -> {
+            if (args.length == 3 && args[1] instanceof Long from && args[2] instanceof Long to) {
+              // one key's range, in start order (the history's writer looks for blocks to delete)
+              List<KeyValue<Long, Object>> in = new ArrayList<>();
+              windows.forEach((k, v) -> {
+                long start = Long.parseLong(k.substring(k.lastIndexOf('@') + 1));
+                if (k.startsWith(args[0] + "@") && start >= from && start <= to) {
+                  in.add(KeyValue.pair(start, v));
+                }
+              });
+              in.sort(Comparator.comparing(kv -> kv.key));
+              yield iterator(in);
+            }
             if (args.length != 2 || !(args[1] instanceof Long)) {
               throw new UnsupportedOperationException("fetch" + Arrays.toString(args));
             }
             yield windows.get(args[0] + "@" + args[1]);
           }
           case "put" -> {
-            windows.put(args[0] + "@" + args[2], stored.apply(args[1]));
+            if (args[1] == null) {
+              windows.remove(args[0] + "@" + args[2]);
+            } else {
+              windows.put(args[0] + "@" + args[2], stored.apply(args[1]));
+            }
             yield null;
           }
           case "hashCode" -> System.identityHashCode(proxy);
           case "equals" -> proxy == args[0];
           default -> throw new UnsupportedOperationException(method.getName());
         });
+  }
+
+  private static WindowStoreIterator<Object> iterator(List<KeyValue<Long, Object>> in) {
+    Iterator<KeyValue<Long, Object>> it = in.iterator();
+    return new WindowStoreIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public KeyValue<Long, Object> next() {
+        return it.next();
+      }
+
+      @Override
+      public Long peekNextKey() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public void close() {
+      }
+    };
   }
 
   @SuppressWarnings("deprecation") // MockProcessorContext's store context is the one init() takes
@@ -195,8 +240,8 @@ class VmLoadProcessorTest {
     sample(p, VM, 1, 80, 2048);
     sample(p, OTHER, 1, 10, 512);
     sample(p, VM, 1, 40, 1024); // a second sample in the same second: averaged, framebuffer the max
-    sample(p, VM, 86_400 * 2, 50, 1024); // moves stream time two days on
-    sample(p, VM, 2, 30, 1024); // far too late for any window, but the history still takes it
+    sample(p, VM, 1800, 50, 1024); // moves the VM's time half an hour on
+    sample(p, VM, 2, 30, 1024); // far too late for any window, but within the VM's history, which takes it
 
     VmSamples.Block first = blocks.fetch(VM, DAY.toEpochMilli());
     assertThat(first.points()).extracting(VmSamples.Point::epochSecond)
@@ -208,7 +253,7 @@ class VmLoadProcessorTest {
     assertThat(first.point(DAY.getEpochSecond() + 2).gpuUtilizationPct()).isEqualTo(30.0);
     assertThat(blocks.fetch(OTHER, DAY.toEpochMilli()).points()).singleElement()
         .satisfies(point -> assertThat(point.gpuUtilizationPct()).isEqualTo(10.0));
-    assertThat(blocks.fetch(VM, DAY.plusSeconds(86_400 * 2).toEpochMilli()).points()).hasSize(1);
+    assertThat(blocks.fetch(VM, DAY.plusSeconds(1800).toEpochMilli()).points()).hasSize(1);
     assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
         .as("the window had closed to the late sample").isEqualTo(3);
   }
