@@ -23,8 +23,8 @@ public final class LogLimiter {
     this(perMinute, () -> System.nanoTime() / 1_000_000L);
   }
 
-  /** With its own monotonic millisecond ticker: for tests. */
-  LogLimiter(int perMinute, LongSupplier millis) {
+  /** With its own monotonic millisecond ticker (tests drive one by hand). */
+  public LogLimiter(int perMinute, LongSupplier millis) {
     if (perMinute < 1) {
       throw new IllegalArgumentException("perMinute must be at least 1");
     }

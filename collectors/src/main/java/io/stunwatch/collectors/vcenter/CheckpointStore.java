@@ -5,7 +5,6 @@ import io.stunwatch.model.topic.DecodeFailureHandler;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedConsumer;
 import io.stunwatch.model.topic.TypedRecord;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +30,7 @@ public final class CheckpointStore {
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     VcenterCheckpoint found = null;
     try (TypedConsumer<String, VcenterCheckpoint> c = TypedConsumer.create(Topics.VCENTER_CHECKPOINTS, props,
-        DecodeFailureHandler.logging(LoggerFactory.getLogger(CheckpointStore.class), 10, Clock.systemUTC()))) {
+        DecodeFailureHandler.logging(LoggerFactory.getLogger(CheckpointStore.class), 10))) {
       c.assignAllFromBeginning(timeout);
       List<TopicPartition> parts = List.copyOf(c.raw().assignment());
       Map<TopicPartition, Long> end = c.raw().endOffsets(parts, timeout);

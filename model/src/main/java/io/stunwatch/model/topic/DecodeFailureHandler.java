@@ -31,8 +31,12 @@ public interface DecodeFailureHandler {
    * Logs each failure at WARN with topic, partition, offset and reason, at most {@code perMinute} lines a minute;
    * the count of lines held back is logged with the next line that gets through.
    */
-  static DecodeFailureHandler logging(Logger log, int perMinute, Clock clock) {
-    LogLimiter limiter = new LogLimiter(perMinute);
+  static DecodeFailureHandler logging(Logger log, int perMinute) {
+    return logging(log, new LogLimiter(perMinute));
+  }
+
+  /** As {@link #logging(Logger, int)}, with the limiter given. */
+  static DecodeFailureHandler logging(Logger log, LogLimiter limiter) {
     return (raw, error) -> {
       String suffix = limiter.admit();
       if (suffix != null) {

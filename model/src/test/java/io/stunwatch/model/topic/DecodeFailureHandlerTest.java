@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.DeadLetter;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -29,14 +29,14 @@ class DecodeFailureHandlerTest {
     ListAppender<ILoggingEvent> appender = new ListAppender<>();
     appender.start();
     logger.addAppender(appender);
-    MutableClock clock = new MutableClock();
-    DecodeFailureHandler handler = DecodeFailureHandler.logging(logger, 3, clock);
+    long[] millis = {0};
+    DecodeFailureHandler handler = DecodeFailureHandler.logging(logger, new LogLimiter(3, () -> millis[0]));
 
     for (int i = 0; i < 10; i++) {
       handler.onFailure(raw, error);
     }
     assertThat(appender.list).hasSize(3);
-    clock.now = clock.now.plusSeconds(61);
+    millis[0] += 61_000;
     handler.onFailure(raw, error);
 
     assertThat(appender.list).hasSize(4);
@@ -61,25 +61,6 @@ class DecodeFailureHandlerTest {
       assertThat(d.valueBase64()).isEqualTo("AQ==");
       assertThat(d.failedAt()).isEqualTo(clock.instant());
     });
-  }
-
-  static final class MutableClock extends Clock {
-    Instant now = Instant.parse("2026-11-21T12:00:00Z");
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 
 }
