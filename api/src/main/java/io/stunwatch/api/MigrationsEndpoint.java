@@ -73,15 +73,19 @@ final class MigrationsEndpoint {
     // A VM id reads that VM's index on the instance that owns it, whose rows are all that VM's; anything else reads
     // the time index of the range. The strings a row is asked for are read from its bytes on first use, so a
     // filter that is not given costs nothing.
-    Predicate<MigrationRow> keep = r -> (vm == null || vmId != null
+    Predicate<MigrationRow> filters = r -> (vm == null || vmId != null
         || vm.equalsIgnoreCase(r.vmId()) || vm.equals(r.vmName()) || vm.equals(r.vmMoref()))
         && (host == null || matches(r.sourceHost(), host) || matches(r.destHost(), host))
         && (cluster == null || matches(r.sourceCluster(), cluster) || matches(r.destCluster(), cluster))
         && (profile == null || profile.equalsIgnoreCase(r.vgpuProfile()))
         && (initiator == null || initiator.equalsIgnoreCase(String.valueOf(r.initiator())))
         && (result == null || result.equalsIgnoreCase(String.valueOf(r.state())))
-        && (underLoad == null || underLoad == r.underLoad())
-        && r.compareStartTo(range[0]) >= 0 && r.compareStartTo(range[1]) <= 0;
+        && (underLoad == null || underLoad == r.underLoad());
+    Predicate<MigrationRow> keep = filters.and(r -> r.compareStartTo(range[0]) >= 0
+        && r.compareStartTo(range[1]) <= 0);
+    rc.response().putHeader(RANGE_HEADER, range[0] + "/" + range[1]);
+    // Only the default range can hide what the user asked for without their knowing: a range they gave is theirs.
+    boolean hinted = p.text("from") == null && after == null;
     boolean count = Boolean.TRUE.equals(p.bool("count"));
     if (vmId == null && !count && sort.endsWith("start")) {
       // In start order, a page is read from its end of the range (or from its cursor) on, a slice at a time, until
@@ -104,9 +108,11 @@ final class MigrationsEndpoint {
             } else if (after == null) {
               rc.response().putHeader("X-Total-Count", String.valueOf(kept.size())); // the range was read whole
             }
-            return "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
-                : new ApiServer.JsonBody(RowArrays.summaries(page));
-          });
+            return page;
+          }).compose(page -> !hinted || !page.isEmpty() ? Future.succeededFuture(page)
+              : newestBefore(filters, range[0], rc).map(page))
+          .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
+              : new ApiServer.JsonBody(RowArrays.summaries(page)));
     }
     Future<List<MigrationRow>> source = vmId != null ? stores.migrationsOfVm(vmId)
         : stores.migrations(range[0], range[1]);
@@ -126,7 +132,33 @@ final class MigrationsEndpoint {
         rc.response().putHeader("X-Next-Cursor", Cursor.of(page.get(page.size() - 1), sort).token());
       }
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
-      return "csv".equals(format) ? new ApiServer.CsvBody(csv(page)) : new ApiServer.JsonBody(RowArrays.summaries(page));
+      if (hinted && page.isEmpty() && vmId != null) {
+        // a VM's rows are all at hand
+        all.stream().filter(filters).filter(r -> r.compareStartTo(range[0]) < 0).map(MigrationRow::startTime)
+            .max(Comparator.naturalOrder()).ifPresent(t -> rc.response().putHeader(NEWEST_BEFORE_HEADER, t.toString()));
+      }
+      return page;
+    }).compose(page -> !hinted || !page.isEmpty() || vmId != null ? Future.succeededFuture(page)
+        : newestBefore(filters, range[0], rc).map(page))
+        .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
+            : new ApiServer.JsonBody(RowArrays.summaries(page)));
+  }
+
+  /** The range a list was read over, {@code <from>/<to>} (an ISO 8601 interval): given, or the default. */
+  static final String RANGE_HEADER = "X-Range";
+  /**
+   * On an empty list over the default range: the start of the newest migration before it that the other filters
+   * take (a support bundle's migrations, months or years old), so that an empty answer never hides them unsaid.
+   */
+  static final String NEWEST_BEFORE_HEADER = "X-Newest-Before-Range";
+
+  /** Sets {@link #NEWEST_BEFORE_HEADER} from the newest row before {@code from} that {@code filters} takes. */
+  private Future<Void> newestBefore(Predicate<MigrationRow> filters, Instant from, RoutingContext rc) {
+    List<MigrationRow> older = new ArrayList<>();
+    return slices(filters, true, Instant.EPOCH, from.minusNanos(1), FIRST_SLICE, 1, older).map(whole -> {
+      older.stream().map(MigrationRow::startTime).max(Comparator.naturalOrder())
+          .ifPresent(t -> rc.response().putHeader(NEWEST_BEFORE_HEADER, t.toString()));
+      return null;
     });
   }
 

@@ -677,6 +677,34 @@ class ApiServerTest {
   }
 
   @Test
+  void aListThatTheDefaultRangeLeftEmptySaysSoAndWhenTheNewestMigrationBeforeItStarted() throws Exception {
+    // a support bundle from 2019: the default range (the last 92 days) holds none of it
+    stores.migrations.clear();
+    for (int i = 1; i <= 3; i++) {
+      Migration m = migration(i, "T4-16C", Initiator.USER, MigrationState.SUCCEEDED);
+      Duration back = Duration.between(Instant.parse("2019-06-03T10:00:00Z"), T0);
+      stores.migrations.add(new MigrationSummary(new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(),
+          m.vmId(), m.vgpuProfile(), m.state(), m.initiator(), m.initiatorName(), m.encrypted(), m.sourceHost(),
+          m.destHost(), null, null, null, null, m.startTime().minus(back), m.endTime().minus(back), null,
+          m.updatedAt().minus(back)), false, new StunTime(2.0, StunTime.Source.VMWARE_LOG), 1024.0, null));
+    }
+    for (String list : List.of("/api/migrations", "/api/migrations?sort=-stun", "/api/migrations?vm=train-2",
+        "/api/migrations?vm=" + stores.migrations.get(1).migration().vmId())) {
+      var r = get(list, true);
+      assertThat(r.bodyAsJsonArray()).as(list).isEmpty();
+      assertThat(r.getHeader("X-Range")).as(list).isEqualTo(CLOCK.instant().plus(Duration.ofDays(1))
+          .minus(Duration.ofDays(92)) + "/" + CLOCK.instant().plus(Duration.ofDays(1)));
+      assertThat(r.getHeader("X-Newest-Before-Range")).as(list)
+          .isEqualTo(list.contains("vm=") ? "2019-06-03T10:02:00Z" : "2019-06-03T10:03:00Z");
+    }
+    var given = get("/api/migrations?from=2026-11-01T00:00:00Z", true);
+    assertThat(given.bodyAsJsonArray()).isEmpty();
+    assertThat(given.getHeader("X-Newest-Before-Range")).as("a range the user gave is theirs").isNull();
+    var found = get("/api/migrations?from=2019-06-01T00:00:00Z&to=2019-07-01T00:00:00Z", true);
+    assertThat(found.bodyAsJsonArray()).hasSize(3);
+  }
+
+  @Test
   void everyAnswerTellsBrowsersNotToGuessItsType() throws Exception {
     for (var r : List.of(get("/api/migrations", true), get("/api/migrations", false), get("/nowhere", true),
         get("/health", false), get("/api/migrations?format=csv", true))) {

@@ -163,6 +163,9 @@ public final class StunwatchTopology {
         StoreNames.ANNOTATIONS_BY_HOUR), Serdes.String(), AnnotationBlock.SERDE), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.RDMA_LAST), Serdes.String(), RdmaProcessor.RDMA_LAST)));
+    // Written when a migration is tracked or settles; read by each reading of a VM whose migration waits (cached).
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HISTORY_PINS),
+        Serdes.String(), Serdes.Long()).withCachingEnabled());
     // Written once per vCenter event at most, and iterated at start-up and pruning: plain stores.
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS_HELD),
         Serdes.String(), JsonSerde.of(Tracked.Held.class)));
@@ -185,10 +188,12 @@ public final class StunwatchTopology {
         .merge(resolved, Named.as("guest-and-resolved-gpu"));
     loadAndUtilization(b, gpu, config, index, clock);
     KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
-    rdma.process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES);
+    rdma.process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES,
+        StoreNames.HISTORY_PINS);
     KStream<String, ThroughputSample> throughput = decoded(b, Topics.THROUGHPUT_SAMPLES, clock);
     throughput.process(() -> new HistoryUpdate<ThroughputSample>(config, ThroughputSample::timestamp,
-        (p, t) -> VmSamples.withThroughput(p, t.scope(), t.value())), Named.as("vm-throughput"), StoreNames.VM_SAMPLES);
+        (p, t) -> VmSamples.withThroughput(p, t.scope(), t.value())), Named.as("vm-throughput"),
+        StoreNames.VM_SAMPLES, StoreNames.HISTORY_PINS);
     KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<>(Topics.STUN_OBSERVATIONS, StunObservation::key, null,
             StoreNames.STUNS_HELD, config.inventoryHold(), null), Named.as("stun-key-by-vm"),
@@ -226,6 +231,7 @@ public final class StunwatchTopology {
         .merge(objects(gpu), Named.as("migrations-and-gpu"))
         .process(() -> new MigrationProcessor(config, clock), Named.as("migrations"),
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
+            StoreNames.HISTORY_PINS,
             StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS,
             StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
             StoreNames.ANNOTATIONS_BY_HOUR);

@@ -1207,6 +1207,60 @@ class StunwatchTopologyTest {
   }
 
   @Test
+  void aDrsMoveReadBeforeItsVmsSamplesWhichComeAfterAnotherVmsRecordingGetsItsImpactFromThem() {
+    Instant start = T0.plusSeconds(370);
+    TaskSnapshot drsTask = new TaskSnapshot("task-80", "Drm.ExecuteVMotionLRO", vm(2), "running", false, start,
+        start, null, null, null, 80L, "TaskReasonSystem", null);
+    TestInputTopic<String, VcenterEvent> events = in(Topics.VCENTER_EVENTS);
+    for (VcenterEvent e : List.of(
+        event(80, 80, start, "TaskEvent", VcenterEventCategory.MIGRATION_TASK, 2, null, null, drsTask),
+        event(81, 80, start.plusSeconds(20), "DrsVmMigratedEvent", VcenterEventCategory.MIGRATION_COMPLETED, 2,
+            host(1), host(2), null))) {
+      events.pipeInput(vmUuid(2), e, e.createdTime());               // keyed by VM id, as the collector does
+    }
+    loadEvery(1, T0, 7200, 10, 80.0, 1024);                       // another VM's two hours on the same partition
+    loadEvery(2, T0, 300, 10, 3.0, 900);                          // then this idle VM's, every second about its move
+    load(2, T0.plusSeconds(300), 300, 3.0, 900);
+    loadEvery(2, T0.plusSeconds(600), 7200 - 600, 10, 3.0, 900);
+    // the wall clock's look after the VM's whole recording: its history no longer holds the range, and the impact
+    // built while it did is the final one, not one rebuilt from what is left
+    driver.advanceWallClockTime(Duration.ofSeconds(10));
+
+    MigrationImpact i = driver.<String, MigrationImpact>getKeyValueStore(StoreNames.IMPACTS).get(VC + "/80");
+    assertThat(i.migration().state()).isEqualTo(MigrationState.SUCCEEDED);
+    assertThat(i.during().gpuSamples()).as(i.toString()).isEqualTo(21);
+    assertThat(i.stun()).isEqualTo(new StunTime(0.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+  }
+
+  @Test
+  void aVmsThroughputReadHoursBeforeItsGpuReadingsIsKeptForItsImpactBesideThem() {
+    Instant start = T0.plusSeconds(600);
+    TestInputTopic<String, VcenterEvent> events = in(Topics.VCENTER_EVENTS);
+    for (VcenterEvent e : userMigration(3, 300, start, 60)) {
+      events.pipeInput(vmUuid(3), e, e.createdTime());
+    }
+    // the throughput partition holds this VM's log early, the GPU partition another VM's two hours before its own
+    for (int s = 0; s < 7200; s += 10) {
+      throughput(3, T0.plusSeconds(s), 1, s >= 600 && s <= 660 ? 500.0 : 1000.0); // the end second too
+    }
+    loadEvery(1, T0, 7200, 20, 80.0, 1024);
+    loadEvery(3, T0, 540, 20, 90.0, 15360);
+    load(3, start.minusSeconds(60), 60, 90.0, 15360);
+    load(3, start, 30, 45.0, 15360);
+    load(3, start.plusSeconds(41), 140, 90.0, 15360);              // stunned from start+30 through start+40
+    loadEvery(3, start.plusSeconds(181), 7200 - 781, 20, 90.0, 15360);
+    driver.advanceWallClockTime(Duration.ofSeconds(10));
+
+    MigrationImpact i = driver.<String, MigrationImpact>getKeyValueStore(StoreNames.IMPACTS).get(VC + "/300");
+    assertThat(i.before().gpuUtilizationPct()).as(i.toString()).isEqualTo(90.0);
+    assertThat(i.before().throughput()).as("the throughput read two hours earlier").isEqualTo(1000.0);
+    assertThat(i.during().throughput()).isEqualTo(500.0);
+    assertThat(i.stun()).isEqualTo(new StunTime(11.0, StunTime.Source.SAMPLE_GAP_ESTIMATE));
+    assertThat(driver.<String, Long>getKeyValueStore(StoreNames.HISTORY_PINS).get(vmUuid(3)))
+        .as("the range is let go once the impact is final").isNull();
+  }
+
+  @Test
   void anEndReadAfterTheTimeoutClosedTheMigrationRevisesItAndRebuildsTheImpactFromTheVmsOwnHistory() {
     inventory(1, 2);
     Instant start = T0.plusSeconds(600);

@@ -81,6 +81,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private HistoryRetention retention;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
+  private KeyValueStore<String, Long> pins;
 
   public MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -129,10 +130,12 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
   private long lastInputWall;
   /**
-   * The newest sample time of each VM of the task since it was (re)initialized: how far the VM's own history reaches,
-   * which is what decides whether it still holds a migration's range ({@link SampleHistory} keeps each VM's last
-   * {@code process.sample-retention} behind its own newest sample). Never the task's stream time: VMs share
-   * partitions, and one VM's recording replayed after another's, or a catch-up, puts them hours apart.
+   * The newest GPU reading (the guest's or its host's) of each VM of the task since it was (re)initialized: the VM's
+   * own time, which decides when a provisional impact is final and whether the history still holds a settled
+   * migration's range ({@link SampleHistory} keeps each VM's last {@code process.sample-retention} behind its own
+   * newest readings). Never the task's stream time: VMs share partitions, and one VM's recording replayed after
+   * another's, or a catch-up, puts them hours apart. Nor the VM's other kinds of readings: each kind has its own
+   * partition, and a throughput log may run hours ahead of the GPU readings it goes with.
    */
   private final Map<String, Long> vmNewest = new HashMap<>();
 
@@ -147,6 +150,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
+    this.pins = context.getStateStore(StoreNames.HISTORY_PINS);
     this.index = new MigrationIndex(context);
     this.alerting = new MigrationAlerting(config, live, context, samples);
     this.retention = new HistoryRetention(context, config.historyRetention());
@@ -170,7 +174,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       }
     } else {
       Long newest = vmNewest.get(record.key());
-      if (newest == null || record.timestamp() > newest) {
+      if (record.value() instanceof GpuSample && (newest == null || record.timestamp() > newest)) {
         vmNewest.put(record.key(), record.timestamp());
       }
       if (waiting == null) {
@@ -306,15 +310,16 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   }
 
   /**
-   * Whether the VM's history still holds what starts at {@code millis}: within {@code process.sample-retention} of
-   * the VM's own newest sample, or of the task's stream time less {@link SampleHistory#VM_SKEW} (the history keeps no
-   * VM longer than that) when the VM has sent nothing since the task started.
+   * Whether the VM's history still holds what starts at {@code millis}: within {@code process.sample-retention} and
+   * the late grace of the VM's own newest sample ({@link SampleHistory#keep} less the block that rounds it), or of
+   * the task's stream time less {@link SampleHistory#VM_SKEW} (the history keeps no VM longer than that) when the VM
+   * has sent nothing since the task started.
    */
   private boolean historyHolds(String vmKey, long millis) {
     Long newest = vmNewest.get(vmKey);
     long reach = newest != null ? newest
         : context.currentStreamTimeMs() - SampleHistory.VM_SKEW.toMillis();
-    return millis > reach - config.sampleRetention().toMillis();
+    return millis >= reach - config.sampleRetention().toMillis() - config.lateGrace().toMillis();
   }
 
   private Map<String, Tracked.Migration> waiting() {
@@ -344,12 +349,37 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     provisionalUntil.remove(id);
     if (t != null) {
       unwatch(t.vmKey(), id);
+      pin(t.vmKey());
     }
   }
 
   private void put(Tracked.Migration t) {
     tracked.put(t.migrationId(), t);
     waiting().put(t.migrationId(), t);
+  }
+
+  /**
+   * Keeps in the VM's history the earliest range its tracked migrations still need ({@link StoreNames#HISTORY_PINS}),
+   * or lets it go with the last of them.
+   */
+  private void pin(String vmKey) {
+    long earliest = Long.MAX_VALUE;
+    for (Tracked.Migration t : waiting().values()) {
+      if (t.vmKey().equals(vmKey)) {
+        Migration m = migrations.get(t.migrationId());
+        if (m != null && m.startTime() != null) {
+          earliest = Math.min(earliest, rangeStart(m).toEpochMilli());
+        }
+      }
+    }
+    Long was = pins.get(vmKey);
+    if (earliest == Long.MAX_VALUE) {
+      if (was != null) {
+        pins.delete(vmKey);
+      }
+    } else if (was == null || was != earliest) {
+      pins.put(vmKey, earliest);
+    }
   }
 
   /**
@@ -363,6 +393,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
         previous != null && previous.alertPending(), 0);
     put(t);
+    pin(vmKey);
     nextDue = Math.min(nextDue, due);
     expectedKinds.remove(id); // its range may have changed with its end
     provisionalUntil.remove(id);
@@ -551,11 +582,19 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       alertPending(t.migrationId(), m, false);
       alerting.raiseIfUnderLoad(t.vmKey(), m, at);
     }
-    VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
-    Tracked.Stuns s = stuns.get(t.vmKey());
-    MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
-        config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
-    if (!impact.equals(impacts.get(m.id()))) {
+    MigrationImpact stored = impacts.get(m.id());
+    MigrationImpact impact;
+    if (stored != null && !historyHolds(t.vmKey(), rangeStart(m).toEpochMilli())) {
+      // The VM's samples came in a burst (a replay, a catch-up) and ran past the range before this look: the history
+      // has lost what the impact was built from, and the impact built while it held it stands.
+      impact = ImpactBuilder.withMigration(stored, m);
+    } else {
+      VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
+      Tracked.Stuns s = stuns.get(t.vmKey());
+      impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(), config.beforeWindow(),
+          config.settleWindow(), Instant.ofEpochMilli(at));
+    }
+    if (!impact.equals(stored)) {
       impacts.put(m.id(), impact);
       context.forward(new Record<>(m.id(), impact, at));
     }

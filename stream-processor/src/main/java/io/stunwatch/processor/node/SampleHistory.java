@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
@@ -49,19 +50,26 @@ public final class SampleHistory {
   /** By VM key: its blocks starting before this are deleted (by this writer). */
   private final Map<String, Long> cut = new HashMap<>();
   private final Sensor dropped;
+  /** {@link StoreNames#HISTORY_PINS}: a writer keeps what a tracked migration still needs; null for a reader. */
+  private final KeyValueStore<String, Long> pins;
 
   /** A reader of the history. */
   public SampleHistory(ProcessingContext context) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
     this.keepMillis = -1;
     this.dropped = null;
+    this.pins = null;
   }
 
-  /** A writer of the history, which keeps each VM's last {@link #keep} behind its own newest block. */
+  /**
+   * A writer of the history, which keeps each VM's last {@link #keep} behind its own newest block, and whatever a
+   * tracked migration of the VM still needs ({@link StoreNames#HISTORY_PINS}).
+   */
   public SampleHistory(ProcessingContext context, ProcessorConfig config) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
     this.keepMillis = keep(config).toMillis();
     this.dropped = DroppedRecords.sensor(context);
+    this.pins = context.getStateStore(StoreNames.HISTORY_PINS);
   }
 
   /** How long each VM's history is kept behind its own newest block. */
@@ -98,6 +106,16 @@ public final class SampleHistory {
     long next = startMillis - keepMillis;
     if (done != null && next <= done) {
       return true;
+    }
+    // A migration of the VM still waiting for its impact keeps its range: the VM's readings of one kind may run far
+    // past those of another (each kind's partition holds other VMs' recordings before this one's), and the impact is
+    // built from every kind.
+    Long pin = pins.get(LoadKeys.vmId(vmId));
+    if (pin != null && pin < next) {
+      next = Math.max(done == null ? Long.MIN_VALUE : done, VmSamples.Block.startOf(pin / 1000) * 1000);
+      if (done != null && next <= done) {
+        return true;
+      }
     }
     long from = done != null ? done : next - FIRST_SWEEP_MILLIS;
     List<Long> old = new ArrayList<>();

@@ -90,7 +90,7 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   /** The stores this processor writes, to connect it to them. */
   public static String[] stores() {
     return new String[] {StoreNames.VM_LOAD_CURRENT, StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M,
-        StoreNames.VM_LOAD_1H, StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES};
+        StoreNames.VM_LOAD_1H, StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES, StoreNames.HISTORY_PINS};
   }
 
   @Override

@@ -57,6 +57,11 @@ public final class StoreNames {
   public static final String IMPACTS = "impacts";
   /** By migration id: migrations open (for the timeout) or settling (for the impact). */
   public static final String TRACKED = "tracked-migrations";
+  /**
+   * By VM id: the start (epoch ms) of the earliest range a tracked migration of the VM still needs from its
+   * per-second history ({@link #VM_SAMPLES}), which the history's writers keep whatever the VM's newest readings.
+   */
+  public static final String HISTORY_PINS = "history-pins";
   /** By VM id: the previous RDMA sample of each port, for rates. */
   public static final String RDMA_LAST = "rdma-last";
   /** By model key ({@code profile:T4-16C}, ...): the stun-time model this instance's partitions built. */
