@@ -40,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * counted in the task's {@code dropped-records} metric once per window and logged with its topic, partition and
  * offset (at most ten lines a wall-clock minute, the next saying how many were held back).
  *
- * <p>Late is measured against the sample's own VM (and view: a VM's host readings are a key of their own), not the
- * task's stream time: VMs share partitions, and one VM's recording replayed after another's, or a host's readings
- * one repartition hop behind the guests', is not late for being behind another VM. Each VM's and view's samples
- * arrive in order, so this is the same answer live, replayed or caught up.
+ * <p>Late is measured against the sample's own source: its VM, view (a VM's host readings are a key of their own)
+ * and the machine that read it (the guest, or the ESXi host), not the task's stream time. VMs share partitions, and
+ * one VM's recording replayed after another's, or a host's readings one repartition hop behind the guests', is not
+ * late for being behind another VM; a VM that moved from one host to another is read by both, and the recording of
+ * the host it left, replayed after the other's, is not late either. Each source's samples arrive in order, so this
+ * is the same answer live, replayed or caught up.
  *
  * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
  * This processor is the only writer of these stores, so it keeps what it last wrote for each VM (its current load
@@ -64,7 +66,10 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
   private final WindowFold<?>[] windows;
   /** The current load this processor last wrote for each VM. */
   private final Map<String, CurrentLoad> current = new HashMap<>();
-  /** The newest sample time of each VM (and view) seen by this task: what the grace of its late samples is from. */
+  /**
+   * The newest sample time of each VM, view and source (the guest, or the ESXi host that read the vGPU) seen by this
+   * task: what the grace of its late samples is from.
+   */
   private final Map<String, Long> vmTime = new HashMap<>();
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<String, CurrentLoad> currentStore;
@@ -134,10 +139,11 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     }
 
     long t = record.timestamp();
-    Long seen = vmTime.get(vm);
+    String source = s.hostname() == null ? vm : vm + '\u0000' + s.hostname();
+    Long seen = vmTime.get(source);
     long newest = seen == null || t > seen ? t : seen;
     if (seen == null || newest != seen) {
-      vmTime.put(vm, newest);
+      vmTime.put(source, newest);
     }
     long closeTime = newest - graceMs;
     String closed = null;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topics;
@@ -11,6 +12,7 @@ import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.StoreCodec;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.LoadAggregate;
+import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
 import io.stunwatch.processor.view.ValueCodecs;
@@ -258,5 +260,30 @@ class VmLoadProcessorTest {
     assertThat(blocks.fetch(VM, DAY.plusSeconds(1800).toEpochMilli()).points()).hasSize(1);
     assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
         .as("the window had closed to the late sample").isEqualTo(3);
+  }
+
+  @Test
+  void theRecordingOfTheHostAVmLeftReplayedAfterTheOthersIsNotLateForItsWindows() {
+    VmLoadProcessor p = started();
+    String hostView = LoadKeys.of(VM, LoadSource.HOST);
+    for (int s = 600; s < 1200; s += 5) {
+      hostSample(p, "esx02", s); // the host it moved to, whose recording was replayed first
+    }
+    for (int s = 0; s < 600; s += 5) {
+      hostSample(p, "esx01", s); // then the host it left: late for esx02's readings, in order for its own
+    }
+    for (int w = 0; w < 1200; w += 10) {
+      assertThat(tenSeconds.fetch(hostView, DAY.plusSeconds(w).toEpochMilli())).as("window at " + w + " s")
+          .isNotNull();
+    }
+    hostSample(p, "esx01", 100); // but late for its own host's readings: dropped
+    assertThat(tenSeconds.fetch(hostView, DAY.plusSeconds(100).toEpochMilli()).value().samples()).isEqualTo(2);
+  }
+
+  private static void hostSample(VmLoadProcessor p, String esx, int second) {
+    Instant t = DAY.plusSeconds(second);
+    p.process(new Record<>(VM, new GpuSample(VM, esx, t, 0, null, "GRID T4-16C", "00000000:3B:00.0", 90.0, null,
+        8192L, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow(), LoadSource.HOST,
+        null), t.toEpochMilli()));
   }
 }
