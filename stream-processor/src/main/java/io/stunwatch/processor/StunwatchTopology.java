@@ -165,7 +165,7 @@ public final class StunwatchTopology {
         StoreNames.RDMA_LAST), Serdes.String(), RdmaProcessor.RDMA_LAST)));
     // Written when a migration is tracked or settles; read by each reading of a VM whose migration waits (cached).
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HISTORY_PINS),
-        Serdes.String(), Serdes.Long()).withCachingEnabled());
+        Serdes.String(), Serdes.String()).withCachingEnabled());
     // Written once per vCenter event at most, and iterated at start-up and pruning: plain stores.
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.EVENTS_HELD),
         Serdes.String(), JsonSerde.of(Tracked.Held.class)));

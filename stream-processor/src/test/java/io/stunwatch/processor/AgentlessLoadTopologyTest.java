@@ -127,6 +127,28 @@ class AgentlessLoadTopologyTest {
   }
 
   @Test
+  void theRecordingOfTheHostAVmLeftReadAfterTheOtherHostsWholeRecordingStillGivesItsImpactAndAlert() {
+    inventory(1, "esx02", null);
+    TestInputTopic<String, VcenterEvent> events = in(Topics.VCENTER_EVENTS);
+    for (VcenterEvent e : userMigration(1, 100, T0, 60)) {
+      events.pipeInput(vmUuid(1), e, e.createdTime());               // keyed by VM id: read first
+    }
+    host(1, "esx02", T0.plusSeconds(60), 7200, 85.0, 15360);        // the host it moved to: two hours
+    host(1, "esx01", T0.minusSeconds(600), 660, 90.0, 15360);       // then the host it left, up to the end
+    driver.advanceWallClockTime(Duration.ofSeconds(10));
+
+    MigrationImpact i = latest(Topics.MIGRATION_IMPACTS).get(VC + "/100");
+    assertThat(i.loadSource()).isEqualTo(LoadSource.HOST);
+    assertThat(i.before().gpuSamples()).as("the left host's readings before: %s", i).isEqualTo(60);
+    assertThat(i.before().gpuUtilizationPct()).isEqualTo(90.0);
+    assertThat(i.after().gpuUtilizationPct()).isEqualTo(85.0);
+    MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/100");
+    assertThat(a).as("raised from the left host's readings once they came").isNotNull();
+    assertThat(a.load().gpuUtilizationAvgPct()).isEqualTo(90.0);
+    assertThat(a.state()).isEqualTo(MigrationAlert.AlertState.RESOLVED);
+  }
+
+  @Test
   void aVmSeenOnlyByItsHostHasAnAlertAndAnImpactFromTheHostsViewFollowingItToTheDestination() {
     inventory(1, "esx02", null); // the inventory already has it on the destination: the source's readings still count
     host(1, "esx01", T0.minusSeconds(120), 120, 90.0, 15360);

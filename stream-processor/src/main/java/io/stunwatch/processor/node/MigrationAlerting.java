@@ -87,6 +87,12 @@ final class MigrationAlerting {
     context.forward(new Record<>(m.id(), a, timestamp));
     live.requestIfLive(context, start.toEpochMilli());
   }
+
+  /** Whether the migration has an alert, raised or resolved. */
+  boolean raised(String migrationId) {
+    return alerts.get(migrationId) != null;
+  }
+
   /** Resolves the alert of a migration that ended, before its impact is known. */
   void resolveIfEnded(Migration m, long timestamp) {
     MigrationAlert a = alerts.get(m.id());

@@ -81,7 +81,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private HistoryRetention retention;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
-  private KeyValueStore<String, Long> pins;
+  private KeyValueStore<String, String> pins;
+  /** {@link #pins} as the task's VMs hold them, read once at (re)initialization. */
+  private final Map<String, List<HistoryPins.Range>> pinned = new HashMap<>();
+  /** Stream time when pinned ranges were last looked at for expiry. */
+  private long pinsLooked = Long.MIN_VALUE;
 
   public MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -157,6 +161,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     provisionalUntil.clear();
     vmNewest.clear();
+    pinned.clear();
+    try (KeyValueIterator<String, String> it = pins.all()) {
+      it.forEachRemaining(kv -> pinned.put(kv.key, HistoryPins.decode(kv.value)));
+    }
+    pinsLooked = Long.MIN_VALUE;
     waiting = null;
     watched = null;
     nextLook = Long.MIN_VALUE;
@@ -179,6 +188,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       }
       if (waiting == null) {
         waiting();
+      }
+      if (!pinned.isEmpty()) {
+        reopen(record.key(), record.timestamp());
       }
       if (!watched.isEmpty()) {
         Map<String, long[]> ids = watched.get(record.key());
@@ -219,6 +231,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     if (streamTime >= nextLook) {
       nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
       closeDue(streamTime);
+      expirePins(streamTime);
       retention.tick(streamTime, id -> {
         if (waiting().containsKey(id)) {
           untrack(id);
@@ -306,7 +319,8 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     Migration was = closed.migration();
     boolean moved = was.state() != m.state() || !Objects.equals(was.endTime(), m.endTime())
         || !Objects.equals(was.startTime(), m.startTime());
-    return moved && m.startTime() != null && historyHolds(vmKey, rangeStart(m).toEpochMilli());
+    return moved && m.startTime() != null && (historyHolds(vmKey, rangeStart(m).toEpochMilli())
+        || pinned.getOrDefault(vmKey, List.of()).stream().anyMatch(r -> r.id().equals(m.id())));
   }
 
   /**
@@ -349,7 +363,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     provisionalUntil.remove(id);
     if (t != null) {
       unwatch(t.vmKey(), id);
-      pin(t.vmKey());
     }
   }
 
@@ -359,26 +372,67 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   }
 
   /**
-   * Keeps in the VM's history the earliest range its tracked migrations still need ({@link StoreNames#HISTORY_PINS}),
-   * or lets it go with the last of them.
+   * Pins the migration's range in the VM's history ({@link HistoryPins}), from now until stream time is
+   * {@link SampleHistory#VM_SKEW} past its end.
    */
-  private void pin(String vmKey) {
-    long earliest = Long.MAX_VALUE;
-    for (Tracked.Migration t : waiting().values()) {
-      if (t.vmKey().equals(vmKey)) {
-        Migration m = migrations.get(t.migrationId());
-        if (m != null && m.startTime() != null) {
-          earliest = Math.min(earliest, rangeStart(m).toEpochMilli());
+  private void pin(String vmKey, String id, Migration m) {
+    HistoryPins.Range r = new HistoryPins.Range(id, rangeStart(m).toEpochMilli(), rangeEnd(m).toEpochMilli());
+    List<HistoryPins.Range> ranges = new ArrayList<>(pinned.getOrDefault(vmKey, List.of()));
+    if (ranges.contains(r)) {
+      return;
+    }
+    ranges.removeIf(x -> x.id().equals(id));
+    ranges.add(r);
+    pinned.put(vmKey, ranges);
+    pins.put(vmKey, HistoryPins.encode(ranges));
+  }
+
+  /** Lets go of the ranges whose end stream time has passed by {@link SampleHistory#VM_SKEW}, once a minute. */
+  private void expirePins(long streamTime) {
+    if (streamTime < pinsLooked + PIN_LOOK_MILLIS) {
+      return;
+    }
+    pinsLooked = streamTime;
+    long before = streamTime - SampleHistory.VM_SKEW.toMillis();
+    for (String vmKey : List.copyOf(pinned.keySet())) {
+      List<HistoryPins.Range> ranges = new ArrayList<>(pinned.get(vmKey));
+      if (ranges.removeIf(r -> r.to() < before && !waiting().containsKey(r.id()))) {
+        if (ranges.isEmpty()) {
+          pinned.remove(vmKey);
+          pins.delete(vmKey);
+        } else {
+          pinned.put(vmKey, ranges);
+          pins.put(vmKey, HistoryPins.encode(ranges));
         }
       }
     }
-    Long was = pins.get(vmKey);
-    if (earliest == Long.MAX_VALUE) {
-      if (was != null) {
-        pins.delete(vmKey);
+  }
+
+  private static final long PIN_LOOK_MILLIS = 60_000;
+
+  /**
+   * A reading in the pinned range of a migration that has settled came after its impact was built (a VM read by two
+   * hosts, the recording of the one it left read last): the migration is tracked again, provisionally, and its
+   * impact built again as the readings pass its range, and a last time when the VM's own time is past it.
+   */
+  private void reopen(String vmKey, long timestamp) {
+    List<HistoryPins.Range> ranges = pinned.get(vmKey);
+    if (ranges == null) {
+      return;
+    }
+    for (HistoryPins.Range r : ranges) {
+      if (!r.holds(timestamp) || waiting().containsKey(r.id())) {
+        continue;
       }
-    } else if (was == null || was != earliest) {
-      pins.put(vmKey, earliest);
+      Migration m = migrations.get(r.id());
+      if (m == null || m.startTime() == null || impacts.get(r.id()) == null) {
+        continue;
+      }
+      Tracked.Migration t = new Tracked.Migration(r.id(), vmKey, m.state().isFinal(), due(m), true,
+          !alerting.raised(r.id()), 0);
+      put(t);
+      watch(t, m);
+      nextDue = Long.MIN_VALUE;
     }
   }
 
@@ -387,13 +441,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * over. What was pending of its alert stays pending.
    */
   private void track(String id, String vmKey, Migration m, Tracked.Migration previous) {
-    long due = m.state().isFinal() && m.endTime() != null
-        ? m.endTime().plus(config.settleWindow()).toEpochMilli()
-        : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
+    long due = due(m);
     Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
         previous != null && previous.alertPending(), 0);
     put(t);
-    pin(vmKey);
+    pin(vmKey, id, m);
     nextDue = Math.min(nextDue, due);
     expectedKinds.remove(id); // its range may have changed with its end
     provisionalUntil.remove(id);
@@ -401,6 +453,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     if (t.alertPending()) {
       watch(t, m);
     }
+  }
+
+  /** When a migration is due: an ended one when its settle window is over, an open one at its timeout. */
+  private long due(Migration m) {
+    return m.state().isFinal() && m.endTime() != null
+        ? m.endTime().plus(config.settleWindow()).toEpochMilli()
+        : m.startTime().plus(config.migrationTimeout()).toEpochMilli();
   }
 
   /** Marks whether the alert of a tracked migration waits for its window's samples. */
@@ -583,17 +642,10 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       alerting.raiseIfUnderLoad(t.vmKey(), m, at);
     }
     MigrationImpact stored = impacts.get(m.id());
-    MigrationImpact impact;
-    if (stored != null && !historyHolds(t.vmKey(), rangeStart(m).toEpochMilli())) {
-      // The VM's samples came in a burst (a replay, a catch-up) and ran past the range before this look: the history
-      // has lost what the impact was built from, and the impact built while it held it stands.
-      impact = ImpactBuilder.withMigration(stored, m);
-    } else {
-      VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
-      Tracked.Stuns s = stuns.get(t.vmKey());
-      impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(), config.beforeWindow(),
-          config.settleWindow(), Instant.ofEpochMilli(at));
-    }
+    VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
+    Tracked.Stuns s = stuns.get(t.vmKey());
+    MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
+        config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
     if (!impact.equals(stored)) {
       impacts.put(m.id(), impact);
       context.forward(new Record<>(m.id(), impact, at));

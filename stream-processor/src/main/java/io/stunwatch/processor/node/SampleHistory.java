@@ -30,9 +30,9 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * RocksDB write and a changelog record per VM-second at the commit.)
  *
  * <p>Each VM keeps {@link #keep} ({@code process.sample-retention}, the late grace and a block) behind its own newest
- * block: a writer deletes a VM's blocks as they fall out of that, and drops (and counts in the task's
- * {@code dropped-records}) a reading older than it. Why per VM: VMs share a task, and a window store expires by the
- * newest window of any key, so one VM's recording replayed after another's, a host's readings a repartition hop
+ * block, and the ranges its migrations need ({@link HistoryPins}): a writer deletes a VM's other blocks as they fall
+ * out of that, and drops (and counts in the task's {@code dropped-records}) a reading older than it. Why per VM:
+ * VMs share a task, and a window store expires by the newest window of any key, so one VM's recording replayed after another's, a host's readings a repartition hop
  * behind, or a catch-up that runs one VM's samples ahead lost the other VMs' history. The store itself keeps
  * {@link #VM_SKEW} more ({@link StunwatchTopology#sampleStore}), which bounds how far one VM may be behind another of
  * its task and keep its history.
@@ -43,6 +43,7 @@ public final class SampleHistory {
   public static final Duration VM_SKEW = Duration.ofHours(24);
   /** How far back from its newest block a writer looks for a VM's blocks to delete, the first time it sees the VM. */
   private static final long FIRST_SWEEP_MILLIS = Duration.ofMinutes(10).toMillis();
+  private static final long BLOCK_MILLIS = VmSamples.Block.SECONDS * 1000L;
 
   private final WindowStore<String, VmSamples.Block> store;
   /** How long each VM's blocks are kept behind its newest, or -1 for a reader, which deletes nothing. */
@@ -51,7 +52,7 @@ public final class SampleHistory {
   private final Map<String, Long> cut = new HashMap<>();
   private final Sensor dropped;
   /** {@link StoreNames#HISTORY_PINS}: a writer keeps what a tracked migration still needs; null for a reader. */
-  private final KeyValueStore<String, Long> pins;
+  private final KeyValueStore<String, String> pins;
 
   /** A reader of the history. */
   public SampleHistory(ProcessingContext context) {
@@ -101,32 +102,36 @@ public final class SampleHistory {
   private boolean expire(String vmId, long startMillis) {
     Long done = cut.get(vmId);
     if (done != null && startMillis < done) {
+      // Let go, unless a migration of the VM needs the reading's block.
+      for (HistoryPins.Range r : pinned(vmId)) {
+        if (r.overlaps(startMillis, BLOCK_MILLIS)) {
+          return true;
+        }
+      }
       return false;
     }
     long next = startMillis - keepMillis;
     if (done != null && next <= done) {
       return true;
     }
-    // A migration of the VM still waiting for its impact keeps its range: the VM's readings of one kind may run far
-    // past those of another (each kind's partition holds other VMs' recordings before this one's), and the impact is
-    // built from every kind.
-    Long pin = pins.get(LoadKeys.vmId(vmId));
-    if (pin != null && pin < next) {
-      next = Math.max(done == null ? Long.MIN_VALUE : done, VmSamples.Block.startOf(pin / 1000) * 1000);
-      if (done != null && next <= done) {
-        return true;
-      }
-    }
     long from = done != null ? done : next - FIRST_SWEEP_MILLIS;
     List<Long> old = new ArrayList<>();
     try (WindowStoreIterator<VmSamples.Block> it = store.fetch(vmId, from, next - 1)) {
       it.forEachRemaining(kv -> old.add(kv.key));
     }
+    List<HistoryPins.Range> ranges = old.isEmpty() ? List.of() : pinned(vmId);
     for (Long s : old) {
-      store.put(vmId, null, s);
+      if (ranges.stream().noneMatch(r -> r.overlaps(s, BLOCK_MILLIS))) {
+        store.put(vmId, null, s);
+      }
     }
     cut.put(vmId, next);
     return true;
+  }
+
+  /** The ranges the VM's migrations keep in its history (by VM id: the host's view is kept for the VM too). */
+  private List<HistoryPins.Range> pinned(String key) {
+    return HistoryPins.decode(pins.get(LoadKeys.vmId(key)));
   }
 
   /**

@@ -75,7 +75,7 @@ class VmLoadProcessorTest {
     days = add(window(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), ValueCodecs.UTILIZATION_DAY));
     blocks = add(blockWindow());
     add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.HISTORY_PINS), Serdes.String(),
-        Serdes.Long()).withLoggingDisabled().build());
+        Serdes.String()).withLoggingDisabled().build());
     TimestampedKeyValueStore<String, VmInventoryEntry> inventory = add(Stores.timestampedKeyValueStoreBuilder(
         Stores.inMemoryKeyValueStore(StoreNames.VM_INVENTORY), Serdes.String(), Topics.VM_INVENTORY.valueSerde())
         .withLoggingDisabled().build());
