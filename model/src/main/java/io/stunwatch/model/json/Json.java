@@ -39,6 +39,9 @@ public final class Json {
         .addModule(new JavaTimeModule())
         .serializationInclusion(JsonInclude.Include.NON_NULL)
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        // the same content, the same bytes: a map's order is its keys', never a hash map's (Map.copyOf's differs from
+        // one JVM to the next)
+        .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
         .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)

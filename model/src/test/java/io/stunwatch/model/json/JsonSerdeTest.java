@@ -25,6 +25,17 @@ class JsonSerdeTest {
   private final JsonSerde<GpuSample> serde = JsonSerde.of(GpuSample.class);
 
   @Test
+  void aMapIsWrittenInTheOrderOfItsKeysWhateverItsOwnOrder() throws Exception {
+    java.util.Map<String, Integer> hashed = new java.util.HashMap<>();
+    for (int i = 20; i >= 0; i--) {
+      hashed.put("GPU-" + i, i);
+    }
+    String json = Json.mapper().writeValueAsString(java.util.Map.copyOf(hashed));
+    assertThat(json).isEqualTo(Json.mapper().writeValueAsString(new java.util.TreeMap<>(hashed)));
+    assertThat(json).startsWith("{\"GPU-0\":0,\"GPU-1\":1,\"GPU-10\":10,");
+  }
+
+  @Test
   void everyCatalogTopicRoundTripsItsValueTypeExactly() {
     List<Object> samples = Samples.all();
     assertThat(samples).hasSameSizeAs(Topics.ALL);
