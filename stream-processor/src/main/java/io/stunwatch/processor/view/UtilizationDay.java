@@ -1,6 +1,7 @@
 package io.stunwatch.processor.view;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.json.Schema;
 import java.util.Map;
 
@@ -14,7 +15,7 @@ import java.util.Map;
  * grace) adds nothing, since the interval it closes was already counted.
  *
  * @param byHost     GPU-seconds by host name ({@value #UNRESOLVED_HOST} while the inventory does not know the VM)
- * @param lastByGpu  epoch millis of each GPU's latest sample
+ * @param lastByGpu  epoch millis of each GPU's latest sample (a host's reading: of each vGPU on that host)
  */
 @Schema(name = "store.utilization-day")
 public record UtilizationDay(Map<String, Seconds> byHost, Map<String, Long> lastByGpu) {
@@ -53,7 +54,9 @@ public record UtilizationDay(Map<String, Seconds> byHost, Map<String, Long> last
 
   /** This day with {@code s}, taken on {@code host}, accounted for. */
   public UtilizationDay with(GpuSample s, String host, double idleBelowPct, long maxGapSeconds) {
-    String gpu = s.gpuKey();
+    // A host's reading is of a vGPU on that host: the VM's vGPU read by the host it left and by the one it moved to
+    // are two series, each in order, whichever is read first.
+    String gpu = s.loadSource() == LoadSource.HOST ? s.hostname() + "|" + s.gpuKey() : s.gpuKey();
     long at = s.timestamp().toEpochMilli();
     Long last = lastByGpu.get(gpu);
     if (last != null && at <= last) {

@@ -278,6 +278,8 @@ class VmLoadProcessorTest {
     }
     hostSample(p, "esx01", 100); // but late for its own host's readings: dropped
     assertThat(tenSeconds.fetch(hostView, DAY.plusSeconds(100).toEpochMilli()).value().samples()).isEqualTo(2);
+    assertThat(days.fetch(hostView, DAY.toEpochMilli()).value().total().busy())
+        .as("each host's readings account for their own intervals").isEqualTo(595.0 + 595.0);
   }
 
   private static void hostSample(VmLoadProcessor p, String esx, int second) {
