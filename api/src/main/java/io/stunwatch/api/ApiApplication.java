@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.api.metrics.FleetGauges;
+import io.stunwatch.api.metrics.KafkaMeterFilters;
 import io.stunwatch.api.metrics.MigrationMetrics;
 import io.stunwatch.api.metrics.TopicMetricsFeed;
 import io.stunwatch.api.notify.AlertNotifier;
@@ -65,6 +66,7 @@ public final class ApiApplication implements AutoCloseable {
     int port = api.port() != 0 ? api.port() : freePort();
     ApiConfig config = api.withPort(port);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    KafkaMeterFilters.all().forEach(registry.config()::meterFilter);
     new JvmMemoryMetrics().bindTo(registry);
     StreamsProcessor processor = StreamsProcessor.start(processorConfig, kafka, clock,
         config.advertisedHost() + ":" + port);

@@ -31,9 +31,16 @@ public record LoggingConfig(LogLevel level, LogLevel kafkaLevel) {
 
   /** Kafka logger names (the broker logs under "kafka" and "state.change.logger" as well as its packages). */
   private static final List<String> KAFKA_LOGGERS = List.of("org.apache.kafka", "kafka", "state.change.logger");
-  /** Loggers whose WARNs are expected on every start of a single-node broker, shown only when asked for. */
+  /**
+   * Loggers whose WARNs are expected on every start of a single-node broker, shown only when asked for. The
+   * producer's Sender warns of each produce it retries and gets through: CONCURRENT_TRANSACTIONS while the transaction
+   * coordinator writes the previous transaction's markers (a burst as the processor's first transactions start),
+   * NOT_LEADER while a partition moves. A send it gives up on fails: Streams logs that as an ERROR, and the
+   * collectors count and log their failed sends.
+   */
   private static final List<String> BENIGN_WARN_LOGGERS = List.of(
-      "org.apache.kafka.controller.QuorumController", "org.apache.kafka.clients.NetworkClient");
+      "org.apache.kafka.controller.QuorumController", "org.apache.kafka.clients.NetworkClient",
+      "org.apache.kafka.clients.producer.internals.Sender");
 
   public static LoggingConfig from(ConfigSource source) {
     ConfigReader r = source.reader();

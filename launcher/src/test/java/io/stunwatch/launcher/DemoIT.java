@@ -163,6 +163,10 @@ class DemoIT {
       System.out.printf("demo stopped %d ms after SIGINT%n", (System.nanoTime() - t0) / 1_000_000);
       assertThat(exit).as("exit on Ctrl-C").isIn(0, 130);
       assertThat(demo.stdout()).anyMatch(l -> l.startsWith("Stopped."));
+      // a newcomer's first minutes: a handful of warnings at most, each meaning something, and no error
+      List<String> warnings = demo.stderr().stream().filter(l -> l.contains(" WARN ")).toList();
+      assertThat(demo.stderr()).as("errors").noneMatch(l -> l.contains(" ERROR "));
+      assertThat(warnings).as("warnings").hasSizeLessThanOrEqualTo(10);
       assertThat(demo.stdout()).anyMatch(l -> l.matches("^\\[.* UTC .*\\] \\d+ migrations, \\d+ under-load alerts .*"));
     }
   }
