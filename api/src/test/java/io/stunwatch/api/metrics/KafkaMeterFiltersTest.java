@@ -20,8 +20,14 @@ class KafkaMeterFiltersTest {
     Gauge.builder("kafka.stream.state.block.cache.usage", () -> 3.0)
         .tag("in.memory.window.state.id", "vm-sample-blocks").register(registry);
 
-    assertThat(registry.scrape()).contains("kafka_stream_state_block_cache_usage{state_id=\"impacts\"} 1.0")
-        .contains("kafka_stream_state_block_cache_usage{state_id=\"vm-load-10s\"} 2.0")
-        .contains("kafka_stream_state_block_cache_usage{state_id=\"vm-sample-blocks\"} 3.0");
+    Gauge.builder("kafka.stream.state.block.cache.usage", () -> 4.0).tag("in.memory.state.id", "impacts")
+        .register(registry);
+
+    assertThat(registry.scrape())
+        .contains("kafka_stream_state_block_cache_usage{state_id=\"impacts\",store_kind=\"rocksdb\"} 1.0")
+        .contains("kafka_stream_state_block_cache_usage{state_id=\"vm-load-10s\",store_kind=\"rocksdb.window\"} 2.0")
+        .contains("kafka_stream_state_block_cache_usage{state_id=\"vm-sample-blocks\","
+            + "store_kind=\"in.memory.window\"} 3.0")
+        .contains("kafka_stream_state_block_cache_usage{state_id=\"impacts\",store_kind=\"in.memory\"} 4.0");
   }
 }
