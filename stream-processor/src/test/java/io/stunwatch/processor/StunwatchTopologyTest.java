@@ -1222,8 +1222,8 @@ class StunwatchTopologyTest {
     loadEvery(2, T0, 300, 10, 3.0, 900);                          // then this idle VM's, every second about its move
     load(2, T0.plusSeconds(300), 300, 3.0, 900);
     loadEvery(2, T0.plusSeconds(600), 7200 - 600, 10, 3.0, 900);
-    // the wall clock's look after the VM's whole recording: its history no longer holds the range, and the impact
-    // built while it did is the final one, not one rebuilt from what is left
+    // the wall clock's look after the VM's whole recording: the last rebuild, from the range its history keeps for
+    // the migration, not from what is left of the last hour
     driver.advanceWallClockTime(Duration.ofSeconds(10));
 
     MigrationImpact i = driver.<String, MigrationImpact>getKeyValueStore(StoreNames.IMPACTS).get(VC + "/80");
