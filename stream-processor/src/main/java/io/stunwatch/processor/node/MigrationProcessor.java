@@ -81,11 +81,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private HistoryRetention retention;
   private KeyValueStore<String, Tracked.Migration> tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
-  private KeyValueStore<String, String> pins;
-  /** {@link #pins} as the task's VMs hold them, read once at (re)initialization. */
-  private final Map<String, List<HistoryPins.Range>> pinned = new HashMap<>();
-  /** Stream time when pinned ranges were last looked at for expiry. */
-  private long pinsLooked = Long.MIN_VALUE;
+  private HistoryPins pins;
 
   public MigrationProcessor(ProcessorConfig config, Clock clock) {
     this.config = config;
@@ -154,18 +150,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.tracked = context.getStateStore(StoreNames.TRACKED);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
-    this.pins = context.getStateStore(StoreNames.HISTORY_PINS);
+    this.pins = new HistoryPins(context);
     this.index = new MigrationIndex(context);
     this.alerting = new MigrationAlerting(config, live, context, samples);
     this.retention = new HistoryRetention(context, config.historyRetention());
     expectedKinds.clear(); // (re)initialized after the task's stores were restored
     provisionalUntil.clear();
     vmNewest.clear();
-    pinned.clear();
-    try (KeyValueIterator<String, String> it = pins.all()) {
-      it.forEachRemaining(kv -> pinned.put(kv.key, HistoryPins.decode(kv.value)));
-    }
-    pinsLooked = Long.MIN_VALUE;
     waiting = null;
     watched = null;
     nextLook = Long.MIN_VALUE;
@@ -189,7 +180,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       if (waiting == null) {
         waiting();
       }
-      if (!pinned.isEmpty()) {
+      if (!pins.isEmpty()) {
         reopen(record.key(), record.timestamp());
       }
       if (!watched.isEmpty()) {
@@ -231,7 +222,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     if (streamTime >= nextLook) {
       nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
       closeDue(streamTime);
-      expirePins(streamTime);
+      pins.expire(streamTime, id -> waiting().containsKey(id));
       retention.tick(streamTime, id -> {
         if (waiting().containsKey(id)) {
           untrack(id);
@@ -320,7 +311,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     boolean moved = was.state() != m.state() || !Objects.equals(was.endTime(), m.endTime())
         || !Objects.equals(was.startTime(), m.startTime());
     return moved && m.startTime() != null && (historyHolds(vmKey, rangeStart(m).toEpochMilli())
-        || pinned.getOrDefault(vmKey, List.of()).stream().anyMatch(r -> r.id().equals(m.id())));
+        || pins.of(vmKey).stream().anyMatch(r -> r.id().equals(m.id())));
   }
 
   /**
@@ -376,39 +367,8 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * {@link SampleHistory#VM_SKEW} past its end.
    */
   private void pin(String vmKey, String id, Migration m) {
-    HistoryPins.Range r = new HistoryPins.Range(id, rangeStart(m).toEpochMilli(), rangeEnd(m).toEpochMilli());
-    List<HistoryPins.Range> ranges = new ArrayList<>(pinned.getOrDefault(vmKey, List.of()));
-    if (ranges.contains(r)) {
-      return;
-    }
-    ranges.removeIf(x -> x.id().equals(id));
-    ranges.add(r);
-    pinned.put(vmKey, ranges);
-    pins.put(vmKey, HistoryPins.encode(ranges));
+    pins.pin(vmKey, new HistoryPins.Range(id, rangeStart(m).toEpochMilli(), rangeEnd(m).toEpochMilli()));
   }
-
-  /** Lets go of the ranges whose end stream time has passed by {@link SampleHistory#VM_SKEW}, once a minute. */
-  private void expirePins(long streamTime) {
-    if (streamTime < pinsLooked + PIN_LOOK_MILLIS) {
-      return;
-    }
-    pinsLooked = streamTime;
-    long before = streamTime - SampleHistory.VM_SKEW.toMillis();
-    for (String vmKey : List.copyOf(pinned.keySet())) {
-      List<HistoryPins.Range> ranges = new ArrayList<>(pinned.get(vmKey));
-      if (ranges.removeIf(r -> r.to() < before && !waiting().containsKey(r.id()))) {
-        if (ranges.isEmpty()) {
-          pinned.remove(vmKey);
-          pins.delete(vmKey);
-        } else {
-          pinned.put(vmKey, ranges);
-          pins.put(vmKey, HistoryPins.encode(ranges));
-        }
-      }
-    }
-  }
-
-  private static final long PIN_LOOK_MILLIS = 60_000;
 
   /**
    * A reading in the pinned range of a migration that has settled came after its impact was built (a VM read by two
@@ -416,11 +376,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * impact built again as the readings pass its range, and a last time when the VM's own time is past it.
    */
   private void reopen(String vmKey, long timestamp) {
-    List<HistoryPins.Range> ranges = pinned.get(vmKey);
-    if (ranges == null) {
-      return;
-    }
-    for (HistoryPins.Range r : ranges) {
+    for (HistoryPins.Range r : pins.of(vmKey)) {
       if (!r.holds(timestamp) || waiting().containsKey(r.id())) {
         continue;
       }
