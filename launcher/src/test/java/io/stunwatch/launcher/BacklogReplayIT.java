@@ -8,6 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.broker.BrokerConfig;
+import ch.qos.logback.classic.filter.ThresholdFilter;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
@@ -107,26 +110,44 @@ class BacklogReplayIT {
     writeHostVgpu(site, base);
     Map<String, Map<String, String>> runs = new LinkedHashMap<>();
     List<String> differences = new ArrayList<>();
-    for (Way way : Way.values()) {
-      Map<String, String> first = null;
-      for (int run = 1; run <= RUNS; run++) {
-        boolean eventsFirst = way.hosts ? run != 2 : way.eventsFirst;
-        String name = way + " (" + (eventsFirst ? "events first" : "samples first") + "), run " + run;
-        Map<String, String> r = run(site, base, way, eventsFirst, way.name().toLowerCase(Locale.ROOT) + "-" + run);
-        check(name, way, r);
-        if (first == null) {
-          first = r;
-          runs.put(way.name(), r);
-        } else {
-          differences.addAll(differences(way + ", run 1", first, name, r));
+    // The brokers run in this JVM: whatever they (or the readers here) log at ERROR while a processor catches up on a
+    // backlog, an append refused or a request failed, a site's broker would log too.
+    ListAppender<ILoggingEvent> brokerErrors = new ListAppender<>();
+    ThresholdFilter errorsOnly = new ThresholdFilter();
+    errorsOnly.setLevel("ERROR");
+    errorsOnly.start();
+    brokerErrors.addFilter(errorsOnly);
+    brokerErrors.start();
+    ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) LoggerFactory
+        .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.addAppender(brokerErrors);
+    try {
+      for (Way way : Way.values()) {
+        Map<String, String> first = null;
+        for (int run = 1; run <= RUNS; run++) {
+          boolean eventsFirst = way.hosts ? run != 2 : way.eventsFirst;
+          String name = way + " (" + (eventsFirst ? "events first" : "samples first") + "), run " + run;
+          Map<String, String> r = run(site, base, way, eventsFirst, way.name().toLowerCase(Locale.ROOT) + "-" + run);
+          check(name, way, r);
+          if (first == null) {
+            first = r;
+            runs.put(way.name(), r);
+          } else {
+            differences.addAll(differences(way + ", run 1", first, name, r));
+          }
         }
       }
-    }
-    for (Way way : List.of(Way.SAMPLES_FIRST, Way.PACED)) {
-      differences.addAll(differences(Way.EVENTS_FIRST.name(), runs.get(Way.EVENTS_FIRST.name()), way.name(),
-          runs.get(way.name())));
+      for (Way way : List.of(Way.SAMPLES_FIRST, Way.PACED)) {
+        differences.addAll(differences(Way.EVENTS_FIRST.name(), runs.get(Way.EVENTS_FIRST.name()), way.name(),
+            runs.get(way.name())));
+      }
+    } finally {
+      root.detachAppender(brokerErrors);
     }
     assertThat(differences).as("answers that differ between runs or ways").isEmpty();
+    assertThat(brokerErrors.list).as("the brokers' errors").extracting(e -> e.getLoggerName() + ": "
+        + e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : " " + e.getThrowableProxy().getMessage()))
+        .isEmpty();
   }
 
   private static List<String> differences(String one, Map<String, String> a, String other, Map<String, String> b) {

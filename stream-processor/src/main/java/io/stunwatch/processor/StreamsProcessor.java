@@ -34,6 +34,12 @@ public final class StreamsProcessor implements AutoCloseable {
   /** The Streams producer's back-off before it retries a request the broker turned away. */
   static final int RETRY_BACKOFF_MS = 20;
 
+  /** The Streams producer's {@code max.in.flight.requests.per.connection}: see {@link #properties}. */
+  static final int MAX_IN_FLIGHT_REQUESTS = 1;
+
+  /** The Streams producer's {@code max.request.size}: see {@link #properties}. */
+  static final int MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
   /** The Streams producer's batch size, per partition: a few dozen partitions' batches fit its 32 MB buffer. */
   static final int BATCH_BYTES = 256 * 1024;
 
@@ -82,6 +88,17 @@ public final class StreamsProcessor implements AutoCloseable {
     // 100 ms the commit that flushes them then waits most of that. The Java producer used 20 ms for this case before
     // KIP-890 (KAFKA-5477).
     p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), RETRY_BACKOFF_MS);
+    // One request in flight per broker. The broker checks a transaction's first write to a partition with the
+    // coordinator (KIP-890), and while the last commit's markers are still being written it turns that write away. A
+    // second batch for the same partition, in flight behind the first, could reach the broker after the markers were
+    // done, pass the check, and find the partition expecting sequence 0: the broker logs that append as an ERROR
+    // (OutOfOrderSequenceException "... with no existing state", KAFKA-18202) and the producer sends both again. One
+    // request at a time lets the second batch leave only once the first is in. Requests of up to 8 MiB carry a
+    // commit's batches for every partition in one or two requests rather than eight of Kafka's default 1 MiB, which
+    // more than pays for the lost pipelining (docs/performance.md). A batch stays at most BATCH_BYTES unless a single
+    // record is larger, so the broker's own per-batch limit is unchanged.
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), MAX_IN_FLIGHT_REQUESTS);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), MAX_REQUEST_BYTES);
     // Batches that a commit interval's output does not fill, so that they wait for the commit's flush (Streams' linger
     // is as long as its commit interval) rather than race the last commit's markers: an impact alone (about 100 KB)
     // filled a default 16 KB batch and was sent at once. Records become visible at the commit all the same.

@@ -9,6 +9,7 @@ import io.stunwatch.processor.state.RocksDbSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,20 @@ class StreamsProcessorTest {
     assertThat(p.get(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEqualTo("");
     // The empty list must be what Streams then runs with: no reporter at all, not Kafka's default.
     assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEmpty();
+  }
+
+  /**
+   * A batch in flight behind one that the broker turned away (the last commit's markers still being written) could
+   * be appended out of sequence, which the broker logs as an ERROR. Streams must take the setting
+   * under exactly-once, not override it.
+   */
+  @Test
+  void theProducerSendsOneRequestAtATimeSoNoBatchOvertakesOneTurnedAway() {
+    Map<String, Object> producer = new StreamsConfig(properties(Map.of())).getProducerConfigs("stunwatch-producer");
+    assertThat(producer.get(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)).isEqualTo(1);
+    // and a commit's batches leave in few requests, each still small beside the broker's 100 MiB request limit
+    assertThat((Integer) producer.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)).isGreaterThan(1024 * 1024)
+        .isLessThanOrEqualTo(16 * 1024 * 1024);
   }
 
   /**
