@@ -3,7 +3,6 @@ package io.stunwatch.launcher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
-import org.apache.kafka.common.utils.AppInfoParser;
 import picocli.CommandLine.IVersionProvider;
 
 /** Version information of this build, from {@code stunwatch-version.properties} written by Maven. */
@@ -11,15 +10,27 @@ public final class BuildInfo implements IVersionProvider {
 
   /** The Stunwatch version, e.g. {@code 0.1.0-SNAPSHOT}. */
   public static String version() {
+    return property("/stunwatch-version.properties", "version");
+  }
+
+  /**
+   * The Kafka clients' version, from the file their jar carries ({@code kafka/kafka-version.properties}): the class
+   * that reads it moved into Kafka's internals in 4.4.
+   */
+  public static String kafkaVersion() {
+    return property("/kafka/kafka-version.properties", "version");
+  }
+
+  private static String property(String resource, String key) {
     Properties p = new Properties();
-    try (InputStream in = BuildInfo.class.getResourceAsStream("/stunwatch-version.properties")) {
+    try (InputStream in = BuildInfo.class.getResourceAsStream(resource)) {
       if (in != null) {
         p.load(in);
       }
     } catch (IOException e) {
       // fall through to "unknown": a version line is not worth failing a command
     }
-    return p.getProperty("version", "unknown");
+    return p.getProperty(key, "unknown");
   }
 
   @Override
@@ -27,6 +38,6 @@ public final class BuildInfo implements IVersionProvider {
     return new String[] {
         "stunwatch " + version(),
         "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")",
-        "Kafka " + AppInfoParser.getVersion()};
+        "Kafka " + kafkaVersion()};
   }
 }

@@ -156,6 +156,6 @@ class StunwatchCommandTest {
   @Test
   void versionNamesStunwatchJavaAndKafka() {
     assertThat(run(Map.of(), "version")).isZero();
-    assertThat(out.toString()).contains("stunwatch ").contains("Java 17").contains("Kafka 4.1");
+    assertThat(out.toString()).contains("stunwatch ").contains("Java 17").contains("Kafka 4.4");
   }
 }

@@ -9,6 +9,7 @@ import io.stunwatch.processor.view.StoreNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Settings of the stream processor.
@@ -38,13 +39,14 @@ import java.util.List;
  * @param idleClose         wall time without input after which a task's due migrations are closed as if event
  *                          time had moved on by the time idle
  * @param inventoryHold     wall time a vCenter event of a VM the inventory does not know yet is held for its entry
+ * @param standbyReplicas   warm copies of each task's stores that other instances keep (num.standby.replicas)
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
     Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore,
-    Duration idleClose, Duration inventoryHold) {
+    Duration idleClose, Duration inventoryHold, int standbyReplicas) {
 
   /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
   public enum SampleStore {
@@ -152,13 +154,20 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "record goes on under the VM's vCenter key (counted as stunwatch.processor.inventory.hold.expired); the "
           + "chain it belongs to stays there, so one migration is never two records.");
 
+  public static final ConfigKey<Integer> STANDBY_REPLICAS = ConfigKeys.integer("process.standby-replicas", 0, 0, 8,
+      "Warm copies of each task's state stores that other instances of the same process.application-id keep, "
+          + "following the changelogs (Kafka Streams' num.standby.replicas). When an instance dies, the one that "
+          + "holds a copy takes its tasks over after catching up the last records, not a whole restore, and its API "
+          + "answers for those VMs. Each copy costs its instance the stores' disk and the changelogs' read traffic. "
+          + "0: a task moved after a failure is restored from its changelog first.");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD);
+      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD, STANDBY_REPLICAS);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -168,20 +177,16 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
         r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
-        r.get(INVENTORY_HOLD));
+        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
     return c;
   }
 
-  /** Defaults, for tests and embedding. */
+  /** Defaults, for tests and embedding: every key at its catalog default. */
   public static ProcessorConfig defaults() {
-    return new ProcessorConfig("stunwatch-processor", Path.of("stunwatch-data", "streams"), 50, Duration.ofSeconds(60),
-        80, 1.0, Duration.ofHours(1), Duration.ofMinutes(5), Duration.ofSeconds(120), Duration.ofMinutes(30),
-        Duration.ofSeconds(60), Duration.ofHours(24), Duration.ofDays(90), 5, Duration.ofSeconds(10), "", 1, Duration.ofDays(400),
-        10, false, COMMIT_INTERVAL.defaultValue(), SAMPLE_STORE.defaultValue(), IDLE_CLOSE.defaultValue(),
-        INVENTORY_HOLD.defaultValue());
+    return from(ConfigSource.of(Map.of()));
   }
 
   /** This configuration under another application id and state directory (a second instance, a test). */
@@ -189,7 +194,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -197,7 +202,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -205,7 +210,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -213,7 +218,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
   }
 
   /** This configuration with another {@code process.history-retention}. */
@@ -221,6 +226,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, retention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
   }
 }

@@ -82,6 +82,11 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.threads());
+    // Under exactly-once a store's writes since the last commit stay out of the store itself (KIP-892), so a task
+    // that was not closed cleanly (kill -9, an OOM, a fenced producer) keeps its local stores: Streams no longer
+    // wipes them and restores every changelog whole at the next start, only what came after their last commit.
+    p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.standbyReplicas());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
     // A transaction's first writes often reach the broker while the last one's commit markers are still being written
     // (Kafka 4's transactions, KIP-890), and are turned away as CONCURRENT_TRANSACTIONS; at the default back-off of

@@ -31,6 +31,21 @@ class StreamsProcessorTest {
   }
 
   /**
+   * A crashed instance keeps its stores: under exactly-once, writes since the last commit stay out of them, so Streams
+   * restores only what came after that commit rather than wiping the stores and reading every changelog whole.
+   */
+  @Test
+  void storesAreTransactionalSoACrashKeepsThemAndStandbysAreTheOperatorsChoice() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getBoolean(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG)).isTrue();
+    assertThat(c.getInt(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG)).isZero();
+    assertThat(new StreamsConfig(properties(Map.of("process.standby-replicas", "1")))
+        .getInt(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG)).isEqualTo(1);
+    assertThatThrownBy(() -> properties(Map.of("process.standby-replicas", "-1")))
+        .hasMessageContaining("process.standby-replicas");
+  }
+
+  /**
    * A batch in flight behind one that the broker turned away (the last commit's markers still being written) could
    * be appended out of sequence, which the broker logs as an ERROR. Streams must take the setting
    * under exactly-once, not override it.

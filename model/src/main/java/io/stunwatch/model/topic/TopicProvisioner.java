@@ -3,7 +3,6 @@ package io.stunwatch.model.topic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,8 +12,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /** Creates catalog topics that do not exist yet, with their cleanup policy and retention. Existing ones are kept. */
@@ -24,34 +22,37 @@ public final class TopicProvisioner {
   }
 
   /**
-   * Waits until the broker serves every partition of the new topics, not only lists them: a producer's first batches
-   * to a partition the broker has not opened yet are refused and retried, and a later batch that got in first makes
-   * the broker refuse the retries as out of sequence (KAFKA-15591), which it logs as an ERROR and a transaction
-   * fails on. A partition whose offsets the broker answers has its log open.
+   * Waits until the broker's metadata gives every partition of the new topics a leader, not only lists the topics,
+   * so that the first writes and offset lookups of the processes started next find them. Asking for offsets of a
+   * partition the metadata does not have yet makes Kafka 4.4's admin client log an ERROR per topic; a description
+   * does not.
    */
-  private static void awaitWritable(Admin admin, List<String> topics, int partitions, Duration timeout)
+  private static void awaitLeaders(Admin admin, List<String> topics, int partitions, Duration timeout)
       throws InterruptedException, TimeoutException {
     if (topics.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetSpec> all = new HashMap<>();
-    for (String t : topics) {
-      for (int p = 0; p < partitions; p++) {
-        all.put(new TopicPartition(t, p), OffsetSpec.latest());
-      }
-    }
     long deadline = System.nanoTime() + timeout.toNanos();
+    String missing;
     while (true) {
       try {
-        admin.listOffsets(all).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        return;
-      } catch (ExecutionException e) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the new topics' partitions are not served within " + timeout + ": "
-              + e.getCause().getMessage(), e.getCause());
+        Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        missing = described.values().stream()
+            .filter(d -> d.partitions().size() < partitions
+                || d.partitions().stream().anyMatch(p -> p.leader() == null || p.leader().isEmpty()))
+            .map(TopicDescription::name).findFirst().orElse(null);
+        if (missing == null) {
+          return;
         }
-        Thread.sleep(50); // the broker is opening them: ask again shortly
+      } catch (ExecutionException e) {
+        missing = e.getCause().getMessage(); // not in the metadata yet
       }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the new topics' partitions have no leader within " + timeout + ": "
+            + missing);
+      }
+      Thread.sleep(50); // the controller is electing them: ask again shortly
     }
   }
 
@@ -85,7 +86,7 @@ public final class TopicProvisioner {
           }
         }
       }
-      awaitWritable(admin, created, partitions, timeout);
+      awaitLeaders(admin, created, partitions, timeout);
       return created;
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot list topics: " + e.getCause().getMessage(), e.getCause());

@@ -202,7 +202,7 @@ class JsonSerdeTest {
 
   @Test
   void garbageBytesGiveAOneLineReason() {
-    assertReason("garbage", "not valid JSON at line 1, column 8: Unrecognized token 'garbage'");
+    assertReason("garbage", "not valid JSON at line 1, column 1: Unrecognized token 'garbage'");
     assertThatThrownBy(() -> serde.decode(new byte[] {0, (byte) 0xff, (byte) 0xfe, 0x10}))
         .isInstanceOf(SchemaException.class)
         .hasMessageStartingWith("not valid JSON");

@@ -337,7 +337,7 @@ public final class PlainTokens {
       throw RecordReader.DECLINE;
     }
     nameStart = pos + 1;
-    nameCoded = scanString();
+    nameCoded = scanString(true);
     nameLength = pos - 1 - nameStart;
     name = null;
     expect(skipWhitespace(), ':');
@@ -361,7 +361,7 @@ public final class PlainTokens {
       }
       case '"' -> {
         valueStart = pos + 1;
-        valueCoded = scanString();
+        valueCoded = scanString(false);
         valueLength = pos - 1 - valueStart;
         t = JsonToken.VALUE_STRING;
       }
@@ -480,9 +480,11 @@ public final class PlainTokens {
   /**
    * Scans a string from just after its opening quote to just after its closing one, checking every escape and every
    * UTF-8 sequence as it goes: a string is refused even where nobody reads it (an unknown field), as Jackson's parser
-   * refuses it. Returns whether the string needs decoding (an escape or a non-ASCII byte).
+   * refuses it. Returns whether the string needs decoding (an escape or a non-ASCII byte). A field name with an
+   * escaped surrogate, paired or not, is declined: Jackson refuses a broken pair in a name but not in a value, and
+   * no name of the catalog has one.
    */
-  private boolean scanString() {
+  private boolean scanString(boolean name) {
     byte[] b = this.b;
     int end = this.end;
     int start = ++pos;
@@ -501,7 +503,7 @@ public final class PlainTokens {
       }
       if (c == '\\') {
         coded = true;
-        i = escapeEnd(i);
+        i = escapeEnd(i, name);
       } else if (c < 0) {
         coded = true;
         i = utf8End(i);
@@ -516,8 +518,11 @@ public final class PlainTokens {
     return coded;
   }
 
-  /** The index after the escape at {@code i}, which must be one of JSON's own. */
-  private int escapeEnd(int i) {
+  /**
+   * The index after the escape at {@code i}, which must be one of JSON's own, and not an escaped surrogate where
+   * {@code noSurrogate}.
+   */
+  private int escapeEnd(int i, boolean noSurrogate) {
     if (i + 1 >= end) {
       throw RecordReader.DECLINE;
     }
@@ -529,8 +534,9 @@ public final class PlainTokens {
         if (i + 6 > end) {
           throw RecordReader.DECLINE;
         }
-        for (int k = i + 2; k < i + 6; k++) {
-          hex(b[k]);
+        int unit = hex(b[i + 2]) << 12 | hex(b[i + 3]) << 8 | hex(b[i + 4]) << 4 | hex(b[i + 5]);
+        if (noSurrogate && Character.isSurrogate((char) unit)) {
+          throw RecordReader.DECLINE;
         }
         return i + 6;
       }

@@ -68,6 +68,24 @@ class PlainTokensTest {
     }
   }
 
+  /**
+   * Jackson refuses a broken surrogate pair in a field name but takes one in a value (as a lone UTF-16 unit): a
+   * name with any escaped surrogate is declined, and a value's is read as the reference reads it.
+   */
+  @Test
+  void anEscapedSurrogateInANameIsDeclinedAndInAValueReadAsTheReferenceReadsIt() {
+    for (String json : List.of("{\"a\\ud83dd\":1}", "{\"a\\ude00\":1}")) {
+      byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+      assertThat(catchThrowable(() -> reference(bytes))).as("the reference refuses %s", json).isNotNull();
+      assertThat(tokens(bytes)).as(json).isNull();
+    }
+    assertThat(tokens("{\"a\\ud83d\\ude00\":1}".getBytes(StandardCharsets.UTF_8))).isNull(); // paired: declined
+    for (String json : List.of("{\"a\":\"x\\ud83dy\"}", "{\"a\":\"x\\ude00\"}", "{\"a\":\"\\ud83d\\ude00\"}")) {
+      byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+      assertThat(tokens(bytes)).as(json).isNotNull().isEqualTo(reference(bytes));
+    }
+  }
+
   @Test
   void bytesThatAreNotStrictlyUtf8AreDeclined() {
     // Overlong forms, encoded surrogates and code points past U+10FFFF, which the JDK's decoder would not give back
