@@ -33,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Apache Kafka 4.1 broker, single node, KRaft combined mode (broker and controller in one process), run
+ * A real Apache Kafka 4.4 broker, single node, KRaft combined mode (broker and controller in one process), run
  * in-process. It formats its data directory on first start and reuses it afterwards, so data survives a restart.
  *
  * <p>{@link #start} returns once the broker answers a client; {@link #close} shuts it down and waits.
