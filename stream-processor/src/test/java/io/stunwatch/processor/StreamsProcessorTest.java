@@ -30,6 +30,14 @@ class StreamsProcessorTest {
     assertThat(new StreamsConfig(p).getList(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG)).isEmpty();
   }
 
+  @Test
+  void aRecordTheGlobalStoresFailOnIsADeadLetterAsAnywhereElse() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getClass(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG).getSimpleName())
+        .isEqualTo("DeadLetterProcessingExceptionHandler");
+    assertThat(c.getBoolean(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG)).isTrue();
+  }
+
   /**
    * A crashed instance keeps its stores: under exactly-once, writes since the last commit stay out of them, so Streams
    * restores only what came after that commit rather than wiping the stores and reading every changelog whole.

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The processors with outputs catch their errors and forward dead letters inside the transaction; this handler
  * covers the nodes that only write stores (the load windows, the per-second history, RDMA rates) and the DSL nodes,
- * which have no way into the transaction (Kafka Streams 4.1 gives handlers none either). Its dead
+ * which have no way into the transaction, and the global stores. Its dead
  * letters are therefore written at least once by a producer of their own: a crash before the commit re-processes
  * the record and may write its dead letter twice, but never loses it.
  */
