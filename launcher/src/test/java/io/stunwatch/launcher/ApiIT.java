@@ -157,8 +157,16 @@ class ApiIT {
       var annotations = get(a.port(), "/api/grafana/annotations?from=" + start.toEpochMilli() + "&to="
           + last.toEpochMilli());
       assertThat(annotations.size()).isEqualTo(started.size());
-      var stats = get(a.port(), "/api/stun-time/stats?groupBy=profile");
-      assertThat(stats.size()).isGreaterThan(0);
+      // The model is read back from its topic by each instance's global store, after the commit that wrote the
+      // impacts: it may trail the lists by one read of that topic.
+      Await.until(Duration.ofSeconds(30), () -> {
+        try {
+          return get(a.port(), "/api/stun-time/stats?groupBy=profile").size() > 0
+              && get(b.port(), "/api/stun-time/stats?groupBy=profile").size() > 0;
+        } catch (Exception e) {
+          return false;
+        }
+      }, "the stun-time model of the settled migrations, on both instances");
       var forecast = get(b.port(), "/api/stun-time/forecast?vm=" + drs.vm().id());
       assertThat(forecast.get("forecast").get("p50Seconds").asDouble()).isGreaterThan(0);
 

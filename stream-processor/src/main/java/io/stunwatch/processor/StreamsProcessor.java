@@ -160,9 +160,11 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);
     // The global stores (inventory, stun model) too: a record their processors fail on becomes a dead letter, as
     // anywhere else, instead of stopping the global thread and with it the whole instance. The handler writes with
-    // a producer of its own, so it needs nothing of the global thread's. (Streams 4.4 warns at each start while it
-    // is off.)
+    // a producer of its own, so it needs nothing of the global thread's.
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // Streams 4.4 builds another StreamsConfig for its partition assignor from the main consumer's settings only,
+    // and warns at every start that the setting is off unless it is among them too.
+    p.put(StreamsConfig.mainConsumerPrefix(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG), true);
     if (!config.instanceId().isBlank()) {
       // Streams appends each thread's index to it.
       p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),

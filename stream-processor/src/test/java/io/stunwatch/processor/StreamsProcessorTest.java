@@ -36,6 +36,9 @@ class StreamsProcessorTest {
     assertThat(c.getClass(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG).getSimpleName())
         .isEqualTo("DeadLetterProcessingExceptionHandler");
     assertThat(c.getBoolean(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG)).isTrue();
+    // the partition assignor's own copy of the settings, made from the main consumer's, says so too
+    assertThat(c.getMainConsumerConfigs("g", "c", 0))
+        .containsEntry(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
   }
 
   /**
