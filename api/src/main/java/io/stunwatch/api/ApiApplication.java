@@ -1,5 +1,6 @@
 package io.stunwatch.api;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -12,7 +13,10 @@ import io.stunwatch.api.notify.AlertNotifier;
 import io.stunwatch.api.notify.CloudEventsWebhookNotifier;
 import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.metrics.Meters;
+import io.stunwatch.metrics.RestoreKind;
 import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.RestoreCounts;
 import io.stunwatch.processor.StreamsProcessor;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -76,8 +80,16 @@ public final class ApiApplication implements AutoCloseable {
         new HostInfo(config.advertisedHost(), port), config);
     var fleet = new FleetGauges(processor.streams(), registry, clock,
         config.vmSeries());
+    RestoreCounts restores = processor.restores();
     vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
       fleet.refresh();
+      // a store's counter from its first restore or standby update on (registering again returns the same one)
+      restores.forEachStore((store, standby) -> FunctionCounter.builder(Meters.PROCESSOR_RESTORED_RECORDS, restores,
+              r -> r.count(store, standby))
+          .description("Changelog records read back into this instance's state stores since it started")
+          .tag(Meters.TAG_STORE, store)
+          .tag(Meters.TAG_TASK, (standby ? RestoreKind.STANDBY : RestoreKind.ACTIVE).tag())
+          .register(registry));
       return null;
     }, false));
     var feed = new TopicMetricsFeed(kafka, processorConfig.applicationId(),

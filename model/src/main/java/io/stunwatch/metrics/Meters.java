@@ -126,6 +126,16 @@ public final class Meters {
   public static final String VCENTER_CHECKPOINT_AGE = "stunwatch.vcenter.checkpoint.age.seconds";
   /** Gauge, Unix seconds: time of the newest record seen, by {@link PipelineSource}. */
   public static final String LAST_EVENT = "stunwatch.last.event.timestamp.seconds";
+  /** Tag: a Kafka Streams state store's name. */
+  public static final String TAG_STORE = "store";
+  /** Tag: {@link RestoreKind}. */
+  public static final String TAG_TASK = "task";
+  /**
+   * Counter, by {@link #TAG_STORE} and {@link #TAG_TASK}: changelog records this processor instance has read back
+   * into its state stores since it started. After a crash it shows whether the stores were kept (a few records) or
+   * restored whole.
+   */
+  public static final String PROCESSOR_RESTORED_RECORDS = "stunwatch.processor.restored.records";
   /** Counter: records the API's metrics feed could not decode (each is logged with topic and offset). */
   public static final String METRICS_UNDECODABLE = "stunwatch.metrics.undecodable";
 

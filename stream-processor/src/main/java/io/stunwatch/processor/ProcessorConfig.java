@@ -40,13 +40,14 @@ import java.util.Map;
  *                          time had moved on by the time idle
  * @param inventoryHold     wall time a vCenter event of a VM the inventory does not know yet is held for its entry
  * @param standbyReplicas   warm copies of each task's stores that other instances keep (num.standby.replicas)
+ * @param sessionTimeout    how long the group waits for a silent instance before its tasks move (session.timeout.ms)
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
     Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore,
-    Duration idleClose, Duration inventoryHold, int standbyReplicas) {
+    Duration idleClose, Duration inventoryHold, int standbyReplicas, Duration sessionTimeout) {
 
   /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
   public enum SampleStore {
@@ -161,13 +162,25 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
           + "answers for those VMs. Each copy costs its instance the stores' disk and the changelogs' read traffic. "
           + "0: a task moved after a failure is restored from its changelog first.");
 
+  public static final ConfigKey<Duration> SESSION_TIMEOUT = ConfigKeys.duration("process.session-timeout",
+      Duration.ofSeconds(10), Duration.ofSeconds(6), Duration.ofMinutes(30),
+      "How long the group waits for an instance it no longer hears from (kill -9, an OOM, a lost host) before its "
+          + "tasks move to another: the main consumer's session.timeout.ms, which Kafka's default puts at 45 s. Until "
+          + "then that instance's VMs get no new alerts or impacts, and /ready of the others says NOT_READY while they "
+          + "take the tasks over. A clean stop without process.instance-id hands its tasks over at once; with it, the "
+          + "group waits this long for the instance to come back (a restart within it keeps its tasks, no "
+          + "rebalance). Heartbeats go every 500 ms, so a stop-the-world pause shorter than this costs nothing. The "
+          + "broker refuses values outside its group.min.session.timeout.ms (6 s) and group.max.session.timeout.ms "
+          + "(30 min).");
+
   /** The longest gap between two samples of a GPU that the utilization audit still counts as sampled time. */
   public static final long MAX_SAMPLE_GAP_SECONDS = 60;
 
   public static final List<ConfigKey<?>> KEYS = List.of(APPLICATION_ID, STATE_DIR, ALERT_GPU_PCT, ALERT_WINDOW,
       ALERT_FB_PCT, ALERT_RDMA_MBPS, SAMPLE_RETENTION, BEFORE_WINDOW, SETTLE_WINDOW, MIGRATION_TIMEOUT, LATE_GRACE,
       WINDOW_RETENTION, UTILIZATION_RETENTION, IDLE_BELOW_PCT, INVENTORY_REFRESH, INSTANCE_ID, THREADS, HISTORY_RETENTION,
-      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD, STANDBY_REPLICAS);
+      CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD, STANDBY_REPLICAS,
+      SESSION_TIMEOUT);
 
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -177,7 +190,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
         r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
-        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS));
+        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.done();
@@ -194,7 +207,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -202,7 +215,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -210,7 +223,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -218,7 +231,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
   }
 
   /** This configuration with another {@code process.history-retention}. */
@@ -226,6 +239,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, retention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
   }
 }

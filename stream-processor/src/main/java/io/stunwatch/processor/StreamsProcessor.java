@@ -26,9 +26,11 @@ public final class StreamsProcessor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StreamsProcessor.class);
 
   private final KafkaStreams streams;
+  private final RestoreCounts restores;
 
-  private StreamsProcessor(KafkaStreams streams) {
+  private StreamsProcessor(KafkaStreams streams, RestoreCounts restores) {
     this.streams = streams;
+    this.restores = restores;
   }
 
   /** The Streams producer's back-off before it retries a request the broker turned away. */
@@ -148,6 +150,8 @@ public final class StreamsProcessor implements AutoCloseable {
     // Scaling out (a new instance or thread) waits the same way. Two small requests a second a thread cost nothing.
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig
         .HEARTBEAT_INTERVAL_MS_CONFIG), MAIN_HEARTBEAT_INTERVAL_MS);
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+        (int) config.sessionTimeout().toMillis());
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     // Each new window segment is a RocksDB open on the stream thread; see RocksDbSettings for what that cost.
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksDbSettings.class);
@@ -202,8 +206,11 @@ public final class StreamsProcessor implements AutoCloseable {
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.setStateListener((now, before) -> LOG.info("Stream processor {} -> {}", before, now));
+    RestoreCounts restores = new RestoreCounts();
+    streams.setGlobalStateRestoreListener(restores);
+    streams.setStandbyUpdateListener(restores);
     streams.start();
-    return new StreamsProcessor(streams);
+    return new StreamsProcessor(streams, restores);
   }
 
   /** Waits until the processor is RUNNING. */
@@ -221,6 +228,11 @@ public final class StreamsProcessor implements AutoCloseable {
   /** The running application, for interactive queries and metrics. */
   public KafkaStreams streams() {
     return streams;
+  }
+
+  /** The changelog records this instance has read back into its stores since it started. */
+  public RestoreCounts restores() {
+    return restores;
   }
 
   @Override

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,8 +98,11 @@ public final class FleetBenchmark {
       long heapLiveBytes, long rssBytes, long stateBytes, double changelogBytesPerSec, double metricsMs,
       long metricsBytes, List<Latency> api, Latency alerts, double restartReadyS, double restartFirstOutputS,
       double historyLoadS, long generatorBehindMs, String sampleStore, double inputBytesPerSec,
-      double cpuSecondsPerThousand) {
+      double cpuSecondsPerThousand, Map<String, Double> changelogBytesPerSecByStore) {
   }
+
+  /** The processor's {@code process.application-id}, the prefix of its internal topics. */
+  private static final String APPLICATION_ID = "bench-fleet";
 
   private final Settings settings;
   private final PrintWriter log;
@@ -125,7 +129,7 @@ public final class FleetBenchmark {
           "STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", bootstrap,
           "STUNWATCH_API_TOKEN_FILE", tokenFile.toString(),
           "STUNWATCH_API_PORT", String.valueOf(port),
-          "STUNWATCH_PROCESS_APPLICATION_ID", "bench-fleet",
+          "STUNWATCH_PROCESS_APPLICATION_ID", APPLICATION_ID,
           "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state").toString(),
           "STUNWATCH_PROCESS_INSTANCE_ID", "bench-fleet-1",
           "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()),
@@ -156,7 +160,7 @@ public final class FleetBenchmark {
           sleepUntil(System.nanoTime() + settings.warmup().toNanos(), gen);
           long sent0 = gen.sent.get();
           long t0 = System.nanoTime();
-          long changelog0 = changelogBytes(dir.resolve("broker"));
+          Map<String, Long> changelog0 = changelogBytes(dir.resolve("broker"));
           long input0 = inputBytes(dir.resolve("broker"));
           double cpu0 = cpuSeconds(processor.pid());
           // Alert latency under the fleet's load alone: the request load below shares the cores.
@@ -165,7 +169,10 @@ public final class FleetBenchmark {
           double secs = (System.nanoTime() - t0) / 1e9;
           long sentInWindow = gen.sent.get() - sent0;
           double achieved = sentInWindow / secs;
-          double changelogRate = (changelogBytes(dir.resolve("broker")) - changelog0) / secs;
+          Map<String, Double> changelogRates = new TreeMap<>();
+          changelogBytes(dir.resolve("broker")).forEach((store, bytes) ->
+              changelogRates.put(store, (bytes - changelog0.getOrDefault(store, 0L)) / secs));
+          double changelogRate = changelogRates.values().stream().mapToDouble(Double::doubleValue).sum();
           double inputRate = (inputBytes(dir.resolve("broker")) - input0) / secs;
           double cpuPerThousand = (cpuSeconds(processor.pid()) - cpu0) / (sentInWindow / 1000.0);
 
@@ -203,7 +210,7 @@ public final class FleetBenchmark {
           gen.stop();
           return new Result(settings.vms(), offered, achieved, raw, heap[0], heap[1], state, changelogRate,
               metrics[0], (long) metrics[1], api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis,
-              settings.sampleStore(), inputRate, cpuPerThousand);
+              settings.sampleStore(), inputRate, cpuPerThousand, changelogRates);
         } finally {
           gen.stop();
           alerts.close();
@@ -494,12 +501,22 @@ public final class FleetBenchmark {
     return out;
   }
 
-  /** The bytes of every changelog partition in the broker's log directories. */
-  private static long changelogBytes(Path brokerDir) throws IOException {
+  /**
+   * The bytes of every changelog in the broker's log directories, by store: a partition's directory is
+   * {@code <application id>-<store>-changelog-<partition>}.
+   */
+  private static Map<String, Long> changelogBytes(Path brokerDir) throws IOException {
+    Map<String, Long> out = new TreeMap<>();
     try (Stream<Path> s = Files.walk(brokerDir)) {
-      return s.filter(p -> p.getParent() != null && p.getParent().getFileName().toString().contains("-changelog-")
-          && p.getFileName().toString().endsWith(".log")).mapToLong(FleetBenchmark::sizeOf).sum();
+      s.filter(p -> p.getParent() != null && p.getParent().getFileName().toString().contains("-changelog-")
+          && p.getFileName().toString().endsWith(".log")).forEach(p -> {
+            String dirName = p.getParent().getFileName().toString();
+            String store = dirName.substring(0, dirName.lastIndexOf("-changelog-"));
+            store = store.startsWith(APPLICATION_ID + "-") ? store.substring(APPLICATION_ID.length() + 1) : store;
+            out.merge(store, sizeOf(p), Long::sum);
+          });
     }
+    return out;
   }
 
   /** The bytes of every partition of the sample topics (the fleet's input) in the broker's log directories. */
@@ -640,6 +657,10 @@ public final class FleetBenchmark {
     b.append(String.format("| state directory | %.0f MiB | |%n", r.stateBytes() / 1048576.0));
     b.append(String.format("| changelog bytes / s | %,.0f B/s (%.0f B per VM-second) | |%n",
         r.changelogBytesPerSec(), r.changelogBytesPerSec() / r.vms()));
+    r.changelogBytesPerSecByStore().entrySet().stream()
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(e -> b.append(String.format("| … of which `%s` | %.1f B per VM-second | |%n", e.getKey(),
+            e.getValue() / r.vms())));
     b.append(String.format("| `/metrics` render | %.0f ms, %,d bytes | `/health` p99 %.1f ms |%n", r.metricsMs(),
         r.metricsBytes(), health));
     for (Latency l : r.api()) {
