@@ -19,6 +19,7 @@ import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.UtilizationDay;
+import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
@@ -126,6 +127,15 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return owner(vmId).compose(m -> isLocal(m)
         ? blocking(() -> localMigrationsOfVm(vmId, m.partition()))
         : remoteStored(m.activeHost(), "vm-migrations?vm=" + enc(vmId), MigrationRow::decode));
+  }
+
+  @Override
+  public Future<List<MigrationRow>> migrationsOfVm(String vmId, VmOrderKeys.Order order, boolean desc, String after,
+      int n) {
+    return owner(vmId).compose(m -> isLocal(m)
+        ? blocking(() -> localMigrationsOfVm(vmId, m.partition(), order, desc, after, n))
+        : remoteStored(m.activeHost(), "vm-migrations-page?vm=" + enc(vmId) + "&order=" + order.name().toLowerCase(Locale.ROOT)
+            + "&desc=" + desc + (after == null ? "" : "&after=" + enc(after)) + "&limit=" + n, MigrationRow::decode));
   }
 
   @Override
@@ -276,6 +286,36 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         QueryableStoreTypes.keyValueStore(), partition);
     try (KeyValueIterator<String, MigrationRow> it = byVm.prefixScan(vmId + "|", Serdes.String().serializer())) {
       it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  /**
+   * The VM's rows in one order from {@code after} on, through {@link StoreNames#MIGRATIONS_BY_VM_ORDER}. An index
+   * entry that no longer names the row's place (the index and the rows reach RocksDB one after the other at a
+   * commit) is skipped: the row is listed at its new place, never twice.
+   */
+  private List<MigrationRow> localMigrationsOfVm(String vmId, int partition, VmOrderKeys.Order order, boolean desc,
+      String after, int n) {
+    ReadOnlyKeyValueStore<String, String> index = storeOf(StoreNames.MIGRATIONS_BY_VM_ORDER,
+        QueryableStoreTypes.keyValueStore(), partition);
+    ReadOnlyKeyValueStore<String, MigrationRow> rows = storeOf(StoreNames.MIGRATIONS_BY_VM,
+        QueryableStoreTypes.keyValueStore(), partition);
+    String prefix = VmOrderKeys.prefix(vmId, order);
+    String from = after == null || desc ? prefix : prefix + after;
+    String to = after == null || !desc ? prefix + '\uffff' : prefix + after;
+    List<MigrationRow> out = new ArrayList<>();
+    try (KeyValueIterator<String, String> it = desc ? index.reverseRange(from, to) : index.range(from, to)) {
+      while (out.size() < n && it.hasNext()) {
+        KeyValue<String, String> kv = it.next();
+        if (after != null && kv.key.length() == prefix.length() + after.length() && kv.key.endsWith(after)) {
+          continue; // the cursor's own row: the range is inclusive
+        }
+        MigrationRow r = rows.get(VmOrderKeys.rowKey(vmId, kv.value));
+        if (r != null && VmOrderKeys.position(order, r).equals(VmOrderKeys.positionOf(kv.key, prefix))) {
+          out.add(r);
+        }
+      }
     }
     return out;
   }
@@ -570,6 +610,17 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     router.get(INTERNAL + "vm-migrations").handler(rc -> {
       String vm = vmId(new Params(rc));
       respond.json(rc, blocking(() -> localMigrationsOfVm(vm, locate(vm).partition()))
+          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+    });
+    router.get(INTERNAL + "vm-migrations-page").handler(rc -> {
+      Params p = new Params(rc);
+      String vm = vmId(p);
+      VmOrderKeys.Order order = VmOrderKeys.Order.valueOf(p.choice("order",
+          Set.of("start", "stun", "duration"), "start").toUpperCase(Locale.ROOT));
+      boolean desc = Boolean.TRUE.equals(p.bool("desc"));
+      String after = p.text("after");
+      int n = p.limit(config.maxPageSize(), MigrationsEndpoint.MAX_VM_CHUNK);
+      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, locate(vm).partition(), order, desc, after, n))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "annotation-blocks").handler(rc -> {

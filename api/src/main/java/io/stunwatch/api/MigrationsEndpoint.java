@@ -6,6 +6,7 @@ import io.stunwatch.model.VmIds;
 import io.stunwatch.processor.view.AnnotatedMigration;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
+import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -114,6 +115,13 @@ final class MigrationsEndpoint {
           .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
               : new ApiServer.JsonBody(RowArrays.summaries(page)));
     }
+    if (vmId != null && !count) {
+      return vmPage(rc, vmId, keep, sort, after, range, limit)
+          .compose(page -> !hinted || !page.isEmpty() ? Future.succeededFuture(page)
+              : vmNewestBefore(vmId, filters, range[0], rc).map(page))
+          .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
+              : new ApiServer.JsonBody(RowArrays.summaries(page)));
+    }
     Future<List<MigrationRow>> source = vmId != null ? stores.migrationsOfVm(vmId)
         : stores.migrations(range[0], range[1]);
     return source.map(all -> {
@@ -142,6 +150,83 @@ final class MigrationsEndpoint {
         : newestBefore(filters, range[0], rc).map(page))
         .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
             : new ApiServer.JsonBody(RowArrays.summaries(page)));
+  }
+
+  /** The most rows one read of a VM's order index asks for: a page is read in chunks of up to this many. */
+  static final int MAX_VM_CHUNK = 4096;
+
+  /**
+   * A page of one VM's list, in any sort: its order index is read from the cursor (in start order, from the range's
+   * end when that comes first) a chunk at a time, each four times the last, until the page and one row more are
+   * found, the range is passed (start order) or the VM's rows end. A walk over every page reads each row about once;
+   * a VM with 1,000 migrations no longer costs 1,000 rows a page.
+   */
+  private Future<List<MigrationRow>> vmPage(RoutingContext rc, String vmId, Predicate<MigrationRow> keep,
+      String sort, Cursor after, Instant[] range, int limit) {
+    VmOrderKeys.Order order = VmOrderKeys.Order.ofSort(sort);
+    boolean desc = sort.startsWith("-");
+    String from = after == null ? null : after.position(order);
+    Predicate<MigrationRow> beyond = r -> false;
+    if (order == VmOrderKeys.Order.START) {
+      Instant edge = desc ? range[1] : range[0];
+      String edgePosition = VmOrderKeys.position(order, edge.getEpochSecond(), edge.getNano(), 0,
+          desc ? "\uffff" : "");
+      if (from == null || (desc ? edgePosition.compareTo(from) < 0 : edgePosition.compareTo(from) > 0)) {
+        from = edgePosition;
+      }
+      beyond = desc ? r -> r.compareStartTo(range[0]) < 0 : r -> r.compareStartTo(range[1]) > 0;
+    }
+    List<MigrationRow> kept = new ArrayList<>();
+    return chunks(vmId, order, desc, from, Math.min(limit + 1, MAX_VM_CHUNK), limit + 1, keep, beyond, kept)
+        .map(whole -> {
+          kept.sort(order(sort));
+          List<MigrationRow> page = kept.subList(0, Math.min(limit, kept.size()));
+          if (kept.size() > limit) {
+            rc.response().putHeader("X-Next-Cursor", Cursor.of(page.get(page.size() - 1), sort).token());
+          } else if (after == null) {
+            rc.response().putHeader("X-Total-Count", String.valueOf(kept.size())); // the VM's range was read whole
+          }
+          return page;
+        });
+  }
+
+  /**
+   * Reads the VM's rows in {@code order} after {@code after}, {@code chunk} at a time (each next chunk four times
+   * longer), adding those {@code keep} takes to {@code kept} until it holds {@code enough}, a row is {@code beyond}
+   * the range, or the rows end; completes with whether they were read to their end.
+   */
+  private Future<Boolean> chunks(String vmId, VmOrderKeys.Order order, boolean desc, String after, int chunk,
+      int enough, Predicate<MigrationRow> keep, Predicate<MigrationRow> beyond, List<MigrationRow> kept) {
+    return stores.migrationsOfVm(vmId, order, desc, after, chunk).compose(rows -> {
+      for (MigrationRow r : rows) {
+        if (beyond.test(r)) {
+          return Future.succeededFuture(true);
+        }
+        if (keep.test(r)) {
+          kept.add(r);
+          if (kept.size() >= enough) {
+            return Future.succeededFuture(false);
+          }
+        }
+      }
+      if (rows.size() < chunk) {
+        return Future.succeededFuture(true);
+      }
+      return chunks(vmId, order, desc, VmOrderKeys.position(order, rows.get(rows.size() - 1)),
+          Math.min(chunk * 4, MAX_VM_CHUNK), enough, keep, beyond, kept);
+    });
+  }
+
+  /** {@link #NEWEST_BEFORE_HEADER} for a VM's empty list: its newest row before {@code from} that the filters take. */
+  private Future<Void> vmNewestBefore(String vmId, Predicate<MigrationRow> filters, Instant from,
+      RoutingContext rc) {
+    List<MigrationRow> older = new ArrayList<>();
+    String before = VmOrderKeys.position(VmOrderKeys.Order.START, from.getEpochSecond(), from.getNano(), 0, "");
+    return chunks(vmId, VmOrderKeys.Order.START, true, before, 16, 1, filters, r -> false, older).map(whole -> {
+      older.stream().findFirst()
+          .ifPresent(r -> rc.response().putHeader(NEWEST_BEFORE_HEADER, r.startTime().toString()));
+      return null;
+    });
   }
 
   /** The range a list was read over, {@code <from>/<to>} (an ISO 8601 interval): given, or the default. */
@@ -256,6 +341,11 @@ final class MigrationsEndpoint {
         default -> 0.0;
       };
       return v == null ? -1.0 : v;
+    }
+
+    /** The cursor's row's place in the VM order index of {@code order}, the order of its sort. */
+    String position(VmOrderKeys.Order order) {
+      return VmOrderKeys.position(order, second, nano, value, id);
     }
 
     /** How this cursor's row compares with {@code r} in the cursor's sort. */

@@ -13,9 +13,12 @@ import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
+import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,6 +36,26 @@ public interface StoreReader {
 
   /** Every migration of the VM with id {@code vmId} (the SMBIOS UUID the processor keys it by), as stored rows. */
   Future<List<MigrationRow>> migrationsOfVm(String vmId);
+
+  /**
+   * Up to {@code n} of the VM's migrations in {@code order}, ascending or ({@code desc}) descending, that come
+   * strictly after {@code after} in that direction (a {@link VmOrderKeys#position}; null: from the first), as stored
+   * rows in that order. A page of a VM's list reads about its own rows, not the VM's whole history. This default
+   * reads the whole history and sorts it: the contract, for stores without the order index.
+   */
+  default Future<List<MigrationRow>> migrationsOfVm(String vmId, VmOrderKeys.Order order, boolean desc,
+      String after, int n) {
+    return migrationsOfVm(vmId).map(all -> {
+      Comparator<String> direction = desc ? Comparator.reverseOrder() : Comparator.naturalOrder();
+      return all.stream()
+          .map(r -> Map.entry(VmOrderKeys.position(order, r), r))
+          .filter(e -> after == null || direction.compare(e.getKey(), after) > 0)
+          .sorted(Map.Entry.comparingByKey(direction))
+          .limit(n)
+          .map(Map.Entry::getValue)
+          .toList();
+    });
+  }
 
   /**
    * The annotation blocks of every hour that {@code [from, to]} touches, one per hour and instance partition, in

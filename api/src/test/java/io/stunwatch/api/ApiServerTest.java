@@ -27,6 +27,7 @@ import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
+import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -133,6 +134,18 @@ class ApiServerTest {
           && !s.migration().startTime().isAfter(to)).map(MigrationRow::of).toList();
       rowsRead.addAndGet(rows.size());
       return unless(rows);
+    }
+
+    /** The rows the paged reads of a VM's list have returned. */
+    final AtomicLong vmRowsRead = new AtomicLong();
+
+    @Override
+    public Future<List<MigrationRow>> migrationsOfVm(String vmId, VmOrderKeys.Order order, boolean desc, String after,
+        int n) {
+      return StoreReader.super.migrationsOfVm(vmId, order, desc, after, n).map(rows -> {
+        vmRowsRead.addAndGet(rows.size());
+        return rows;
+      });
     }
 
     @Override
@@ -311,6 +324,67 @@ class ApiServerTest {
       // reading the whole range for every page would be 100 × 2,000 rows
       assertThat(stores.rowsRead.get()).as(sort + ": rows read").isLessThan(8 * 2000L);
     }
+  }
+
+  /**
+   * A VM's list is read a page at a time in every sort: walking it page by page gives what one whole read sorted
+   * gives (ties broken by id, unknown stuns and durations first in ascending order), and reads each row a few times,
+   * not the VM's 1,000 migrations for every page.
+   */
+  @Test
+  void aVmsListIsPagedInEverySortReadingAboutItsPagesRowsNotTheVmsHistory() throws Exception {
+    stores.migrations.clear();
+    String vm = "4210abcd-0000-4000-8000-000000000000";
+    Random random = new Random(55);
+    for (int i = 1; i <= 1000; i++) {
+      Instant start = T0.plusSeconds(60L * (i / 2)); // pairs with the same start: ties broken by id
+      Double stun = i % 7 == 0 ? null : (double) random.nextInt(40); // unknown stuns, and many equal ones
+      Migration m = new Migration("vc/m" + i, "vc", "vm-1", "train-1", vm, "T4-16C", MigrationState.SUCCEEDED,
+          Initiator.DRS, "DRS", false, new EntityRef("HostSystem", "host-1", "esx01"),
+          new EntityRef("HostSystem", "host-2", "esx02"), null, null, null, null, start,
+          i % 11 == 0 ? null : start.plusSeconds(random.nextInt(200)), null, start.plusSeconds(30));
+      stores.migrations.add(new MigrationSummary(m, i % 3 == 0,
+          stun == null ? null : new StunTime(stun, StunTime.Source.VMWARE_LOG), 1024.0, null));
+    }
+    String range = "&from=" + T0.minusSeconds(1) + "&to=" + T0.plus(Duration.ofDays(2));
+    for (String sort : MigrationsEndpoint.SORTS) {
+      // the reference: the VM's whole list read and sorted for each page (count=true)
+      List<String> expected = new ArrayList<>();
+      String next = null;
+      do {
+        var whole = get("/api/migrations?vm=" + vm + "&count=true&limit=50&sort=" + sort + range
+            + (next == null ? "" : "&cursor=" + next), true);
+        assertThat(whole.statusCode()).as(whole.bodyAsString()).isEqualTo(200);
+        whole.bodyAsJsonArray().forEach(o -> expected.add(((JsonObject) o).getJsonObject("migration")
+            .getString("id")));
+        next = whole.getHeader("X-Next-Cursor");
+      } while (next != null);
+      assertThat(expected).hasSize(1000).doesNotHaveDuplicates();
+      stores.vmRowsRead.set(0);
+      List<String> walked = new ArrayList<>();
+      String token = null;
+      int pages = 0;
+      do {
+        var page = get("/api/migrations?vm=" + vm + "&sort=" + sort + "&limit=20" + range
+            + (token == null ? "" : "&cursor=" + token), true);
+        assertThat(page.statusCode()).as(page.bodyAsString()).isEqualTo(200);
+        page.bodyAsJsonArray().forEach(o -> walked.add(((JsonObject) o).getJsonObject("migration").getString("id")));
+        token = page.getHeader("X-Next-Cursor");
+        if (pages++ == 0) {
+          assertThat(stores.vmRowsRead.get()).as(sort + ": rows read for the first page").isLessThanOrEqualTo(21);
+        }
+      } while (token != null);
+      assertThat(walked).as(sort).isEqualTo(expected);
+      assertThat(stores.vmRowsRead.get()).as(sort + ": rows read over every page").isLessThan(2 * 1000L);
+    }
+    // the filters still apply, and a narrow range in start order is read from its end
+    stores.vmRowsRead.set(0);
+    var narrow = get("/api/migrations?vm=" + vm + "&sort=-start&limit=5&underLoad=true&from="
+        + T0.plusSeconds(60L * 100) + "&to=" + T0.plusSeconds(60L * 110), true);
+    List<String> ids = new ArrayList<>();
+    narrow.bodyAsJsonArray().forEach(o -> ids.add(((JsonObject) o).getJsonObject("migration").getString("id")));
+    assertThat(ids).containsExactly("vc/m219", "vc/m216", "vc/m213", "vc/m210", "vc/m207");
+    assertThat(stores.vmRowsRead.get()).as("rows read for a page of a narrow range").isLessThan(100);
   }
 
   @Test

@@ -80,6 +80,21 @@ class ApiIT {
         .map(n -> n.get("migration").get("id").asText()).collect(Collectors.toSet());
   }
 
+  /** The ids of every page of a list, following its cursor. */
+  List<String> walk(int port, String query) throws Exception {
+    List<String> out = new ArrayList<>();
+    String cursor = null;
+    do {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/api/migrations?" + query.substring(1) + (cursor == null ? "" : "&cursor=" + cursor)))
+          .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JSON.readTree(r.body()).forEach(n -> out.add(n.get("migration").get("id").asText()));
+      cursor = r.headers().firstValue("X-Next-Cursor").orElse(null);
+    } while (cursor != null);
+    return out;
+  }
+
   @Test
   void twoInstancesAnswerEveryEndpointForTheWholeApplication() throws Exception {
     Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
@@ -123,6 +138,16 @@ class ApiIT {
       assertThat(ids(a.port(), "&vm=" + drs.vm().id())).contains(drs.migrationId())
           .allMatch(id -> scenario.plans().stream().anyMatch(p -> p.migrationId().equals(id)
               && p.vm().equals(drs.vm())));
+
+      // a VM's list, paged one row at a time in every sort on each instance (one of them asks the other), is the
+      // list read whole and sorted
+      for (String sort : List.of("start", "-start", "stun", "-stun", "duration", "-duration")) {
+        List<String> whole = walk(a.port(), "&vm=" + drs.vm().id() + "&count=true&sort=" + sort);
+        assertThat(whole).as(sort).hasSizeGreaterThan(1);
+        for (int port : new int[] {a.port(), b.port()}) {
+          assertThat(walk(port, "&vm=" + drs.vm().id() + "&limit=1&sort=" + sort)).as(sort).isEqualTo(whole);
+        }
+      }
 
       // one not settled yet has no impact record: it is answered with its summary, from whichever instance has it
       String open = started.stream().filter(id -> !settled.contains(id)).findFirst().orElseThrow();

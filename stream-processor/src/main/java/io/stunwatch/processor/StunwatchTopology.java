@@ -101,7 +101,8 @@ public final class StunwatchTopology {
    * rows that say a migration is under load. One instance per built topology.
    */
   static FlushOrder listed() {
-    return new FlushOrder(StoreNames.ALERTS, StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+    return new FlushOrder(StoreNames.ALERTS, StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_VM_ORDER,
+        StoreNames.MIGRATIONS_BY_START,
         StoreNames.ANNOTATIONS_BY_HOUR);
   }
 
@@ -158,6 +159,8 @@ public final class StunwatchTopology {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATIONS_BY_VM), Serdes.String(), MigrationRow.SERDE), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.MIGRATIONS_BY_VM_ORDER), Serdes.String(), Serdes.String()), listed));
+    b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.MIGRATIONS_BY_START), Serdes.String(), MigrationRow.SERDE), listed));
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.ANNOTATIONS_BY_HOUR), Serdes.String(), AnnotationBlock.SERDE), listed));
@@ -202,7 +205,7 @@ public final class StunwatchTopology {
             .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
         .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
             StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS, StoreNames.MIGRATIONS,
-            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_VM_ORDER, StoreNames.MIGRATIONS_BY_START,
             StoreNames.ANNOTATIONS_BY_HOUR);
     revisions.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("revisions-out"));
 
@@ -233,7 +236,7 @@ public final class StunwatchTopology {
             StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS, StoreNames.ALERTS, StoreNames.VM_SAMPLES,
             StoreNames.HISTORY_PINS,
             StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.VM_STUNS, StoreNames.VM_MIGRATIONS,
-            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
+            StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_VM_ORDER, StoreNames.MIGRATIONS_BY_START,
             StoreNames.ANNOTATIONS_BY_HOUR);
     outputs.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
 

@@ -39,6 +39,7 @@ import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.StartKeys;
 import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.VmOrderKeys;
 import io.stunwatch.processor.view.UtilizationDay;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +54,8 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.TreeSet;
+import java.util.Set;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
@@ -230,8 +233,8 @@ class StunwatchTopologyTest {
    */
   @Test
   void theStoresTheApiListsByIteratingAreFlushedTogetherAtEachCommitTheAlertsFirst() {
-    List<String> listed = List.of(StoreNames.ALERTS, StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_START,
-        StoreNames.ANNOTATIONS_BY_HOUR);
+    List<String> listed = List.of(StoreNames.ALERTS, StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_VM_ORDER,
+        StoreNames.MIGRATIONS_BY_START, StoreNames.ANNOTATIONS_BY_HOUR);
     FlushOrder order = null;
     for (String name : listed) {
       Object store = driver.getKeyValueStore(name);
@@ -239,7 +242,7 @@ class StunwatchTopologyTest {
       FlushOrder its = ((DeferredStore<?, ?, ?>) store).flushOrder();
       assertThat(its).as(name).isNotNull();
       if (order != null) {
-        assertThat(its).as(name + ": one order for the four").isSameAs(order);
+        assertThat(its).as(name + ": one order for the five").isSameAs(order);
       }
       order = its;
     }
@@ -596,6 +599,27 @@ class StunwatchTopologyTest {
         .migrationIds()).containsExactly(VC + "/430", VC + "/420");
   }
 
+  /**
+   * {@link StoreNames#MIGRATIONS_BY_VM_ORDER} holds each row of {@link StoreNames#MIGRATIONS_BY_VM} at its place in
+   * every order (its stun as revised by a vmware.log figure), and nothing a pruned migration left.
+   */
+  private void assertTheVmOrderIndexNamesEachListedRowsPlacesAndNothingElse() {
+    Set<String> expected = new TreeSet<>();
+    try (var it = driver.<String, MigrationRow>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM).all()) {
+      it.forEachRemaining(kv -> {
+        String vmKey = kv.key.substring(0, kv.key.length() - kv.value.id().length() - 1);
+        for (VmOrderKeys.Order o : VmOrderKeys.Order.values()) {
+          expected.add(VmOrderKeys.of(vmKey, o, kv.value) + "=" + kv.value.id());
+        }
+      });
+    }
+    Set<String> actual = new TreeSet<>();
+    try (var it = driver.<String, String>getKeyValueStore(StoreNames.MIGRATIONS_BY_VM_ORDER).all()) {
+      it.forEachRemaining(kv -> actual.add(kv.key + "=" + kv.value));
+    }
+    assertThat(actual).isNotEmpty().isEqualTo(expected);
+  }
+
   /** Every store a migration writes, by name. */
   private static final List<String> PER_MIGRATION = List.of(StoreNames.MIGRATION_EVENTS, StoreNames.MIGRATIONS,
       StoreNames.ALERTS, StoreNames.IMPACTS, StoreNames.TRACKED, StoreNames.MIGRATIONS_BY_VM,
@@ -659,6 +683,7 @@ class StunwatchTopologyTest {
       assertThat(byDay.get(day).get(StoreNames.VM_MIGRATIONS)).isEqualTo(2);
     }
     assertThat(byDay.get(1).get(StoreNames.MIGRATIONS)).as("nothing was a day old on the first day").isEqualTo(24);
+    assertTheVmOrderIndexNamesEachListedRowsPlacesAndNothingElse();
 
     Instant streamTime = T0.plus(Duration.ofHours(70)).plusSeconds(1200 + 155);
     Instant cutoff = streamTime.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofDays(1));

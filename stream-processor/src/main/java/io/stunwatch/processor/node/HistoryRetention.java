@@ -53,6 +53,7 @@ public final class HistoryRetention {
   private final KeyValueStore<String, Tracked.Recent> recent;
   private final KeyValueStore<String, Tracked.Stuns> stuns;
   private final KeyValueStore<String, MigrationRow> byVm;
+  private final KeyValueStore<String, String> byVmOrder;
   private final KeyValueStore<String, MigrationRow> byStart;
   private final KeyValueStore<String, AnnotationBlock> byHour;
   /** The stream time from which the next record prunes. */
@@ -68,6 +69,7 @@ public final class HistoryRetention {
     this.recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.byVm = context.getStateStore(StoreNames.MIGRATIONS_BY_VM);
+    this.byVmOrder = context.getStateStore(StoreNames.MIGRATIONS_BY_VM_ORDER);
     this.byStart = context.getStateStore(StoreNames.MIGRATIONS_BY_START);
     this.byHour = context.getStateStore(StoreNames.ANNOTATIONS_BY_HOUR);
   }
@@ -120,8 +122,10 @@ public final class HistoryRetention {
     if (m != null) {
       // The VM's key is its id once the inventory knew it, else its vCenter key (StunwatchTopology.VmKeyProcessor).
       for (String vmKey : vmKeys(m)) {
-        if (byVm.get(MigrationIndex.vmKey(vmKey, id)) != null) {
+        MigrationRow listed = byVm.get(MigrationIndex.vmKey(vmKey, id));
+        if (listed != null) {
           byVm.delete(MigrationIndex.vmKey(vmKey, id));
+          MigrationIndex.reorder(byVmOrder, vmKey, listed, null);
         }
         Tracked.Recent r = recent.get(vmKey);
         if (r != null && r.migrationIds().contains(id)) {

@@ -8,8 +8,13 @@ import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
 import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.VmOrderKeys;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps {@link StoreNames#MIGRATIONS_BY_VM} and {@link StoreNames#MIGRATIONS_BY_START} in step with the migrations,
@@ -20,10 +25,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 public final class MigrationIndex {
 
+  private static final Logger LOG = LoggerFactory.getLogger(MigrationIndex.class);
+
   private final KeyValueStore<String, Migration> migrations;
   private final KeyValueStore<String, MigrationAlert> alerts;
   private final KeyValueStore<String, MigrationImpact> impacts;
   private final KeyValueStore<String, MigrationRow> byVm;
+  private final KeyValueStore<String, String> byVmOrder;
   private final KeyValueStore<String, MigrationRow> byStart;
   private final KeyValueStore<String, AnnotationBlock> byHour;
 
@@ -32,13 +40,57 @@ public final class MigrationIndex {
     this.alerts = context.getStateStore(StoreNames.ALERTS);
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
     this.byVm = context.getStateStore(StoreNames.MIGRATIONS_BY_VM);
+    this.byVmOrder = context.getStateStore(StoreNames.MIGRATIONS_BY_VM_ORDER);
     this.byStart = context.getStateStore(StoreNames.MIGRATIONS_BY_START);
     this.byHour = context.getStateStore(StoreNames.ANNOTATIONS_BY_HOUR);
   }
 
   /** The {@link StoreNames#MIGRATIONS_BY_VM} key of a migration of the VM keyed {@code vmKey}. */
   public static String vmKey(String vmKey, String migrationId) {
-    return vmKey + "|" + migrationId;
+    return VmOrderKeys.rowKey(vmKey, migrationId);
+  }
+
+  /**
+   * Moves migration {@code row} (null when it leaves) of the VM keyed {@code vmKey}, whose row was {@code old} (null
+   * when new), to its places in {@link StoreNames#MIGRATIONS_BY_VM_ORDER}.
+   */
+  static void reorder(KeyValueStore<String, String> byVmOrder, String vmKey, MigrationRow old, MigrationRow row) {
+    for (VmOrderKeys.Order order : VmOrderKeys.Order.values()) {
+      String was = old == null ? null : VmOrderKeys.of(vmKey, order, old);
+      String now = row == null ? null : VmOrderKeys.of(vmKey, order, row);
+      if (was != null && !was.equals(now)) {
+        byVmOrder.delete(was);
+      }
+      if (now != null && !now.equals(was)) {
+        byVmOrder.put(now, row.id());
+      }
+    }
+  }
+
+  /**
+   * Fills {@link StoreNames#MIGRATIONS_BY_VM_ORDER} from {@link StoreNames#MIGRATIONS_BY_VM} when the task's order
+   * index is empty and its rows are not: the first start of a build that keeps the index, on state written by one
+   * that did not. Returns the rows indexed.
+   */
+  public long fillOrderIndex(String task) {
+    try (KeyValueIterator<String, String> any = byVmOrder.all()) {
+      if (any.hasNext()) {
+        return 0;
+      }
+    }
+    long n = 0;
+    try (KeyValueIterator<String, MigrationRow> rows = byVm.all()) {
+      while (rows.hasNext()) {
+        KeyValue<String, MigrationRow> kv = rows.next();
+        String vmKey = kv.key.substring(0, kv.key.length() - kv.value.id().length() - 1);
+        reorder(byVmOrder, vmKey, null, kv.value);
+        n++;
+      }
+    }
+    if (n > 0) {
+      LOG.info("Task {} indexed the {} migrations it holds by start, stun and duration, for the VMs' lists", task, n);
+    }
+    return n;
   }
 
   /** Rewrites the summary of migration {@code id} of the VM keyed {@code vmKey} from the stores, if it changed. */
@@ -82,6 +134,7 @@ public final class MigrationIndex {
       }
     }
     byVm.put(key, row);
+    reorder(byVmOrder, vmKey, old, row);
     byStart.put(StartKeys.of(row.startTime(), id), row);
     AnnotationBlock block = byHour.get(hour);
     AnnotationBlock updated = (block == null ? AnnotationBlock.EMPTY : block).with(row);

@@ -152,6 +152,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.pins = new HistoryPins(context);
     this.index = new MigrationIndex(context);
+    index.fillOrderIndex(context.taskId().toString());
     this.alerting = new MigrationAlerting(config, live, context, samples);
     this.retention = new HistoryRetention(context, config.historyRetention());
     expectedKinds.clear(); // (re)initialized after the task's stores were restored

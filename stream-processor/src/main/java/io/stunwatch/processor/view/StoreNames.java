@@ -76,6 +76,12 @@ public final class StoreNames {
   /** By {@code <VM id>|<migration id>}: each migration's {@link MigrationRow}, a VM's read by prefix. */
   public static final String MIGRATIONS_BY_VM = "migrations-by-vm";
   /**
+   * By {@link VmOrderKeys} ({@code <VM id>|<order>|<sort value>|<migration id>}), valued with the migration id: a
+   * VM's migrations in start, stun and duration order, so that a page of a VM's list reads that page's rows of
+   * {@link #MIGRATIONS_BY_VM}, not all of them.
+   */
+  public static final String MIGRATIONS_BY_VM_ORDER = "migrations-by-vm-order";
+  /**
    * By {@link StartKeys} ({@code <start ms>|<migration id>}): each migration's {@link MigrationRow} in start
    * order, a time range's read by one range scan (annotations, lists). Its oldest keys are what
    * {@link io.stunwatch.processor.node.HistoryRetention} forgets when a migration is older than {@code process.history-retention}.
