@@ -23,6 +23,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.streams.KafkaStreams;
@@ -81,15 +83,19 @@ public final class ApiApplication implements AutoCloseable {
     var fleet = new FleetGauges(processor.streams(), registry, clock,
         config.vmSeries());
     RestoreCounts restores = processor.restores();
+    Set<String> restoreMeters = ConcurrentHashMap.newKeySet();
     vertx.setPeriodic(GAUGE_REFRESH_MILLIS, id -> vertx.executeBlocking(() -> {
       fleet.refresh();
-      // a store's counter from its first restore or standby update on (registering again returns the same one)
-      restores.forEachStore((store, standby) -> FunctionCounter.builder(Meters.PROCESSOR_RESTORED_RECORDS, restores,
-              r -> r.count(store, standby))
-          .description("Changelog records read back into this instance's state stores since it started")
-          .tag(Meters.TAG_STORE, store)
-          .tag(Meters.TAG_TASK, (standby ? RestoreKind.STANDBY : RestoreKind.ACTIVE).tag())
-          .register(registry));
+      // a store's counter from its first restore or standby update on
+      restores.forEachStore((store, standby) -> {
+        if (restoreMeters.add(store + (standby ? "/standby" : "/active"))) {
+          FunctionCounter.builder(Meters.PROCESSOR_RESTORED_RECORDS, restores, r -> r.count(store, standby))
+              .description("Changelog records read back into this instance's state stores since it started")
+              .tag(Meters.TAG_STORE, store)
+              .tag(Meters.TAG_TASK, (standby ? RestoreKind.STANDBY : RestoreKind.ACTIVE).tag())
+              .register(registry);
+        }
+      });
       return null;
     }, false));
     var feed = new TopicMetricsFeed(kafka, processorConfig.applicationId(),

@@ -47,6 +47,7 @@ public final class ApiServer {
   private final Duration longestMigration;
   private final Clock clock;
   private final Planner.Busy busy;
+  private final ProcessorConfig processor;
   private final ObjectMapper json = Json.mapper();
   private final AtomicInteger connections = new AtomicInteger();
 
@@ -70,6 +71,7 @@ public final class ApiServer {
       PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
       Clock clock, ProcessorConfig processor) {
     this.busy = Planner.Busy.of(processor);
+    this.processor = processor;
     this.vertx = vertx;
     this.config = config;
     this.stores = stores;
@@ -100,7 +102,7 @@ public final class ApiServer {
     new OpenApiEndpoint().addRoutes(router);
     Responder respond = this::respond;
     new MigrationsEndpoint(stores, config, clock).addRoutes(router, respond);
-    new VmEndpoint(stores, config, clock).addRoutes(router, respond);
+    new VmEndpoint(stores, config, clock, processor.windowRetention()).addRoutes(router, respond);
     Planner planner = new Planner(stores, busy, clock);
     new StunTimeEndpoint(stores, planner, vertx).addRoutes(router, respond);
     new EvacuationEndpoint(planner, config.planMaxStun(), clock).addRoutes(router, respond);

@@ -5,6 +5,7 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.LoadKeys;
+import io.stunwatch.processor.view.StoreNames;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,11 +24,14 @@ final class VmEndpoint {
   private final StoreReader stores;
   private final ApiConfig config;
   private final Clock clock;
+  /** {@code process.window-retention}: how long each VM keeps its 10 s and 1 min windows behind its newest. */
+  private final Duration windowRetention;
 
-  VmEndpoint(StoreReader stores, ApiConfig config, Clock clock) {
+  VmEndpoint(StoreReader stores, ApiConfig config, Clock clock, Duration windowRetention) {
     this.stores = stores;
     this.config = config;
     this.clock = clock;
+    this.windowRetention = windowRetention;
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -43,20 +47,42 @@ final class VmEndpoint {
         List<View> side = new ArrayList<>();
         views.guest().ifPresent(g -> side.add(View.of(LoadSource.GUEST, g)));
         views.host().ifPresent(h -> side.add(View.of(LoadSource.HOST, h)));
+        Instant keptFrom = keptFrom(size, c.latest());
         return stores.loadWindows(LoadKeys.of(vm, source), size, range[0], range[1]).map(w ->
             new Load(c.vmId(), c.vmName(), c.host(), c.inInventory(), source, c.latest(), c.fbUsedMiB(),
-                c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, w, side));
+                c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, keptFrom, w,
+                side));
       }));
     });
   }
 
   /**
+   * The earliest start of the windows of {@code size} the VM keeps, given its newest sample at {@code latest}: the
+   * 10 s and 1 min windows {@code process.window-retention} behind its newest window, the 1 h windows eight days.
+   */
+  Instant keptFrom(String size, Instant latest) {
+    if (latest == null) {
+      return null;
+    }
+    long width = switch (size) {
+      case "1h" -> 3_600_000L;
+      case "1m" -> 60_000L;
+      default -> 10_000L;
+    };
+    long newest = latest.toEpochMilli() - Math.floorMod(latest.toEpochMilli(), width);
+    Duration keep = "1h".equals(size) ? StoreNames.VM_LOAD_1H_RETENTION : windowRetention;
+    return Instant.ofEpochMilli(newest).minus(keep);
+  }
+
+  /**
    * The answer: the VM's latest sample of each GPU and its windows, in the view {@code source} names (the guest's when
    * it has readings, else the ESXi host's), and each view it has, side by side. Unknown figures are written as null.
+   * {@code windowsKeptFrom}: the VM keeps no window of this size that starts before it, so a range reaching further
+   * back has no windows there, which says nothing of its load then.
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record Load(String vmId, String vmName, String host, boolean inInventory, LoadSource source, Instant latest,
-      Long fbUsedMiB, String vgpuProfile, Collection<GpuSample> gpus, String window,
+      Long fbUsedMiB, String vgpuProfile, Collection<GpuSample> gpus, String window, Instant windowsKeptFrom,
       List<StoreReader.LoadWindow> windows, List<View> views) {
   }
 

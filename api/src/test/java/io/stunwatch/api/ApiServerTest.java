@@ -526,6 +526,12 @@ class ApiServerTest {
     assertThat(views.getJsonObject(1).getString("source")).isEqualTo("HOST");
     assertThat(views.getJsonObject(1).getDouble("gpuUtilizationAvgPct")).isEqualTo(60.0);
     assertThat(stores.windowsAsked).last().isEqualTo(vm);
+    // from when the VM keeps windows of the size asked: process.window-retention (6 h) behind its newest window
+    assertThat(both.getString("window")).isEqualTo("1m");
+    assertThat(both.getString("windowsKeptFrom")).isEqualTo(T0.truncatedTo(ChronoUnit.MINUTES)
+        .minus(Duration.ofHours(6)).toString());
+    assertThat(get("/api/vms/" + vm + "/load?window=1h", true).bodyAsJsonObject().getString("windowsKeptFrom"))
+        .isEqualTo(T0.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofDays(8)).toString());
   }
 
   static final String BUSY = "42000000-0000-4000-8000-0000000000a1";

@@ -170,6 +170,11 @@ final class BenchCommand implements Runnable {
         + "one, deleted afterwards).")
     Path dataDir;
 
+    @Option(names = "--failover", description = "Instead of the measurements above: two processor instances with "
+        + "process.standby-replicas=1 share the fleet; after the warm-up one is killed (kill -9), and the time until "
+        + "the other answers every VM and is ready is measured, with the changelog records it restored.")
+    boolean failover;
+
     Fleet(LaunchContext ctx) {
       this.ctx = ctx;
     }
@@ -192,6 +197,11 @@ final class BenchCommand implements Runnable {
       try {
         FleetBenchmark.Settings settings = new FleetBenchmark.Settings(vms, Duration.ofSeconds(warmupSeconds),
             Duration.ofSeconds(seconds), clients, history, partitions, threads, heap, sampleStore, dir, wrk);
+        if (failover) {
+          ctx.out().print(FleetBenchmark.failoverTable(new FleetBenchmark(settings, ctx.out()).failover()));
+          ctx.out().flush();
+          return ExitCodes.OK;
+        }
         FleetBenchmark.Result r = new FleetBenchmark(settings, ctx.out()).run();
         ctx.out().print(FleetBenchmark.table(r, clients));
         ctx.out().flush();

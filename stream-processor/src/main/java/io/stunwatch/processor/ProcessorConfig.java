@@ -25,7 +25,7 @@ import java.util.Map;
  * @param settleWindow      the "after" phase: how long after its end a migration's impact is closed
  * @param migrationTimeout  a migration without an end after this long is closed as UNKNOWN
  * @param lateGrace         how late (behind stream time) a sample may arrive and still count in its window
- * @param windowRetention   how long the 10 s and 1 min load windows are kept
+ * @param windowRetention   how long each VM keeps its 10 s and 1 min load windows behind its newest
  * @param utilizationRetention how long the daily utilization audit is kept
  * @param idleBelowPct      a GPU below this utilization is idle in the audit
  * @param inventoryRefresh  how stale the by-VM-id view of the inventory may get
@@ -90,8 +90,11 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       "A sample up to this far behind stream time still counts in its load and utilization windows; later ones are "
           + "dropped and counted (Kafka Streams' dropped-records metric).");
   public static final ConfigKey<Duration> WINDOW_RETENTION = ConfigKeys.duration("process.window-retention",
-      Duration.ofHours(24), Duration.ofMinutes(10), Duration.ofDays(30),
-      "How long the 10 s and 1 min load windows of each VM are kept for the API.");
+      Duration.ofHours(6), Duration.ofMinutes(10), Duration.ofDays(30),
+      "How long each VM keeps its 10 s and 1 min load windows behind its newest, for /api/vms/{vm}/load (which "
+          + "says from when in windowsKeptFrom). Counted per VM, so a VM replayed after another keeps its own. The "
+          + "1 h windows keep eight days and the utilization audit process.utilization-retention, whatever this "
+          + "says. At least process.late-grace plus 1 min.");
   public static final ConfigKey<Duration> UTILIZATION_RETENTION = ConfigKeys.duration(
       "process.utilization-retention", Duration.ofDays(90), Duration.ofDays(2), Duration.ofDays(3660),
       "How long the daily GPU utilization audit (busy and idle GPU-hours per VM and host) is kept.");
@@ -193,6 +196,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
+    r.check(c.windowRetention().compareTo(c.lateGrace().plusMinutes(1)) >= 0, WINDOW_RETENTION,
+        "must be at least process.late-grace plus 1 min, or a late sample could reopen a window already let go");
     r.done();
     return c;
   }

@@ -264,8 +264,11 @@ public final class StunwatchTopology {
       InventoryIndex index, Clock clock) {
     b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
         StoreNames.VM_LOAD_CURRENT), Serdes.String(), ValueCodecs.CURRENT_LOAD)));
-    windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
-    windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), config.windowRetention(), ValueCodecs.LOAD_WINDOW);
+    // Each VM keeps process.window-retention of these behind its own newest window (VmLoadProcessor); the stores keep
+    // a skew more, so that a VM behind another of its task keeps its windows, as the per-second history does.
+    Duration loadWindows = config.windowRetention().plus(SampleHistory.VM_SKEW);
+    windowStore(b, StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), loadWindows, ValueCodecs.LOAD_WINDOW);
+    windowStore(b, StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), loadWindows, ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.VM_LOAD_1H, Duration.ofHours(1), StoreNames.VM_LOAD_1H_RETENTION,
         ValueCodecs.LOAD_WINDOW);
     windowStore(b, StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),

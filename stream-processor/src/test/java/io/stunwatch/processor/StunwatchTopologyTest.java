@@ -1192,6 +1192,44 @@ class StunwatchTopologyTest {
         .isEqualTo(2.0);
   }
 
+  /**
+   * Each VM keeps process.window-retention of 10 s and 1 min windows behind its own newest window, not behind the
+   * task's stream time: a VM replayed after another's whole recording keeps the same windows as the first, and the
+   * 1 h windows keep theirs.
+   */
+  @Test
+  void eachVmKeepsTheWindowRetentionBehindItsOwnNewestWindowWhateverTheOtherVmsAreAt() {
+    driver.close();
+    driver = driver(ProcessorConfig.from(ConfigSource.of(Map.of("process.window-retention", "10m",
+        "process.inventory-refresh", "0s"))), stateDir.resolve("bounded"));
+    inventory(1, 2);
+    Instant hour = Instant.parse("2026-11-21T10:00:00Z");
+    loadEvery(1, hour, 1800, 10, 80.0, 1024); // half an hour of one VM, then the other's, over the same half hour
+    double droppedBefore = droppedRecords();
+    loadEvery(2, hour, 1800, 10, 30.0, 2048);
+    assertThat(droppedRecords() - droppedBefore).as("nothing late").isZero();
+    Instant newest = hour.plusSeconds(1790);
+    for (int vm : new int[] {1, 2}) {
+      for (String store : List.of(StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M)) {
+        List<Instant> starts = new ArrayList<>();
+        try (var it = driver.<String, LoadAggregate>getTimestampedWindowStore(store)
+            .fetch(vmUuid(vm), hour.minusSeconds(3600), newest)) {
+          it.forEachRemaining(kv -> starts.add(Instant.ofEpochMilli(kv.key)));
+        }
+        // kept: the windows starting at most 10 minutes before the VM's newest window
+        long width = store.equals(StoreNames.VM_LOAD_10S) ? 10 : 60;
+        Instant newestWindow = Instant.ofEpochSecond(newest.getEpochSecond()
+            - Math.floorMod(newest.getEpochSecond(), width));
+        Instant keptFrom = newestWindow.minus(Duration.ofMinutes(10));
+        assertThat(starts).as(store + " of VM " + vm).hasSize((int) (600 / width) + 1);
+        assertThat(starts.get(0)).as(store + " of VM " + vm + ": the oldest kept").isEqualTo(keptFrom);
+      }
+      assertThat(this.<LoadAggregate>window(StoreNames.VM_LOAD_1H, vm, hour).samples())
+          .as("the 1 h window keeps the whole half hour")
+          .isEqualTo(180);
+    }
+  }
+
   @Test
   void aVmsRecordingReplayedAfterAnotherVmsWholeRecordingIsNotLateForItsWindowsOrTheAudit() {
     inventory(1, 2);

@@ -615,6 +615,132 @@ public final class FleetBenchmark {
     return n / ((System.nanoTime() - t0) / 1e9);
   }
 
+  /** The figures of a failover run ({@link #failover}). */
+  public record FailoverResult(int vms, double everyVmAnsweredS, double readyS, long restoredRecords,
+      long standbyRecords, long changelogBytes) {
+  }
+
+  /**
+   * Two processor instances ({@code stunwatch api}, {@code process.standby-replicas=1}, the default
+   * {@code process.session-timeout}) share the live fleet; after the warm-up one is killed ({@code kill -9}) while
+   * the fleet keeps sending. Measured from the kill: the time until the other answers {@code /api/vms/{vm}/load}
+   * for every VM (each sweep asks them all; the first whole sweep without a failure ends it), until its
+   * {@code /ready}, and the changelog records it restored into the tasks it took over.
+   */
+  public FailoverResult failover() throws Exception {
+    Path dir = settings.dir();
+    Path tokenFile = dir.resolve("api-token");
+    Files.writeString(tokenFile, token);
+    int[] ports = {freePort(), freePort()};
+    BrokerConfig bc = new BrokerConfig(dir.resolve("broker"), "localhost", 0, 0, settings.partitions(), true);
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(bc)) {
+      String bootstrap = broker.bootstrapServers();
+      List<Child> instances = new ArrayList<>();
+      try {
+        for (int i = 0; i < 2; i++) {
+          instances.add(Child.start(Map.of(
+              "STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+              "STUNWATCH_API_TOKEN_FILE", tokenFile.toString(),
+              "STUNWATCH_API_PORT", String.valueOf(ports[i]),
+              "STUNWATCH_PROCESS_APPLICATION_ID", APPLICATION_ID,
+              "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state-" + (i + 1)).toString(),
+              "STUNWATCH_PROCESS_INSTANCE_ID", APPLICATION_ID + "-" + (i + 1),
+              "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()),
+              "STUNWATCH_PROCESS_SAMPLE_STORE", settings.sampleStore(),
+              "STUNWATCH_PROCESS_STANDBY_REPLICAS", "1"), settings.heap(), dir.resolve("processor-" + (i + 1)
+              + ".log")));
+        }
+        String survivor = "http://127.0.0.1:" + ports[1];
+        awaitReady("http://127.0.0.1:" + ports[0], Duration.ofMinutes(3));
+        awaitReady(survivor, Duration.ofMinutes(3));
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        long every = Math.max(1, Duration.ofHours(2).toSeconds() / settings.vms());
+        FleetScenario fleet = new FleetScenario(new FleetScenario.Settings(11, settings.vms(),
+            Math.max(2, settings.vms() / 8), start, settings.warmup().plus(Duration.ofMinutes(10)),
+            Duration.ofSeconds(every)), 1_000_000_000L);
+        Generator gen = new Generator(fleet, bootstrap);
+        gen.start();
+        try {
+          log.printf("%,d VMs live at 1 Hz on two instances with a standby each; warming up for %d s%n",
+              settings.vms(), settings.warmup().toSeconds());
+          log.flush();
+          sleepUntil(System.nanoTime() + settings.warmup().toNanos(), gen);
+          List<String> paths = fleet.vms().stream().map(v -> "/api/vms/" + v.id() + "/load").toList();
+          if (!answersAll(survivor, paths)) {
+            throw new IllegalStateException("before the kill, the survivor-to-be did not answer every VM");
+          }
+          long restoredBefore = restored(survivor, "active");
+          long standby = restored(survivor, "standby");
+          long changelog = changelogBytes(dir.resolve("broker")).values().stream().mapToLong(Long::longValue).sum();
+          instances.get(0).kill();
+          long killed = System.nanoTime();
+          long deadline = killed + TimeUnit.MINUTES.toNanos(10);
+          while (!answersAll(survivor, paths)) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException("the survivor did not answer every VM within 10 minutes");
+            }
+            Thread.sleep(50);
+          }
+          double answered = (System.nanoTime() - killed) / 1e9;
+          awaitReady(survivor, Duration.ofMinutes(10));
+          double ready = (System.nanoTime() - killed) / 1e9;
+          return new FailoverResult(settings.vms(), answered, ready, restored(survivor, "active") - restoredBefore,
+              standby, changelog);
+        } finally {
+          gen.stop();
+        }
+      } finally {
+        for (Child c : instances) {
+          c.kill();
+        }
+      }
+    }
+  }
+
+  /** Whether every path answers 200 on {@code base}, asked one after another. */
+  private boolean answersAll(String base, List<String> paths) throws InterruptedException {
+    for (String path : paths) {
+      try {
+        HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+            .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.discarding());
+        if (r.statusCode() != 200) {
+          return false;
+        }
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code stunwatch_processor_restored_records_total} of one {@code task} kind, every store together. */
+  private long restored(String base, String task) throws Exception {
+    String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+        .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    Matcher m = Pattern.compile("(?m)^stunwatch_processor_restored_records_total\\{[^}]*task=\"" + task
+        + "\"[^}]*} ([0-9.eE+]+)$").matcher(metrics);
+    double sum = 0;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+    }
+    return (long) sum;
+  }
+
+  /** The figures of a failover run as markdown. */
+  public static String failoverTable(FailoverResult r) {
+    return String.format("%n%,d VMs at 1 Hz on two instances, each with a standby of the other's tasks, one killed%n%n"
+        + "| figure | value |%n|---|---|%n"
+        + "| kill -9 to every VM answered by the survivor (`/api/vms/{vm}/load`) | %.1f s |%n"
+        + "| kill -9 to the survivor's `/ready` | %.1f s |%n"
+        + "| changelog records the survivor restored into the tasks it took over | %,d |%n"
+        + "| baseline: changelog records its standbys had read before the kill | %,d |%n"
+        + "| changelogs on the broker at the kill | %,.0f MiB |%n",
+        r.vms(), r.everyVmAnsweredS(), r.readyS(), r.restoredRecords(), r.standbyRecords(),
+        r.changelogBytes() / 1048576.0);
+  }
+
   private static void sleepUntil(long nanos, Generator gen) throws InterruptedException {
     while (System.nanoTime() < nanos) {
       if (gen.failed != null) {

@@ -14,7 +14,9 @@ import io.stunwatch.processor.view.VmPlacement;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
@@ -25,6 +27,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,11 +87,12 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     this.dropLog = new LogLimiter(10);
     this.graceMs = config.lateGrace().toMillis();
     double idleBelow = config.idleBelowPct();
+    long keep = config.windowRetention().toMillis();
     this.windows = new WindowFold<?>[] {
-        new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
-        new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
-        new WindowFold<>(StoreNames.VM_LOAD_1H, 3_600_000, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
-        new WindowFold<>(StoreNames.UTILIZATION_DAILY, 86_400_000, UtilizationDay::empty,
+        new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.VM_LOAD_1H, 3_600_000, -1, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.UTILIZATION_DAILY, 86_400_000, -1, UtilizationDay::empty,
             (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS))};
   }
 
@@ -175,21 +179,31 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     A with(A value, GpuSample sample, VmPlacement vm);
   }
 
-  /** One windowed store: tumbling windows of {@code size} ms, and each VM's latest window as last written. */
+  /**
+   * One windowed store: tumbling windows of {@code size} ms, and each VM's latest window as last written. With a
+   * {@code keep}, each VM keeps the windows that start at most {@code keep} before its newest window, whatever the
+   * other VMs of the task are at: the store's own retention, which follows the task's stream time, is a day longer,
+   * so that a VM replayed after another (or a host's readings behind the guests') still gets its windows.
+   */
   private static final class WindowFold<A> {
     private final String store;
     private final long size;
+    /** How long each VM keeps its windows behind its newest, ms; -1: as long as the store keeps them. */
+    private final long keep;
     private final Supplier<A> empty;
     private final Fold<A> fold;
     private final Map<String, Slot<A>> latest = new HashMap<>();
+    /** By VM key: its windows starting before this are deleted. */
+    private final Map<String, Long> cut = new HashMap<>();
     private TimestampedWindowStore<String, A> windows;
 
     private record Slot<A>(long start, ValueAndTimestamp<A> value) {
     }
 
-    WindowFold(String store, long size, Supplier<A> empty, Fold<A> fold) {
+    WindowFold(String store, long size, long keep, Supplier<A> empty, Fold<A> fold) {
       this.store = store;
       this.size = size;
+      this.keep = keep;
       this.empty = empty;
       this.fold = fold;
     }
@@ -197,12 +211,13 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     void init(ProcessorContext<?, ?> context) {
       windows = context.getStateStore(store);
       latest.clear();
+      cut.clear();
     }
 
     /** Folds the sample taken at {@code t} into its window; false when that window closed before {@code closeTime}. */
     boolean add(String vm, long t, GpuSample s, VmPlacement placed, long closeTime) {
       long start = t - Math.floorMod(t, size);
-      if (start + size <= closeTime) {
+      if (start + size <= closeTime || keep >= 0 && !expire(vm, start)) {
         return false;
       }
       Slot<A> held = latest.get(vm);
@@ -216,6 +231,32 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
       if (held == null || start >= held.start()) {
         latest.put(vm, new Slot<>(start, value));
       }
+      return true;
+    }
+
+    /**
+     * Deletes the VM's windows that fall out of what it keeps with a window starting at {@code start}; false when
+     * that window is itself older than what the VM keeps. The first time this task sees the VM, it looks back
+     * {@code keep} for what earlier runs of the task left (a restart, a VM silent for a while).
+     */
+    private boolean expire(String vm, long start) {
+      Long done = cut.get(vm);
+      if (done != null && start < done) {
+        return false;
+      }
+      long next = start - keep;
+      if (done != null && next <= done) {
+        return true;
+      }
+      long from = done != null ? done : next - keep;
+      List<Long> old = new ArrayList<>();
+      try (WindowStoreIterator<ValueAndTimestamp<A>> it = windows.fetch(vm, from, next - 1)) {
+        it.forEachRemaining(kv -> old.add(kv.key));
+      }
+      for (Long w : old) {
+        windows.put(vm, null, w);
+      }
+      cut.put(vm, next);
       return true;
     }
   }
