@@ -44,6 +44,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.Serdes;
@@ -124,18 +125,17 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<List<MigrationRow>> migrationsOfVm(String vmId) {
-    return owner(vmId).compose(m -> isLocal(m)
-        ? blocking(() -> localMigrationsOfVm(vmId, m.partition()))
-        : remoteStored(m.activeHost(), "vm-migrations?vm=" + enc(vmId), MigrationRow::decode));
+    return ofVm(vmId, at -> localMigrationsOfVm(vmId, at),
+        (host, stale) -> remoteStored(host, "vm-migrations?vm=" + enc(vmId) + stale, MigrationRow::decode));
   }
 
   @Override
   public Future<List<MigrationRow>> migrationsOfVm(String vmId, VmOrderKeys.Order order, boolean desc, String after,
       int n) {
-    return owner(vmId).compose(m -> isLocal(m)
-        ? blocking(() -> localMigrationsOfVm(vmId, m.partition(), order, desc, after, n))
-        : remoteStored(m.activeHost(), "vm-migrations-page?vm=" + enc(vmId) + "&order=" + order.name().toLowerCase(Locale.ROOT)
-            + "&desc=" + desc + (after == null ? "" : "&after=" + enc(after)) + "&limit=" + n, MigrationRow::decode));
+    return ofVm(vmId, at -> localMigrationsOfVm(vmId, at, order, desc, after, n),
+        (host, stale) -> remoteStored(host, "vm-migrations-page?vm=" + enc(vmId) + "&order="
+            + order.name().toLowerCase(Locale.ROOT) + "&desc=" + desc + (after == null ? "" : "&after=" + enc(after))
+            + "&limit=" + n + stale, MigrationRow::decode));
   }
 
   @Override
@@ -205,9 +205,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
 
   @Override
   public Future<Optional<CurrentLoad>> currentLoad(String loadKey) {
-    return owner(LoadKeys.vmId(loadKey)).compose(m -> isLocal(m)
-        ? blocking(() -> Optional.ofNullable(localCurrentLoad(loadKey, m.partition())))
-        : remote(m.activeHost(), "current-load?vm=" + enc(loadKey), CurrentLoad.class)
+    return ofVm(LoadKeys.vmId(loadKey), at -> Optional.ofNullable(localCurrentLoad(loadKey, at)),
+        (host, stale) -> remote(host, "current-load?vm=" + enc(loadKey) + stale, CurrentLoad.class)
             .map(l -> l.stream().findFirst()));
   }
 
@@ -215,9 +214,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   public Future<List<LoadWindow>> loadWindows(String loadKey, String size, Instant from, Instant to) {
     String q = "load-windows?vm=" + enc(loadKey) + "&size=" + enc(size) + "&from=" + from.toEpochMilli() + "&to="
         + to.toEpochMilli();
-    return owner(LoadKeys.vmId(loadKey)).compose(m -> isLocal(m)
-        ? blocking(() -> localWindows(loadKey, m.partition(), size, from, to))
-        : remote(m.activeHost(), q, LoadWindow.class));
+    return ofVm(LoadKeys.vmId(loadKey), at -> localWindows(loadKey, at, size, from, to),
+        (host, stale) -> remote(host, q + stale, LoadWindow.class));
   }
 
   @Override
@@ -280,7 +278,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return out;
   }
 
-  private List<MigrationRow> localMigrationsOfVm(String vmId, int partition) {
+  private List<MigrationRow> localMigrationsOfVm(String vmId, StoreAt partition) {
     List<MigrationRow> out = new ArrayList<>();
     ReadOnlyKeyValueStore<String, MigrationRow> byVm = storeOf(StoreNames.MIGRATIONS_BY_VM,
         QueryableStoreTypes.keyValueStore(), partition);
@@ -295,7 +293,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * entry that no longer names the row's place (the index and the rows reach RocksDB one after the other at a
    * commit) is skipped: the row is listed at its new place, never twice.
    */
-  private List<MigrationRow> localMigrationsOfVm(String vmId, int partition, VmOrderKeys.Order order, boolean desc,
+  private List<MigrationRow> localMigrationsOfVm(String vmId, StoreAt partition, VmOrderKeys.Order order, boolean desc,
       String after, int n) {
     ReadOnlyKeyValueStore<String, String> index = storeOf(StoreNames.MIGRATIONS_BY_VM_ORDER,
         QueryableStoreTypes.keyValueStore(), partition);
@@ -331,12 +329,12 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return i == null ? List.of() : List.of(i);
   }
 
-  private CurrentLoad localCurrentLoad(String vmId, int partition) {
+  private CurrentLoad localCurrentLoad(String vmId, StoreAt partition) {
     return this.<ReadOnlyKeyValueStore<String, CurrentLoad>>storeOf(StoreNames.VM_LOAD_CURRENT,
         QueryableStoreTypes.keyValueStore(), partition).get(vmId);
   }
 
-  private List<LoadWindow> localWindows(String vmId, int partition, String size, Instant from, Instant to) {
+  private List<LoadWindow> localWindows(String vmId, StoreAt partition, String size, Instant from, Instant to) {
     String name = switch (size) {
       case "1h" -> StoreNames.VM_LOAD_1H;
       case "1m" -> StoreNames.VM_LOAD_1M;
@@ -393,12 +391,21 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * The store {@code name} of one partition: the one that holds a VM's keys. A read of every local partition
    * (Streams' default) opened an iterator, with its metrics, on each of them to find one VM's rows in one.
    */
-  private <T> T storeOf(String name, QueryableStoreType<T> type, int partition) {
-    return store(StoreQueryParameters.fromNameAndType(name, type).withPartition(partition));
+  private <T> T storeOf(String name, QueryableStoreType<T> type, StoreAt at) {
+    StoreQueryParameters<T> query = StoreQueryParameters.fromNameAndType(name, type).withPartition(at.partition());
+    return store(at.stale() ? query.enableStaleStores() : query);
+  }
+
+  /**
+   * Where a VM's keys are read: the partition, and whether a standby's copy (or a task still restoring) may answer,
+   * which trails the active task by what its last commits wrote.
+   */
+  private record StoreAt(int partition, boolean stale) {
   }
 
   private <T> T store(StoreQueryParameters<T> query) {
-    if (streams.state() != KafkaStreams.State.RUNNING) {
+    if (streams.state() != KafkaStreams.State.RUNNING && !(query.staleStoresEnabled()
+        && streams.state() == KafkaStreams.State.REBALANCING)) {
       throw new StoresUnavailableException("the processor is " + streams.state());
     }
     try {
@@ -548,6 +555,36 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return m;
   }
 
+  /**
+   * A read of one VM's keys, on the instance whose active task holds them. When that instance does not answer (it
+   * was killed, its host is gone) the read goes to a standby of the task ({@code process.standby-replicas}), this
+   * instance's or another's, whose copy trails the active by what its last commits wrote: the VM is answered at once
+   * rather than after the group has moved the task ({@code process.session-timeout}, then a rebalance).
+   *
+   * @param local  the read on this instance, of a store partition (active, or a standby's copy)
+   * @param remote the read on another instance, given the query suffix that asks it for its standby's copy
+   */
+  private <T> Future<T> ofVm(String vmId, Function<StoreAt, T> local, BiFunction<HostInfo, String, Future<T>> remote) {
+    return owner(vmId).compose(m -> {
+      Future<T> active = isLocal(m) ? blocking(() -> local.apply(new StoreAt(m.partition(), false)))
+          : remote.apply(m.activeHost(), "");
+      return active.recover(failure -> {
+        if (failure instanceof ApiException || m.standbyHosts().isEmpty()) {
+          return Future.failedFuture(failure);
+        }
+        Future<T> copy = m.standbyHosts().contains(self)
+            ? blocking(() -> local.apply(new StoreAt(m.partition(), true)))
+            : remote.apply(m.standbyHosts().iterator().next(), "&stale=true");
+        return copy.recover(again -> Future.failedFuture(failure));
+      });
+    });
+  }
+
+  /** Where an internal route reads {@code vmId}'s keys: its partition, and a standby's copy when asked for. */
+  private StoreAt at(Params p, String vmId) {
+    return new StoreAt(locate(vmId).partition(), Boolean.TRUE.equals(p.bool("stale")));
+  }
+
   private boolean isLocal(KeyQueryMetadata m) {
     return m.activeHost() == null || m.activeHost().equals(self);
   }
@@ -608,8 +645,10 @@ public final class KafkaStreamsStoreReader implements StoreReader {
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "vm-migrations").handler(rc -> {
-      String vm = vmId(new Params(rc));
-      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, locate(vm).partition()))
+      Params p = new Params(rc);
+      String vm = vmId(p);
+      StoreAt at = at(p, vm);
+      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, at))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "vm-migrations-page").handler(rc -> {
@@ -620,7 +659,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       boolean desc = Boolean.TRUE.equals(p.bool("desc"));
       String after = p.text("after");
       int n = p.limit(config.maxPageSize(), MigrationsEndpoint.MAX_VM_CHUNK);
-      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, locate(vm).partition(), order, desc, after, n))
+      StoreAt at = at(p, vm);
+      respond.json(rc, blocking(() -> localMigrationsOfVm(vm, at, order, desc, after, n))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "annotation-blocks").handler(rc -> {
@@ -646,9 +686,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       respond.json(rc, blocking(() -> localImpact(id)));
     });
     router.get(INTERNAL + "current-load").handler(rc -> {
-      String vm = vmId(new Params(rc));
+      Params p = new Params(rc);
+      String vm = vmId(p);
+      StoreAt at = at(p, LoadKeys.vmId(vm));
       respond.json(rc, blocking(() -> {
-        CurrentLoad l = localCurrentLoad(vm, locate(LoadKeys.vmId(vm)).partition());
+        CurrentLoad l = localCurrentLoad(vm, at);
         return l == null ? List.of() : List.of(l);
       }));
     });
@@ -660,7 +702,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
         throw ApiException.badParameter("size", "is required");
       }
       Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
-      respond.json(rc, blocking(() -> localWindows(vm, locate(LoadKeys.vmId(vm)).partition(), size, r[0], r[1])));
+      StoreAt at = at(p, LoadKeys.vmId(vm));
+      respond.json(rc, blocking(() -> localWindows(vm, at, size, r[0], r[1])));
     });
     router.get(INTERNAL + "host-gpus").handler(rc -> respond.json(rc, blocking(this::localHostGpus)));
     router.get(INTERNAL + "utilization").handler(rc -> {
