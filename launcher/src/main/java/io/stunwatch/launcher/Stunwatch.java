@@ -1,5 +1,6 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.config.ConfigException;
 import io.stunwatch.config.ConfigKeys;
 import java.lang.reflect.Constructor;
@@ -59,6 +60,9 @@ public final class Stunwatch implements Runnable {
     CommandLine cl = new CommandLine(Stunwatch.class, new ContextFactory(ctx));
     // Durations read as in configuration files: 30s, 5m, 2h (and ISO-8601).
     cl.registerConverter(Duration.class, ConfigKeys::parseDuration);
+    // Enum values in any case, as in configuration files; kinds also with '-' for '_' (vgpu-query).
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.registerConverter(ReplayKind.class, ReplayKind::parse);
     cl.setOut(ctx.out());
     cl.setErr(ctx.err());
     // Parse errors, and ParameterExceptions thrown by commands, exit with picocli's exitCodeOnInvalidInput (2).

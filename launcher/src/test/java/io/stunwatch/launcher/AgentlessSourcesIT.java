@@ -232,8 +232,13 @@ class AgentlessSourcesIT {
   private static void replayReadings(Map<String, String> env, Path site) {
     for (String esx : List.of("esx01", "esx02")) {
       // an ESXi host's looped recording: no VM id needed, each block at its own Timestamp
-      try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "worker", "--hostname", esx, "--replay",
-          site.resolve(esx + "-vgpu-q.txt").toString())) {
+      // esx01's recording has no banners and is named a host loop in lower case; esx02's opens with idle blocks
+      List<String> args = new ArrayList<>(List.of("collect", "worker", "--hostname", esx, "--replay",
+          site.resolve(esx + "-vgpu-q.txt").toString()));
+      if (esx.equals("esx01")) {
+        args.addAll(List.of("--replay-as", "vgpu-query"));
+      }
+      try (StunwatchProcess p = StunwatchProcess.start(env, args.toArray(String[]::new))) {
         assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
         assertThat(p.stdout()).singleElement().satisfies(l -> assertThat(l).startsWith("host-vgpu: ")
             .endsWith(" 0 unparsable, 0 dropped"));
@@ -428,6 +433,8 @@ class AgentlessSourcesIT {
   /**
    * Each ESXi host's {@code nvidia-smi vgpu -q -l 5}: the host-only VM's vGPU on esx01 until its migration ends, then
    * on esx02; busy (90 %) before, at half its load during, 85 % after; a second, idle vGPU of another VM on each.
+   * esx01 prints no banner; esx02 has no vGPU at all for its first five minutes, as a host that was idle when its
+   * recording began.
    */
   private static void writeHostVgpu(Path site, Instant base) throws Exception {
     DateTimeFormatter ts = DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ENGLISH)
@@ -440,7 +447,8 @@ class AgentlessSourcesIT {
         Instant t = base.plusSeconds(s);
         boolean here = h == 1 ? t.isBefore(end) : !t.isBefore(end);
         int util = t.isBefore(start) ? 90 : t.isBefore(end) ? 45 : 85;
-        b.append("\n==============NVSMI LOG==============\n\n")
+        boolean idleHost = h == 2 && s < 300;
+        b.append(h == 1 ? "" : "\n==============NVSMI LOG==============\n\n")
             .append("Timestamp                                 : ").append(ts.format(t)).append('\n')
             .append("Driver Version                            : 550.90.05\n\n")
             .append("GPU 00000000:3B:00.0\n")
@@ -449,11 +457,14 @@ class AgentlessSourcesIT {
             .append("        Product Name                      : NVIDIA Virtual Compute Server\n")
             .append("    vGPU Scheduler Policy                 : ")
             .append(h == 1 ? "Best Effort (Time-sliced)" : "Equal Share").append('\n')
-            .append("    Active vGPUs                          : ").append(here ? 2 : 1).append('\n');
+            .append("    Active vGPUs                          : ").append((here ? 1 : 0) + (idleHost ? 0 : 1))
+            .append('\n');
         if (here) {
           vgpu(b, "32516342" + h + "1", HOST_ONLY.name(), util, 15360);
         }
-        vgpu(b, "32516342" + h + "2", "idle-vm-" + h, 2, 512);
+        if (!idleHost) {
+          vgpu(b, "32516342" + h + "2", "idle-vm-" + h, 2, 512);
+        }
       }
       Files.writeString(site.resolve("esx0" + h + "-vgpu-q.txt"), b.toString());
     }

@@ -126,7 +126,7 @@ class BrokerCommandIT {
     Topic<String, HostVgpuSample> topic = Topics.HOST_VGPU_SAMPLES;
     HostVgpuSample good = new HostVgpuSample("4c4c4544-0042-3510-8052-b4c04f4e3232", "esx01",
         Instant.parse("2026-11-21T12:00:00Z"), "0000:3b:00.0", "Tesla T4", "train-01", "1", "GRID T4-16C", null,
-        16384L, 15000L, 90.0, 40.0, null);
+        16384L, 15000L, 90.0, 40.0, null, null, null);
     ByteArrayOutputStream in = new ByteArrayOutputStream();
     in.write("this is not json\n".getBytes(StandardCharsets.UTF_8));
     in.write(new byte[] {0x00, (byte) 0xff, (byte) 0xfe, (byte) 0x80, '\n'});

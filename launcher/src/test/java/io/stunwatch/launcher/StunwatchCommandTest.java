@@ -74,6 +74,17 @@ class StunwatchCommandTest {
   }
 
   @Test
+  void enumOptionsTakeAnyCaseAndKindsTakeHyphens() {
+    for (String kind : List.of("vgpu-query", "VGPU_QUERY", "Vgpu_Query")) {
+      picocli.CommandLine cl = Stunwatch.commandLine(new LaunchContext(Map.of(), new PrintWriter(out),
+          new PrintWriter(err), Clock.systemUTC()));
+      picocli.CommandLine.ParseResult r = cl.parseArgs("collect", "worker", "--replay-as", kind, "--replay", "x.txt");
+      Object parsed = r.subcommand().subcommand().matchedOptionValue("--replay-as", null);
+      assertThat(parsed).isEqualTo(io.stunwatch.collectors.worker.ReplayKind.VGPU_QUERY);
+    }
+  }
+
+  @Test
   void theDemoWillNotEmptyADirectoryItDidNotMake(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("thesis.tex"), "precious");
     assertThat(run(Map.of(), "demo", "--data-dir", dir.toString())).isEqualTo(ExitCodes.USAGE);

@@ -22,6 +22,10 @@ import java.time.Instant;
  * @param utilizationGpuPct    GPU utilization of this vGPU, percent
  * @param utilizationMemoryPct memory utilization of this vGPU, percent
  * @param schedulerPolicy      the physical GPU's vGPU scheduler: best effort, equal share or fixed share
+ * @param vmWorldId            the VM's id on the host as the driver prints it ({@code VM ID}: the world id on ESXi,
+ *                             the domain id elsewhere); shown, never used as identity, since it changes with every
+ *                             power-on and migration
+ * @param gpuInstanceId        the MIG GPU instance that backs the vGPU, absent for time-sliced vGPUs
  */
 @Schema(name = "host-vgpu-sample")
 public record HostVgpuSample(
@@ -38,7 +42,9 @@ public record HostVgpuSample(
     Long fbUsedMiB,
     Double utilizationGpuPct,
     Double utilizationMemoryPct,
-    String schedulerPolicy) {
+    String schedulerPolicy,
+    String vmWorldId,
+    Integer gpuInstanceId) {
 
   public HostVgpuSample {
     if (vmId != null) {
@@ -52,6 +58,7 @@ public record HostVgpuSample(
     Checks.nonNegative(fbUsedMiB, "fbUsedMiB");
     Checks.range(utilizationGpuPct, 0, 100, "utilizationGpuPct");
     Checks.range(utilizationMemoryPct, 0, 100, "utilizationMemoryPct");
+    Checks.nonNegative(gpuInstanceId == null ? null : gpuInstanceId.longValue(), "gpuInstanceId");
   }
 
   /**

@@ -51,7 +51,7 @@ public final class Samples {
             List.of(new GpuSnapshot.MigDevice(0, 3, 0, 19968L, 12L)),
             List.of(new GpuSnapshot.GpuProcess(5762L, "C", "python train.py", 15000L, null, null))))),
         new HostVgpuSample(VM, "esx01", T0, "0000:3b:00.0", "Tesla T4", "train-01", "3251634213", "GRID T4-16C",
-            VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "Equal Share"),
+            VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, 15360L, 90.0, 40.0, "Equal Share", "2103582", null),
         new ExporterGpuSample(null, "train-01", "trainer-01.lab", "dcgm-exporter", "http://trainer-01.lab:9400/metrics",
             T0, 1, "GPU-7c2d", "NVIDIA A100-SXM4-40GB", 2, 81.25, 30.0, 14592L, 19456L),
         new RdmaCounterSample(VM, "worker-01", T0, "mlx5_0", 1, "Ethernet",

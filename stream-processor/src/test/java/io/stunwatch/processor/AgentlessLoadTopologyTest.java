@@ -95,7 +95,7 @@ class AgentlessLoadTopologyTest {
       Instant t = from.plusSeconds(s);
       HostVgpuSample h = new HostVgpuSample(null, host, t, "00000000:3B:00.0", "Tesla T4", "train-" + vm,
           "325163421" + vm, "GRID T4-16C", VgpuProfile.parse("GRID T4-16C").orElseThrow(), 16384L, fbUsed, util, 30.0,
-          "Best Effort");
+          "Best Effort", null, null);
       in.pipeInput(h.key(), h, t);
     }
   }

@@ -8,6 +8,7 @@ import io.stunwatch.collectors.worker.PeriodicSource;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.topic.Topics;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,10 +44,15 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
     accept(new String(out, StandardCharsets.UTF_8), at, String.join(" ", config.command()), inputs);
   }
 
-  /** Parses and publishes one output: the live path, which replay takes as well. */
+  /** Parses and publishes one output of this worker's host: the live path, which replay takes as well. */
   public static void accept(String text, Instant at, String source, Inputs inputs) {
+    accept(text, inputs.identity().hostname(), at, source, inputs);
+  }
+
+  /** Parses and publishes one output of {@code hostname}. */
+  public static void accept(String text, String hostname, Instant at, String source, Inputs inputs) {
     try {
-      for (HostVgpuSample s : new VgpuQueryParser().parse(text, inputs.identity().hostname(), at, source)) {
+      for (HostVgpuSample s : new VgpuQueryParser().parse(text, hostname, at, source)) {
         inputs.sample(CollectorInput.HOST_VGPU, Topics.HOST_VGPU_SAMPLES, s.key(), s, s.timestamp());
       }
     } catch (InputParseException e) {
@@ -55,52 +61,41 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
   }
 
   /**
-   * Replays a recorded output: one {@code nvidia-smi vgpu -q}, or many, as {@code nvidia-smi vgpu -q -l 5} writes them,
-   * each after its {@code ==============NVSMI LOG==============} banner. Each is stamped with its {@code Timestamp}
-   * line (the host's local time, in {@code zone}), or with the file's modification time when it has none.
+   * Publishes one block of a {@code -l} loop, stamped with its {@code Timestamp} line (the host's local time, read
+   * by {@code times}), or with {@code fallback} when it has none. A block whose timestamp does not parse is reported
+   * with its line and skipped.
    */
-  public static void replay(Path file, ZoneId zone, Inputs inputs) throws IOException {
-    String text = Files.readString(file, StandardCharsets.UTF_8);
-    Instant modified = Files.getLastModifiedTime(file).toInstant();
-    LocalTimes times = new LocalTimes(zone, inputs.clock());
-    String[] lines = text.split("\\R", -1);
-    StringBuilder block = new StringBuilder();
-    int blockLine = 1;
-    for (int i = 0; i <= lines.length; i++) {
-      boolean banner = i < lines.length && lines[i].startsWith("==============NVSMI LOG");
-      if ((banner || i == lines.length) && !block.toString().isBlank()) {
-        acceptBlock(block.toString(), blockLine, file, modified, times, inputs);
-        block.setLength(0);
-      }
-      if (banner) {
-        blockLine = i + 1;
-      }
-      if (i < lines.length) {
-        block.append(lines[i]).append('\n');
+  public static void acceptBlock(VgpuBlockSplitter.Block block, String hostname, Instant fallback, String source,
+      LocalTimes times, Inputs inputs) {
+    Instant at = fallback;
+    if (block.timestamp() != null) {
+      try {
+        at = times.resolve(LocalDateTime.parse(block.timestamp(), TIMESTAMP));
+      } catch (DateTimeParseException e) {
+        inputs.parseError(CollectorInput.HOST_VGPU, new InputParseException(source, block.firstLine(),
+            "Timestamp '" + block.timestamp() + "' is not like 'Fri Nov 27 10:00:05 2026': the block is skipped"));
+        return;
       }
     }
+    accept(block.text(), hostname, at, source + " (block at line " + block.firstLine() + ")", inputs);
   }
 
-  private static void acceptBlock(String text, int firstLine, Path file, Instant modified, LocalTimes times,
-      Inputs inputs) {
-    Instant at = modified;
-    for (String line : text.split("\n")) {
-      if (line.startsWith("GPU ")) {
-        break; // the header ends where the first GPU begins
-      }
-      int colon = line.indexOf(" : ");
-      if (colon > 0 && line.substring(0, colon).strip().equalsIgnoreCase("Timestamp")) {
-        String raw = line.substring(colon + 3).strip().replaceAll("\\s+", " ");
-        try {
-          at = times.resolve(LocalDateTime.parse(raw, TIMESTAMP));
-        } catch (DateTimeParseException e) {
-          inputs.parseError(CollectorInput.HOST_VGPU, new InputParseException(file.toString(), firstLine,
-              "Timestamp '" + raw + "' is not like 'Fri Nov 27 10:00:05 2026': the block is skipped"));
-          return;
-        }
-        break;
+  /**
+   * Replays a recorded output: one {@code nvidia-smi vgpu -q}, or many, as {@code nvidia-smi vgpu -q -l 5} writes
+   * them, cut as {@link VgpuBlockSplitter} says. Each is stamped with its {@code Timestamp} line (the host's local
+   * time, in {@code zone}), or with the file's modification time when it has none.
+   */
+  public static void replay(Path file, ZoneId zone, Inputs inputs) throws IOException {
+    Instant modified = Files.getLastModifiedTime(file).toInstant();
+    LocalTimes times = new LocalTimes(zone, inputs.clock());
+    String hostname = inputs.identity().hostname();
+    VgpuBlockSplitter splitter = new VgpuBlockSplitter(
+        b -> acceptBlock(b, hostname, modified, file.toString(), times, inputs));
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        splitter.line(line);
       }
     }
-    accept(text, at, file + " (block at line " + firstLine + ")", inputs);
+    splitter.finish();
   }
 }

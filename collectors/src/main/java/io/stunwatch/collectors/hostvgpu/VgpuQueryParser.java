@@ -97,12 +97,18 @@ public final class VgpuQueryParser {
     }
     try {
       String vmUuid = text(v.get("vm uuid"));
+      String vmIdPrinted = text(v.get("vm id"));
+      if (vmUuid == null && vmIdPrinted != null && VmIds.isUuid(vmIdPrinted)) {
+        vmUuid = vmIdPrinted; // hypervisors that print the VM's UUID under "VM ID"
+        vmIdPrinted = null;
+      }
       String type = text(v.get("vgpu name"));
       out.add(new HostVgpuSample(vmUuid == null || !VmIds.isUuid(vmUuid) ? null : vmUuid, hostname, timestamp,
           busId, text(gpu.get("product name")), text(v.get("vm name")), text(v.get("vgpu id")), type,
           VgpuProfile.parse(type).orElse(null),
           mib(v.get("fb memory usage/total")), mib(v.get("fb memory usage/used")),
-          pct(v.get("utilization/gpu")), pct(v.get("utilization/memory")), schedulerPolicy(gpu)));
+          pct(v.get("utilization/gpu")), pct(v.get("utilization/memory")), schedulerPolicy(gpu),
+          vmIdPrinted, integer(v.get("gpu instance id"))));
     } catch (IllegalArgumentException e) {
       throw new InputParseException(source, line, "vGPU " + v.get("vgpu id") + ": " + e.getMessage());
     }
@@ -151,6 +157,18 @@ public final class VgpuQueryParser {
       return Long.parseLong(n);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("'" + t + "' is not a size in MiB");
+    }
+  }
+
+  private static Integer integer(String v) {
+    String t = text(v);
+    if (t == null) {
+      return null;
+    }
+    try {
+      return Integer.parseInt(t);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + t + "' is not a whole number");
     }
   }
 

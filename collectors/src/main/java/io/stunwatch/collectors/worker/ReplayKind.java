@@ -1,7 +1,9 @@
 package io.stunwatch.collectors.worker;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +37,6 @@ public enum ReplayKind {
     try (InputStream in = Files.newInputStream(path)) {
       head = new String(in.readNBytes(4096), StandardCharsets.UTF_8).stripLeading();
     }
-    String lower = head.toLowerCase(Locale.ROOT);
     if (head.startsWith("<?xml") || head.startsWith("<nvidia_smi_log") || head.startsWith("<!DOCTYPE nvidia")) {
       return NVIDIA_SMI_XML;
     }
@@ -43,10 +44,34 @@ public enum ReplayKind {
     if (firstLine.contains(", ") && firstLine.toLowerCase(Locale.ROOT).matches("(.*, )?index(, .*)?")) {
       return NVIDIA_SMI_CSV;
     }
-    if (lower.contains("vgpu id") || lower.matches("(?s)^gpu [0-9a-f]{4,8}:[0-9a-f]{2}:.*active vgpus.*")) {
+    if (isVgpuQuery(path)) {
       return VGPU_QUERY;
     }
     return LOG;
+  }
+
+  /** How far into a file detection looks for a vGPU block: a host's loop can open with hours of idle blocks. */
+  static final long VGPU_SCAN_BYTES = 16L << 20;
+
+  /**
+   * Whether the file is {@code nvidia-smi vgpu -q} output, in any of its shapes: with or without the banner and
+   * {@code Timestamp}, and with no vGPU at all in its first blocks. The {@code Active vGPUs} and {@code vGPU ID}
+   * lines are printed by no other nvidia-smi query.
+   */
+  private static boolean isVgpuQuery(Path path) throws IOException {
+    long read = 0;
+    try (BufferedReader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+      for (String line = in.readLine(); line != null && read < VGPU_SCAN_BYTES; line = in.readLine()) {
+        read += line.length() + 1;
+        String key = line.strip().toLowerCase(Locale.ROOT);
+        if (key.matches("(active vgpus|vgpu id)\\s*:.*")) {
+          return true;
+        }
+      }
+    } catch (MalformedInputException e) {
+      return false; // not text; a training log is read leniently later
+    }
+    return false;
   }
 
   /** Parses a {@code --replay-as} value. */

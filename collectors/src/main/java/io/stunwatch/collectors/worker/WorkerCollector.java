@@ -69,11 +69,18 @@ public final class WorkerCollector implements AutoCloseable {
   /** Starts every enabled input. */
   public static WorkerCollector start(Settings s, Clock clock) throws IOException {
     s.kafka().checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);
-    WorkerIdentity identity = s.worker().identity(s.nvidiaSmi().enabled() || s.rdma().enabled()
-        || s.throughput().logFile() != null);
+    // A hypervisor host (host-vgpu on, no VM id) reads its VMs from vgpu -q: the guest inputs would publish the
+    // host's own GPUs and NICs as if they were a VM's, so they stay off there.
+    boolean hostMode = s.hostVgpu().enabled() && !s.worker().vmIdConfigured();
+    boolean guest = !hostMode && (s.nvidiaSmi().enabled() || s.rdma().enabled() || s.throughput().logFile() != null);
+    if (hostMode && (s.nvidiaSmi().enabled() || s.rdma().enabled() || s.throughput().logFile() != null)) {
+      LOG.info("Host mode (host-vgpu.enabled and no worker.vm-id): the guest inputs nvidia-smi, rdma and throughput "
+          + "are off");
+    }
+    WorkerIdentity identity = s.worker().identity(guest);
     WorkerCollector c = new WorkerCollector(s, identity, clock);
     var zone = s.worker().timezone();
-    if (s.nvidiaSmi().enabled()) {
+    if (guest && s.nvidiaSmi().enabled()) {
       c.sources.add(new NvidiaSmiStreamingSource(s.nvidiaSmi(), zone, c.inputs));
       if (!s.nvidiaSmi().snapshotInterval().isZero()) {
         c.sources.add(new NvidiaSmiXmlSnapshotSource(s.nvidiaSmi(), zone, c.inputs));
@@ -82,10 +89,10 @@ public final class WorkerCollector implements AutoCloseable {
     if (s.hostVgpu().enabled()) {
       c.sources.add(new NvidiaSmiVgpuSource(s.hostVgpu(), c.inputs));
     }
-    if (s.rdma().enabled()) {
+    if (guest && s.rdma().enabled()) {
       c.sources.add(new SysfsRdmaSource(s.rdma(), c.inputs));
     }
-    if (s.throughput().logFile() != null) {
+    if (guest && s.throughput().logFile() != null) {
       c.sources.add(new LogTailThroughputSource(s.throughput(), zone, c.inputs));
     }
     c.sources.forEach(CollectorSource::start);

@@ -74,6 +74,11 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
    * @param vmIdNeeded false when only the host vGPU input runs (on a hypervisor host, whose readings name their VMs):
    *                   then no VM id is looked for
    */
+  /** Whether a VM id was configured ({@code worker.vm-id} or {@code --vm-id}) rather than read from SMBIOS. */
+  public boolean vmIdConfigured() {
+    return vmId != null;
+  }
+
   public WorkerIdentity identity(boolean vmIdNeeded) {
     if (!vmIdNeeded && vmId == null) {
       return WorkerIdentity.host(Optional.ofNullable(hostname));

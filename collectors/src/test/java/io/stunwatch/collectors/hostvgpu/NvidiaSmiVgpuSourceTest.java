@@ -68,4 +68,23 @@ class NvidiaSmiVgpuSourceTest {
         .containsExactly(Instant.parse("2026-11-27T08:00:00Z"), Instant.parse("2026-11-27T10:00:10Z"));
     assertThat(metrics.parseErrorCount(CollectorInput.HOST_VGPU)).isEqualTo(1);
   }
+
+  @Test
+  void aRecordingThatOpensIdleAndOneWithoutBannersReplayEveryVgpuAtItsTimestamp() throws Exception {
+    NvidiaSmiVgpuSource.replay(Path.of("src/test/resources/hostvgpu/vgpu-q-l-idle-first.txt"), ZoneId.of("UTC"),
+        inputs);
+    assertThat(sink.values(HostVgpuSample.class)).singleElement().satisfies(s -> {
+      assertThat(s.timestamp()).isEqualTo(Instant.parse("2026-11-28T10:00:05Z"));
+      assertThat(s.vmWorldId()).isEqualTo("2103582");
+      assertThat(s.utilizationGpuPct()).isEqualTo(88.0);
+    });
+    NvidiaSmiVgpuSource.replay(Path.of("src/test/resources/hostvgpu/vgpu-q-mig-no-banner.txt"), ZoneId.of("UTC"),
+        inputs);
+    List<HostVgpuSample> s = sink.values(HostVgpuSample.class);
+    assertThat(s.subList(1, s.size())).extracting(HostVgpuSample::vmName, HostVgpuSample::timestamp).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("mig-a", Instant.parse("2026-11-28T10:00:00Z")),
+        org.assertj.core.groups.Tuple.tuple("mig-b", Instant.parse("2026-11-28T10:00:00Z")),
+        org.assertj.core.groups.Tuple.tuple("mig-b", Instant.parse("2026-11-28T10:00:05Z")));
+    assertThat(metrics.parseErrorCount(CollectorInput.HOST_VGPU)).isZero();
+  }
 }

@@ -61,4 +61,34 @@ class VgpuQueryParserTest {
         + "        FB Memory Usage\n            Total : lots\n", "h", T, "cmd"))
         .hasMessage("cmd:2: vGPU 9: 'lots' is not a size in MiB");
   }
+
+  @Test
+  void esxiWorldIdsMigBackedVgpusAndUnknownUtilizationAreRead() throws Exception {
+    String text = Files.readString(Path.of("src/test/resources/hostvgpu/vgpu-q-mig-no-banner.txt"));
+    List<HostVgpuSample> s = parser.parse(text.substring(0, text.indexOf("Timestamp", 10)), "kvm01", T, "x");
+    assertThat(s).extracting(HostVgpuSample::vmName).containsExactly("mig-a", "mig-b");
+    assertThat(s).extracting(HostVgpuSample::gpuInstanceId).containsExactly(1, 2);
+    assertThat(s.get(0).vmId()).isEqualTo("6f1c0c5e-2d51-4b0a-9a7e-1f2e3d4c5b6a");
+    assertThat(s.get(0).gpuName()).isEqualTo("NVIDIA A100-PCIE-40GB");
+    assertThat(s.get(0).utilizationGpuPct()).as("N/A is unknown").isNull();
+    assertThat(s.get(1).utilizationGpuPct()).as("[Not Supported] is unknown").isNull();
+    assertThat(s.get(1).fbUsedMiB()).isNull();
+
+    String esxi = "GPU 00000000:3B:00.0\n    Active vGPUs : 1\n    vGPU ID : 3251634213\n"
+        + "        VM ID : 2103582\n        VM Name : train-01\n        GPU Instance ID : N/A\n";
+    HostVgpuSample e = parser.parse(esxi, "esx01", T, "x").get(0);
+    assertThat(e.vmWorldId()).isEqualTo("2103582");
+    assertThat(e.vmId()).as("a world id is no VM identity").isNull();
+    assertThat(e.key()).isEqualTo("name:esx01/train-01");
+    assertThat(e.gpuInstanceId()).isNull();
+
+    String xen = "GPU 00000000:3B:00.0\n    vGPU ID : 1\n        VM ID : 6F1C0C5E-2D51-4B0A-9A7E-1F2E3D4C5B6A\n"
+        + "        VM Name : x\n";
+    assertThat(parser.parse(xen, "xen01", T, "x").get(0).vmId()).isEqualTo("6f1c0c5e-2d51-4b0a-9a7e-1f2e3d4c5b6a");
+  }
+
+  @Test
+  void aGpuWithNoVgpuGivesNoSample() throws Exception {
+    assertThat(parser.parse("GPU 00000000:3B:00.0\n    Active vGPUs : 0\n", "esx01", T, "x")).isEmpty();
+  }
 }

@@ -34,4 +34,28 @@ class ReplayKindTest {
     Files.createDirectories(dir.resolve("empty"));
     assertThatThrownBy(() -> ReplayKind.detect(dir.resolve("empty"))).hasMessageContaining("not a sysfs RDMA tree");
   }
+
+  @Test
+  void aHostLoopIsRecognizedFarBeyondItsFirstBlockAndWithNoVgpuAtAll() throws Exception {
+    StringBuilder idle = new StringBuilder();
+    for (int i = 0; i < 200; i++) {
+      idle.append("\n==============NVSMI LOG==============\n\nTimestamp : Sat Nov 28 10:00:00 2026\n")
+          .append("Driver Version : 550.90.05\n\nGPU 00000000:3B:00.0\n    Product Name : Tesla T4\n");
+    }
+    Path idleOnly = dir.resolve("idle.txt");
+    Files.writeString(idleOnly, idle.toString().replace("Product Name : Tesla T4", "Active vGPUs : 0"));
+    assertThat(ReplayKind.detect(idleOnly)).isEqualTo(ReplayKind.VGPU_QUERY);
+    Path late = dir.resolve("late.txt");
+    Files.writeString(late, idle + "GPU 00000000:3B:00.0\n    vGPU ID : 7\n        VM Name : a\n");
+    assertThat(Files.size(late)).isGreaterThan(16_000);
+    assertThat(ReplayKind.detect(late)).isEqualTo(ReplayKind.VGPU_QUERY);
+    assertThat(ReplayKind.detect(Path.of("src/test/resources/hostvgpu/vgpu-q-mig-no-banner.txt")))
+        .isEqualTo(ReplayKind.VGPU_QUERY);
+  }
+
+  @Test
+  void kindsAreTakenInAnyCase() {
+    assertThat(ReplayKind.parse("vgpu-query")).isEqualTo(ReplayKind.VGPU_QUERY);
+    assertThat(ReplayKind.parse("Vgpu_Query")).isEqualTo(ReplayKind.VGPU_QUERY);
+  }
 }

@@ -281,7 +281,8 @@ public final class FleetScenario {
     HostVgpuSample h = new HostVgpuSample(null, host(host).name(), t, String.format("00000000:%02X:00.0", GPU_BUSES[vm.index() % 4]),
         "NVIDIA " + vm.profile().gpuModel(), vm.name(), String.valueOf(3_251_634_000L + vm.index()),
         "GRID " + vm.profile().name(), vm.profile(), vm.profile().framebufferMiB(), fbUsed, util,
-        (double) Math.round(util * 0.6), SCHEDULERS.get(host % SCHEDULERS.size()));
+        (double) Math.round(util * 0.6), SCHEDULERS.get(host % SCHEDULERS.size()),
+        String.valueOf(2_100_000 + vm.index()), null);
     sink.send(Topics.HOST_VGPU_SAMPLES, h.key(), h, t);
   }
 
