@@ -21,6 +21,8 @@ command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # vcsim: govmomi's vCenter simulator, built from Debian's Go and govmomi sources (test-support/vcsim/build.sh).
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/vmware/govmomi ] || missing+=(golang-github-vmware-govmomi-dev)
+# sshd: Debian's OpenSSH server plays ESXi hosts on loopback ports for `collect hosts` (HostsCollectorIT).
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # chromium: the real browser the console's tests drive, headless, over its DevTools protocol (ConsoleIT).
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 

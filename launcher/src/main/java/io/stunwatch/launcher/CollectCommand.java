@@ -2,6 +2,8 @@ package io.stunwatch.launcher;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.stunwatch.collectors.hosts.HostsCollector;
+import io.stunwatch.collectors.hosts.HostsConfig;
 import io.stunwatch.collectors.prometheus.ExporterCollector;
 import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.vcenter.VcenterCollectors;
@@ -41,10 +43,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code stunwatch collect worker|vcenter|prometheus}. */
+/** {@code stunwatch collect worker|hosts|vcenter|prometheus}. */
 @Command(name = "collect", mixinStandardHelpOptions = true,
     description = "Run a collector that publishes to Kafka.",
-    subcommands = {CollectCommand.Worker.class, CollectCommand.Vcenter.class, CollectCommand.Prometheus.class})
+    subcommands = {CollectCommand.Worker.class, CollectCommand.Hosts.class, CollectCommand.Vcenter.class,
+        CollectCommand.Prometheus.class})
 final class CollectCommand implements Runnable {
 
   @Spec
@@ -52,7 +55,7 @@ final class CollectCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing collector: worker, vcenter or prometheus");
+    throw new ParameterException(spec.commandLine(), "missing collector: worker, hosts, vcenter or prometheus");
   }
 
   /** {@code stunwatch collect worker}. */
@@ -317,6 +320,56 @@ final class CollectCommand implements Runnable {
       ExporterCollector collector = ExporterCollector.start(settings, ctx.clock());
       ctx.out().println("Exporter collector scraping " + settings.exporter().targets().size() + " targets every "
           + ConfigKeys.format(settings.exporter().interval()) + "; Ctrl-C to stop.");
+      ctx.out().flush();
+      UntilStopped.await(collector, Duration.ofSeconds(30));
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code stunwatch collect hosts}. */
+  @Command(name = "hosts", mixinStandardHelpOptions = true,
+      description = {"Read every GPU host's vGPUs over SSH, agentless: one long-running 'nvidia-smi vgpu -q -l' per "
+          + "host, and its vGPU scheduler state every few minutes, published to Kafka as the host view. The hosts "
+          + "come from the vCenter inventory that 'collect vcenter' publishes (every host with an NVIDIA GPU, or "
+          + "named in hosts.file), or from hosts.file alone, and are followed as they come and go. Runs until "
+          + "stopped.",
+          "Key authentication only (hosts.ssh.identity-file); host keys pinned in hosts.ssh.known-hosts, an unknown "
+              + "or changed key refused and counted. A recording of one host replays with "
+              + "'collect worker --hostname HOST --replay FILE'."})
+  static final class Hosts implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Mixin
+    ConfigOption config;
+
+    @Mixin
+    KafkaOption kafkaOption;
+
+    @Option(names = "--hosts-file", paramLabel = "FILE",
+        description = "Host list or address book, one 'name [address[:port]]' per line (hosts.file).")
+    Path hostsFile;
+
+    @Option(names = "--source", paramLabel = "SOURCE",
+        description = "Where the hosts come from: ${COMPLETION-CANDIDATES} (hosts.source).")
+    HostsConfig.Source hostsSource;
+
+    @Option(names = "--metrics-port", description = "Port of /metrics, 0 for none (hosts.metrics-port).")
+    Integer metricsPort;
+
+    Hosts(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      ConfigSource source = kafkaOption.apply(config.load(ctx))
+          .override(HostsConfig.FILE, hostsFile, "--hosts-file")
+          .override(HostsConfig.SOURCE, hostsSource == null ? null : hostsSource.name().toLowerCase(), "--source")
+          .override(HostsConfig.METRICS_PORT, metricsPort, "--metrics-port");
+      HostsCollector.Settings settings = HostsCollector.Settings.from(source);
+      HostsCollector collector = HostsCollector.start(settings, ctx.clock());
+      ctx.out().println("Hosts collector running (hosts from " + settings.hosts().source().name().toLowerCase()
+          + "); Ctrl-C to stop.");
       ctx.out().flush();
       UntilStopped.await(collector, Duration.ofSeconds(30));
       return ExitCodes.OK;

@@ -4,6 +4,7 @@ import io.stunwatch.api.ApiConfig;
 import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
+import io.stunwatch.collectors.hosts.HostsConfig;
 import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigKey;
@@ -30,6 +31,7 @@ public final class ConfigCatalog {
     keys.addAll(KafkaClientConfig.KEYS);
     keys.addAll(BrokerConfig.KEYS);
     keys.addAll(WorkerCollector.KEYS);
+    keys.addAll(HostsConfig.KEYS);
     keys.addAll(ExporterConfig.KEYS);
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);

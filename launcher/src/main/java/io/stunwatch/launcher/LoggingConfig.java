@@ -64,6 +64,8 @@ public record LoggingConfig(LogLevel level, LogLevel kafkaLevel) {
     // Its WSClient logs every failed call with a stack trace at ERROR; the collector reports those with the URL.
     ctx.getLogger("com.vmware").setLevel(Level.WARN);
     ctx.getLogger("com.vmware.vim25.ws.WSClient").setLevel(Level.OFF);
+    // MINA SSHD narrates each connection at INFO; collect hosts reports what matters per host itself.
+    ctx.getLogger("org.apache.sshd").setLevel(Level.WARN);
     Level benign = kafkaLevel.compareTo(LogLevel.WARN) >= 0 ? Level.ERROR : Level.toLevel(kafkaLevel.name());
     for (String name : BENIGN_WARN_LOGGERS) {
       ctx.getLogger(name).setLevel(benign);

@@ -383,7 +383,7 @@ class DeploymentFilesTest {
   @Test
   void theSystemdUnitsRunStunwatchUnprivilegedWithSettingsItReads() {
     Map<String, String> units = Map.of("stunwatch-worker.service", "collect worker", "stunwatch-api.service", "api",
-        "stunwatch-vcenter.service", "collect vcenter");
+        "stunwatch-vcenter.service", "collect vcenter", "stunwatch-hosts.service", "collect hosts");
     Set<String> known = knownVariables();
     Matcher m = Pattern.compile("^Environment=([A-Z_]+)=").matcher("");
     units.forEach((file, command) -> {

@@ -124,6 +124,19 @@ public final class Meters {
   public static final String VCENTER_ELEMENTS_SKIPPED = "stunwatch.vcenter.answer.elements.skipped";
   /** Gauge, seconds: age of each vCenter collector's latest checkpoint (saved at least every heartbeat). */
   public static final String VCENTER_CHECKPOINT_AGE = "stunwatch.vcenter.checkpoint.age.seconds";
+  /** Tag: where a collector stands with a peer ({@link HostState}). */
+  public static final String TAG_STATE = "state";
+  /** Hosts collector, gauge: hosts by {@link #TAG_STATE} ({@link HostState}). */
+  public static final String HOSTS = "stunwatch.collector.hosts";
+  /**
+   * Hosts collector, counter: streams lost or refused, by {@link #TAG_HOST} and {@link #TAG_REASON}
+   * ({@link HostFailure}). Every series of a host exists from when it is followed.
+   */
+  public static final String HOST_FAILURES = "stunwatch.collector.host.failures";
+  /** Hosts collector, gauge, seconds: age of each host's newest reading, by {@link #TAG_HOST}; NaN before the first. */
+  public static final String HOST_READING_AGE = "stunwatch.collector.host.reading.age";
+  /** Hosts collector, counter: host-list entries skipped as bad (logged with file and line). */
+  public static final String HOST_LIST_ERRORS = "stunwatch.collector.host.list.errors";
   /** Gauge, Unix seconds: time of the newest record seen, by {@link PipelineSource}. */
   public static final String LAST_EVENT = "stunwatch.last.event.timestamp.seconds";
   /** Tag: a Kafka Streams state store's name. */

@@ -57,6 +57,18 @@ public final class RealPeers {
     return require("chromium (Debian package chromium; ./test.sh installs it)", "chromium", "chromium-browser");
   }
 
+  /**
+   * Debian's OpenSSH server ({@code openssh-server}), at its absolute path as sshd requires to re-execute itself:
+   * {@code /usr/sbin} is not on every user's PATH. Skips or fails the test when it is missing.
+   */
+  public static Path sshd() {
+    Path sshd = Path.of("/usr/sbin/sshd");
+    if (Files.isExecutable(sshd)) {
+      return sshd;
+    }
+    return require("sshd (Debian package openssh-server)", "sshd");
+  }
+
   /** The first of {@code names} found on the PATH; skips or fails the test when none is. */
   public static Path require(String what, String... names) {
     Optional<Path> found = onPath(names);

@@ -20,6 +20,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 
 /** Runs {@code nvidia-smi vgpu -q} (or the configured command) on a hypervisor host every interval. */
 public final class NvidiaSmiVgpuSource extends PeriodicSource {
@@ -51,8 +52,15 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
 
   /** Parses and publishes one output of {@code hostname}. */
   public static void accept(String text, String hostname, Instant at, String source, Inputs inputs) {
+    accept(text, hostname, at, source, inputs, UnaryOperator.identity());
+  }
+
+  /** Parses one output of {@code hostname}, completes each sample with {@code complete} and publishes it. */
+  public static void accept(String text, String hostname, Instant at, String source, Inputs inputs,
+      UnaryOperator<HostVgpuSample> complete) {
     try {
-      for (HostVgpuSample s : new VgpuQueryParser().parse(text, hostname, at, source)) {
+      for (HostVgpuSample parsed : new VgpuQueryParser().parse(text, hostname, at, source)) {
+        HostVgpuSample s = complete.apply(parsed);
         inputs.sample(CollectorInput.HOST_VGPU, Topics.HOST_VGPU_SAMPLES, s.key(), s, s.timestamp());
       }
     } catch (InputParseException e) {
@@ -67,6 +75,13 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
    */
   public static void acceptBlock(VgpuBlockSplitter.Block block, String hostname, Instant fallback, String source,
       LocalTimes times, Inputs inputs) {
+    acceptBlock(block, hostname, fallback, source, times, inputs, UnaryOperator.identity());
+  }
+
+  /** As {@link #acceptBlock(VgpuBlockSplitter.Block, String, Instant, String, LocalTimes, Inputs)}, each sample
+   * completed with {@code complete}. */
+  public static void acceptBlock(VgpuBlockSplitter.Block block, String hostname, Instant fallback, String source,
+      LocalTimes times, Inputs inputs, UnaryOperator<HostVgpuSample> complete) {
     Instant at = fallback;
     if (block.timestamp() != null) {
       try {
@@ -77,7 +92,7 @@ public final class NvidiaSmiVgpuSource extends PeriodicSource {
         return;
       }
     }
-    accept(block.text(), hostname, at, source + " (block at line " + block.firstLine() + ")", inputs);
+    accept(block.text(), hostname, at, source + " (block at line " + block.firstLine() + ")", inputs, complete);
   }
 
   /**

@@ -68,6 +68,11 @@ public final class VgpuBlockSplitter {
     if (content) {
       sink.accept(new Block(text.toString(), firstLine, timestamp));
     }
+    discard();
+  }
+
+  /** Forgets the block read so far: the stream broke off in the middle of it. */
+  public void discard() {
     text.setLength(0);
     gpus.clear();
     timestamp = null;

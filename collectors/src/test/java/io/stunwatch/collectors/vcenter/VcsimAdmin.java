@@ -37,12 +37,12 @@ import java.util.List;
  * What a vCenter admin does to a running vcsim in the ITs: relocates VMs (posting the events vcsim does not post
  * itself) and writes the files ESXi would write into a VM's directory.
  */
-final class VcsimAdmin {
+public final class VcsimAdmin {
 
   private final Vcsim vcsim;
   private final ServiceInstance si;
 
-  VcsimAdmin(Vcsim vcsim) throws Exception {
+  public VcsimAdmin(Vcsim vcsim) throws Exception {
     this.vcsim = vcsim;
     // yavijava caches the first trust manager's context process-wide: reset it, as the connector does
     synchronized (CustomSSLTrustContextCreator.class) {
@@ -52,12 +52,12 @@ final class VcsimAdmin {
     }
   }
 
-  ServiceInstance serviceInstance() {
+  public ServiceInstance serviceInstance() {
     return si;
   }
 
   /** The simulator's VMs, at least four. */
-  List<VirtualMachine> vms() throws Exception {
+  public List<VirtualMachine> vms() throws Exception {
     List<VirtualMachine> out = new ArrayList<>();
     for (ManagedEntity e : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("VirtualMachine")) {
       out.add((VirtualMachine) e);
@@ -67,8 +67,8 @@ final class VcsimAdmin {
   }
 
   /** Relocates the VM to another host, then posts the VmMigratedEvent vcsim does not post itself; its key. */
-  int relocateAndPost(VirtualMachine vm) throws Exception {
-    HostSystem from = new HostSystem(si.getServerConnection(), vm.getRuntime().getHost());
+  public int relocateAndPost(VirtualMachine vm) throws Exception {
+    HostSystem from = hostOf(vm);
     HostSystem to = null;
     for (ManagedEntity h : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("HostSystem")) {
       if (!h.getMOR().getVal().equals(from.getMOR().getVal())) {
@@ -76,6 +76,27 @@ final class VcsimAdmin {
         break;
       }
     }
+    return relocateAndPost(vm, to);
+  }
+
+  /** The host the VM runs on. */
+  public HostSystem hostOf(VirtualMachine vm) throws Exception {
+    return new HostSystem(si.getServerConnection(), vm.getRuntime().getHost());
+  }
+
+  /** The host of that name. */
+  public HostSystem host(String name) throws Exception {
+    for (ManagedEntity h : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("HostSystem")) {
+      if (h.getName().equals(name)) {
+        return (HostSystem) h;
+      }
+    }
+    throw new AssertionError("vcsim has no host " + name);
+  }
+
+  /** Relocates the VM to {@code to}, then posts the VmMigratedEvent vcsim does not post itself; its key. */
+  public int relocateAndPost(VirtualMachine vm, HostSystem to) throws Exception {
+    HostSystem from = hostOf(vm);
     VirtualMachineRelocateSpec spec = new VirtualMachineRelocateSpec();
     spec.setHost(to.getMOR());
     Task task = vm.relocateVM_Task(spec);
@@ -113,7 +134,7 @@ final class VcsimAdmin {
   }
 
   /** Posts a VmPoweredOnEvent of the VM, as a host does on a power-on; its key. */
-  int postPowerOn(VirtualMachine vm) throws Exception {
+  public int postPowerOn(VirtualMachine vm) throws Exception {
     VmPoweredOnEvent e = new VmPoweredOnEvent();
     e.setVm(vmArg(vm));
     e.setHost(hostArg(new HostSystem(si.getServerConnection(), vm.getRuntime().getHost())));

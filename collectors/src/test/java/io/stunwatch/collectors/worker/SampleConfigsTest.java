@@ -2,6 +2,7 @@ package io.stunwatch.collectors.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.collectors.hosts.HostsConfig;
 import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.config.ConfigKey;
@@ -27,12 +28,14 @@ class SampleConfigsTest {
     known.addAll(KafkaClientConfig.KEYS);
     known.addAll(VcenterConfig.KEYS);
     known.addAll(ExporterConfig.KEYS);
+    known.addAll(HostsConfig.KEYS);
     List<String> inputs;
     try (Stream<Path> dirs = Files.list(INPUTS)) {
       inputs = dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
           .filter(n -> !n.equals("worker")).sorted().toList();
     }
-    assertThat(inputs).containsExactly("hostvgpu", "nvidiasmi", "prometheus", "rdma", "throughput", "vcenter");
+    assertThat(inputs).containsExactly("hosts", "hostvgpu", "nvidiasmi", "prometheus", "rdma", "throughput",
+        "vcenter");
     for (String input : inputs) {
       Path dir = INPUTS.resolve(input);
       assertThat(dir.resolve("README.md")).as(input).isRegularFile();
@@ -44,6 +47,9 @@ class SampleConfigsTest {
       assertThat(WorkerCollector.Settings.from(source)).as(input).isNotNull();
       assertThat(VcenterConfig.from(source, input.equals("vcenter"))).as(input).isNotNull();
       assertThat(ExporterConfig.from(source)).as(input).isNotNull();
+      if (input.equals("hosts")) {
+        assertThat(HostsConfig.from(source)).as(input).isNotNull();
+      }
     }
   }
 }

@@ -214,6 +214,9 @@ public final class FleetScenario {
         if (hostReads) {
           sendHostView(sink, vm, on[i], t, util, fbUsed);
         }
+        if (agentless(vm)) {
+          continue; // no worker in this guest: its hosts' readings are all there is
+        }
         GpuSample g = new GpuSample(vm.id(), vm.name(), t, 0, "GPU-" + vm.id(), "GRID " + vm.profile().name(),
             "00000000:02:00.0", util, (double) Math.round(util * 0.6), fbUsed, vm.profile().framebufferMiB(), null, null, 1590L, "P0",
             vm.profile());
@@ -277,6 +280,14 @@ public final class FleetScenario {
   static final List<String> SCHEDULERS = List.of("Best Effort", "Equal Share", "Fixed Share");
 
   /** A VM's vGPU as its host's {@code nvidia-smi vgpu -q} shows it: on one of the host's four GPUs. */
+  /**
+   * Whether the VM has no worker in its guest, as at most sites: every fourth VM when the hosts read their vGPUs, so
+   * that the host view is seen alone; none otherwise.
+   */
+  public boolean agentless(Vm vm) {
+    return hostViewEvery > 0 && vm.index() % 4 == 3;
+  }
+
   private static void sendHostView(Sink sink, Vm vm, int host, Instant t, double util, long fbUsed) {
     HostVgpuSample h = new HostVgpuSample(null, host(host).name(), t, String.format("00000000:%02X:00.0", GPU_BUSES[vm.index() % 4]),
         "NVIDIA " + vm.profile().gpuModel(), vm.name(), String.valueOf(3_251_634_000L + vm.index()),
