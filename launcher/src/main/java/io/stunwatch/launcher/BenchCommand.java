@@ -4,6 +4,7 @@ import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.bench.AccuracyBenchmark;
 import io.stunwatch.launcher.bench.ApiBenchmark;
 import io.stunwatch.launcher.bench.FleetBenchmark;
+import io.stunwatch.launcher.bench.HostsBenchmark;
 import io.stunwatch.launcher.bench.ProcessorBenchmark;
 import io.stunwatch.launcher.bench.StreamsOverrides;
 import io.stunwatch.launcher.sim.StunLaw;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Run a benchmark on an embedded broker in this process and print its figures.",
     subcommands = {BenchCommand.Processor.class, BenchCommand.Api.class, BenchCommand.Fleet.class,
+        BenchCommand.Hosts.class,
         BenchCommand.Accuracy.class})
 final class BenchCommand implements Runnable {
 
@@ -215,6 +217,68 @@ final class BenchCommand implements Runnable {
   }
 
   /** {@code stunwatch bench accuracy}. */
+  @Command(name = "hosts", mixinStandardHelpOptions = true,
+      description = {"A real 'stunwatch collect hosts' process (its own JVM) reading N simulated ESXi hosts over SSH, "
+          + "all served by one Apache MINA SSHD server in this JVM, each printing 'nvidia-smi vgpu -q -l' blocks of "
+          + "V vGPUs every interval, to an embedded broker. A baseline pass reads one host, then the measured pass N: "
+          + "each warms up, then measures the collector's CPU, every host's newest reading's age each second, and "
+          + "its heap live set after a full GC.",
+          "Prints a markdown table for docs/performance.md."})
+  static final class Hosts implements Callable<Integer> {
+    private final LaunchContext ctx;
+
+    @Option(names = "--hosts", defaultValue = "500", description = "Simulated hosts (default ${DEFAULT-VALUE}).")
+    int hosts;
+
+    @Option(names = "--vgpus", defaultValue = "4", description = "vGPUs a host (default ${DEFAULT-VALUE}).")
+    int vgpus;
+
+    @Option(names = "--interval-seconds", defaultValue = "5", description = "Each host's -l "
+        + "(default ${DEFAULT-VALUE}).")
+    int intervalSeconds;
+
+    @Option(names = "--warmup-seconds", defaultValue = "60", description = "Before each pass's measurement "
+        + "(default ${DEFAULT-VALUE}).")
+    int warmupSeconds;
+
+    @Option(names = "--seconds", defaultValue = "120", description = "Each pass's measurement "
+        + "(default ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--heap", defaultValue = "512m", description = "The collector's -Xmx (default ${DEFAULT-VALUE}).")
+    String heap;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Working directory (default: a new temporary "
+        + "one, deleted afterwards).")
+    Path dataDir;
+
+    Hosts(LaunchContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      if (hosts < 1 || hosts > 5000 || vgpus < 0 || vgpus > 64 || intervalSeconds < 1 || warmupSeconds < 10
+          || seconds < 10 || !heap.matches("\\d+[mg]")) {
+        ctx.err().println("--hosts must be 1 to 5000, --vgpus 0 to 64, --interval-seconds at least 1, "
+            + "--warmup-seconds and --seconds at least 10, --heap like 512m");
+        return ExitCodes.USAGE;
+      }
+      Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-hosts-");
+      try {
+        HostsBenchmark.Settings s = new HostsBenchmark.Settings(hosts, vgpus, Duration.ofSeconds(intervalSeconds),
+            Duration.ofSeconds(warmupSeconds), Duration.ofSeconds(seconds), heap, dir);
+        ctx.out().print(HostsBenchmark.table(s, new HostsBenchmark(s, ctx.out()).run()));
+        ctx.out().flush();
+        return ExitCodes.OK;
+      } finally {
+        if (dataDir == null) {
+          Processor.deleteTree(dir);
+        }
+      }
+    }
+  }
+
   @Command(name = "accuracy", mixinStandardHelpOptions = true,
       description = {"How close the stun forecasts come, by the API's own backtest (GET /api/stun-time/accuracy): "
           + "for each site law, a whole demo (embedded broker, collectors' parsers, processor, API) runs through "

@@ -78,6 +78,9 @@ class ConsoleIT {
         assertThat(browser.eval("sessionStorage.getItem('stunwatch.token') === '" + token + "'").asBoolean())
             .as("the token kept in the tab's session storage").isTrue();
         browser.screenshot(SHOTS.resolve("migrations.png"));
+        // the demo's VMs without a guest worker are listed as seen by their hosts
+        assertThat(browser.eval("[...document.querySelectorAll('#migrations thead th')].map(h => h.textContent)"
+            + ".includes('load seen by')").asBoolean()).as("a 'load seen by' column").isTrue();
 
         browser.eval("document.querySelector('#under-load').checked = true;"
             + "document.querySelector('#filters').requestSubmit()");

@@ -41,8 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * host of a vcsim inventory (published by the real {@code collect vcenter}) with a fake {@code nvidia-smi} on its
  * PATH that prints {@code vgpu -q -l} blocks of the VMs the test puts there. A VM busy on one host is migrated to
  * another in vcsim; its impact and alert come out of the real processor as the HOST view. Meanwhile a host that
- * accepts connections and never answers times out without holding up the others, a host added to the list is
- * followed, a host whose key changes is refused and counted, and a host dropped from the list is no longer followed.
+ * accepts connections and never answers times out without holding up the others, a host added to vCenter is
+ * refused until its key is pinned, then followed until it is removed, a host whose key changes is refused and counted, and a host dropped from the list is
+ * no longer followed.
  */
 class HostsCollectorIT {
 
@@ -80,7 +81,7 @@ class HostsCollectorIT {
       OpenSshServer.keygen(key);
       String pub = Files.readString(Path.of(key + ".pub"));
       Map<String, OpenSshServer> esx = new HashMap<>();
-      for (String h : List.of("DC0_C0_H0", "DC0_C0_H1", "DC0_C0_H2")) {
+      for (String h : List.of("DC0_C0_H0", "DC0_C0_H1", "esx-new.lab")) {
         Path home = dir.resolve(h);
         Files.createDirectories(home.resolve("bin"));
         fakeNvidiaSmi(home);
@@ -89,18 +90,16 @@ class HostsCollectorIT {
       try {
         vms("DC0_C0_H0", vmName + " 90 15360");
         vms("DC0_C0_H1", "idle-b 2 512");
-        vms("DC0_C0_H2", "");
+        vms("esx-new.lab", "idle-n 1 256");
         Path knownHosts = dir.resolve("known_hosts");
-        List<String> pins = new ArrayList<>();
-        for (OpenSshServer s : esx.values()) {
-          pins.add(s.knownHostsLine());
-        }
-        Files.write(knownHosts, pins);
+        // the host that vCenter gets later is not pinned yet
+        Files.write(knownHosts, List.of(esx.get("DC0_C0_H0").knownHostsLine(), esx.get("DC0_C0_H1").knownHostsLine()));
         Path book = dir.resolve("hosts");
         Files.writeString(book, "# the inventory's hosts, reached on loopback\n"
             + "DC0_C0_H0 127.0.0.1:" + esx.get("DC0_C0_H0").port() + "\n"
             + "DC0_C0_H1 127.0.0.1:" + esx.get("DC0_C0_H1").port() + "\n"
-            + "DC0_H0 127.0.0.1:" + hung.getLocalPort() + "   # accepts, never answers\n");
+            + "DC0_H0 127.0.0.1:" + hung.getLocalPort() + "   # accepts, never answers\n"
+            + "esx-new.lab 127.0.0.1:" + esx.get("esx-new.lab").port() + "   # not in vCenter yet\n");
 
         Path vcConfig = dir.resolve("vcenter.properties");
         Files.writeString(vcConfig, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1="
@@ -140,7 +139,8 @@ class HostsCollectorIT {
           Map<String, Double> m = metrics(metricsPort);
           assertThat(m.get(age("DC0_C0_H0"))).as("newest reading of a host beside a hung one").isLessThan(3.0);
           assertThat(m.get(age("DC0_C0_H1"))).isLessThan(3.0);
-          assertThat(m).doesNotContainKey(age("DC0_C0_H2")).as("in the inventory, not named, no GPU");
+          assertThat(m).as("in the inventory, not named, no GPU").doesNotContainKey(age("DC0_C0_H2"));
+          assertThat(m).as("named, not in the inventory").doesNotContainKey(age("esx-new.lab"));
 
           // 15 s busy on H0; the source stops reporting the VM as it is stunned; vMotion to H1, where it reads 85 %
           Thread.sleep(15_000);
@@ -188,11 +188,18 @@ class HostsCollectorIT {
             return false;
           }, "a HOST-view alert for the migration", () -> String.join("\n", api.stderr()));
 
-          // a host added to the list is followed
-          Files.writeString(book, "DC0_C0_H2 127.0.0.1:" + esx.get("DC0_C0_H2").port() + "\n",
-              StandardOpenOption.APPEND);
+          // a host added to vCenter is followed, and no longer once it is removed from vCenter
+          // its key not pinned yet: refused and counted, never trusted on first use; pinned, it streams
+          admin.addHost("esx-new.lab");
+          Await.until(Duration.ofSeconds(30), () -> metrics(metricsPort).getOrDefault(
+              failures("esx-new.lab", "unknown-host-key"), 0.0) >= 1.0, "the unpinned host refused", logs);
+          assertThat(hosts.stderr()).anyMatch(l -> l.contains("esx-new.lab") && l.contains("not in known_hosts"));
+          Files.write(knownHosts, List.of(esx.get("esx-new.lab").knownHostsLine()), StandardOpenOption.APPEND);
           Await.until(Duration.ofSeconds(30), () -> metrics(metricsPort).getOrDefault("hosts{state=\"streaming\"}",
-              0.0) == 3.0, "the added host streaming", logs);
+              0.0) == 3.0, "the host added to vCenter streaming once pinned", logs);
+          admin.removeHost("esx-new.lab");
+          Await.until(Duration.ofSeconds(30), () -> !metrics(metricsPort).containsKey(age("esx-new.lab")),
+              "the host removed from vCenter no longer followed", logs);
 
           // a host reinstalled with a new key: its stream breaks, and the new key is refused and counted
           esx.get("DC0_C0_H1").newHostKey();

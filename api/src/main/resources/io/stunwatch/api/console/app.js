@@ -87,6 +87,8 @@ async function migrations(params) {
       ['initiator', (m) => m.migration.initiator],
       ['result', (m) => m.migration.state],
       ['under load', (m) => (m.underLoad ? badge('under load', 'busy') : '')],
+      // HOST: a VM with no worker in its guest, read by its ESXi hosts (collect hosts)
+      ['load seen by', (m) => (m.loadSource ? m.loadSource.toLowerCase() : UNKNOWN)],
       ['stun', (m) => (m.stun && m.stun.seconds !== undefined && m.stun.seconds !== null
         ? `${num(m.stun.seconds)} s ${m.stun.source === 'VMWARE_LOG' ? '(vmware.log)' : '(estimate)'}` : UNKNOWN),
       'num'],

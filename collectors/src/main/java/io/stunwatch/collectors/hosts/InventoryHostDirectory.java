@@ -61,25 +61,38 @@ public final class InventoryHostDirectory implements HostDirectory {
     try {
       List<TopicPartition> partitions = List.of();
       while (running && partitions.isEmpty()) {
-        partitions = consumer.partitionsFor(Topics.HOST_INVENTORY.name(), Duration.ofSeconds(30)).stream()
-            .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
-        if (partitions.isEmpty()) {
-          LOG.warn("{} has no partitions yet (is collect vcenter running?); asking again", Topics.HOST_INVENTORY.name());
+        try {
+          partitions = consumer.partitionsFor(Topics.HOST_INVENTORY.name(), Duration.ofSeconds(30)).stream()
+              .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+          partitions = List.of();
+        }
+        if (partitions.isEmpty() && running) {
+          LOG.warn("{} has no partitions yet (is collect vcenter running?); asking again",
+              Topics.HOST_INVENTORY.name());
         }
       }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       while (running) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
-          apply(r);
+        try {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
+            apply(r);
+          }
+        } catch (WakeupException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          // an authorization or broker failure: the hosts known so far stay followed, and reading goes on
+          LOG.error("Reading {} failed; trying again in 5 s", Topics.HOST_INVENTORY.name(), e);
+          Thread.sleep(5000);
         }
       }
     } catch (WakeupException e) {
       if (running) {
         throw e;
       }
-    } catch (RuntimeException e) {
-      LOG.error("Reading {} failed; the hosts known so far stay followed", Topics.HOST_INVENTORY.name(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }

@@ -8,6 +8,7 @@ import com.vmware.vim25.Event;
 import com.vmware.vim25.EventFilterSpec;
 import com.vmware.vim25.EventFilterSpecByEntity;
 import com.vmware.vim25.EventFilterSpecRecursionOption;
+import com.vmware.vim25.HostConnectSpec;
 import com.vmware.vim25.HostEventArgument;
 import com.vmware.vim25.TaskEvent;
 import com.vmware.vim25.TaskInfo;
@@ -16,6 +17,7 @@ import com.vmware.vim25.VirtualMachineRelocateSpec;
 import com.vmware.vim25.VmEventArgument;
 import com.vmware.vim25.VmMigratedEvent;
 import com.vmware.vim25.VmPoweredOnEvent;
+import com.vmware.vim25.mo.ClusterComputeResource;
 import com.vmware.vim25.mo.Datacenter;
 import com.vmware.vim25.mo.Datastore;
 import com.vmware.vim25.mo.HostSystem;
@@ -92,6 +94,26 @@ public final class VcsimAdmin {
       }
     }
     throw new AssertionError("vcsim has no host " + name);
+  }
+
+  /** Adds a host of that name to the first cluster, as an admin adds a new ESXi host to vCenter. */
+  public HostSystem addHost(String name) throws Exception {
+    ClusterComputeResource cluster = (ClusterComputeResource) new InventoryNavigator(si.getRootFolder())
+        .searchManagedEntities("ClusterComputeResource")[0];
+    HostConnectSpec spec = new HostConnectSpec();
+    spec.setHostName(name);
+    spec.setUserName("root");
+    spec.setPassword("unused-by-vcsim");
+    spec.setForce(true);
+    Task task = cluster.addHost_Task(spec, true, null, null);
+    assertThat(task.waitForTask()).isEqualTo(Task.SUCCESS);
+    return host(name);
+  }
+
+  /** Removes a host without VMs from vCenter. */
+  public void removeHost(String name) throws Exception {
+    Task task = host(name).destroy_Task();
+    assertThat(task.waitForTask()).isEqualTo(Task.SUCCESS);
   }
 
   /** Relocates the VM to {@code to}, then posts the VmMigratedEvent vcsim does not post itself; its key. */

@@ -477,7 +477,7 @@ public final class FleetBenchmark {
   }
 
   /** {@code jcmd GC.run}, then the heap used and the RSS, bytes. */
-  private static long[] heapAndRss(long pid) throws Exception {
+  static long[] heapAndRss(long pid) throws Exception {
     jcmd(pid, "GC.run");
     String info = jcmd(pid, "GC.heap_info");
     Matcher m = Pattern.compile("used (\\d+)K").matcher(info);

@@ -85,7 +85,7 @@ public final class Demo implements AutoCloseable {
 
   /** What the API says so far. */
   public record Summary(Instant simulatedNow, double speed, Instant fleetAt, int migrations, boolean more,
-      int alerts, String lastStun) {
+      int alerts, String lastStun, int hostOnly) {
     /** One line for the terminal. */
     public String line() {
       long behind = fleetAt == null ? 0 : Duration.between(fleetAt, simulatedNow).toMinutes();
@@ -93,7 +93,8 @@ public final class Demo implements AutoCloseable {
           simulatedNow.truncatedTo(ChronoUnit.SECONDS).toString().replace('T', ' ').replace("Z", ""),
           speed > 1 ? "x" + Math.round(speed) : "live",
           behind >= 1 ? ", fleet " + behind + " min behind: this machine is busy" : "",
-          more ? "over " : "", migrations, alerts, lastStun == null ? "none yet" : lastStun);
+          more ? "over " : "", migrations, alerts, lastStun == null ? "none yet" : lastStun)
+          + (hostOnly > 0 ? " | " + hostOnly + " seen only from their hosts" : "");
     }
   }
 
@@ -251,8 +252,12 @@ public final class Demo implements AutoCloseable {
         break;
       }
     }
+    int hostOnly = 0;
+    for (JsonNode m : migrations) {
+      hostOnly += "HOST".equals(m.path("loadSource").asText()) ? 1 : 0; // a VM with no worker in its guest
+    }
     return new Summary(now, clock.speedNow(), feed.lastReleased(), migrations.size(), migrations.size() >= 1000, alerts.size(),
-        lastStun);
+        lastStun, hostOnly);
   }
 
   private JsonNode get(String path) throws IOException, InterruptedException {

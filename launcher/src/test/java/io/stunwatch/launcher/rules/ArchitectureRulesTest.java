@@ -86,4 +86,13 @@ class ArchitectureRulesTest {
         .because("a collector runs alone on a worker or beside vCenter, with only the event contracts")
         .check(classes);
   }
+
+  @Test
+  void onlyTheSshShellKnowsTheSshLibrary() {
+    noClasses().that().resideOutsideOfPackage("io.stunwatch.launcher.bench")
+        .and().haveNameNotMatching("io\\.stunwatch\\.collectors\\.hosts\\.MinaSshHostShell(\\$.*)?")
+        .should().dependOnClassesThat().resideInAPackage("org.apache.sshd..")
+        .because("collect hosts speaks to its hosts through HostShell: the SSH library can be replaced in one class")
+        .check(classes);
+  }
 }
