@@ -2,12 +2,13 @@ package io.stunwatch.collectors.hosts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.testsupport.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,32 +45,16 @@ class FileHostDirectoryTest {
   void aChangedFileIsRereadAndAVanishedOneKeepsTheHostsLastRead() throws Exception {
     Path f = dir.resolve("hosts");
     Files.writeString(f, "esx01\n");
-    Instant[] now = {Instant.parse("2026-11-28T10:00:00Z")};
-    Clock clock = new Clock() {
-      @Override
-      public java.time.ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(java.time.ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return now[0];
-      }
-    };
+    ManualClock clock = new ManualClock(Instant.parse("2026-11-28T10:00:00Z"));
     FileHostDirectory d = new FileHostDirectory(f, 22, clock, () -> { });
     assertThat(d.hosts()).containsOnlyKeys("esx01");
     Files.writeString(f, "esx01\nesx02\n");
     Files.setLastModifiedTime(f, FileTime.from(Instant.parse("2030-01-01T00:00:00Z")));
     assertThat(d.hosts()).as("read at most every two seconds").containsOnlyKeys("esx01");
-    now[0] = now[0].plusSeconds(3);
+    clock.advance(Duration.ofSeconds(3));
     assertThat(d.hosts()).containsOnlyKeys("esx01", "esx02");
     Files.delete(f);
-    now[0] = now[0].plusSeconds(3);
+    clock.advance(Duration.ofSeconds(3));
     assertThat(d.hosts()).containsOnlyKeys("esx01", "esx02");
   }
 }

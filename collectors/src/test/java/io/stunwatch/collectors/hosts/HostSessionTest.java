@@ -12,10 +12,9 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.metrics.HostFailure;
 import io.stunwatch.metrics.HostState;
 import io.stunwatch.model.HostVgpuSample;
-import java.time.Clock;
+import io.stunwatch.testsupport.ManualClock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,23 +29,7 @@ class HostSessionTest {
 
   private static final HostAddress ESX = new HostAddress("esx01", "10.0.0.1", 22);
 
-  private Instant now = Instant.parse("2026-11-28T10:00:00Z");
-  private final Clock clock = new Clock() {
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  };
+  private final ManualClock clock = new ManualClock(Instant.parse("2026-11-28T10:00:00Z"));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final RecordingSink sink = new RecordingSink();
   private final Inputs inputs = new Inputs(new WorkerIdentity(null, "collect-hosts"), sink,
@@ -65,7 +48,7 @@ class HostSessionTest {
   }
 
   private void advance(long millis) {
-    now = now.plusMillis(millis);
+    clock.advance(Duration.ofMillis(millis));
     session.tick();
   }
 

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.VmInventoryEntry;
-import java.time.Clock;
+import io.stunwatch.testsupport.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -22,26 +20,6 @@ import org.junit.jupiter.api.Test;
 class InventoryIndexTest {
 
   static final Instant T0 = Instant.parse("2026-11-27T10:00:00Z");
-
-  /** A clock the test moves. */
-  static final class Moving extends Clock {
-    Instant now = T0;
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 
   /** The global inventory store, as the index reads it: a sorted map. */
   static final class Inventory implements ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> {
@@ -102,26 +80,26 @@ class InventoryIndexTest {
 
   @Test
   void aVmTheInventoryLearnsIsFoundAfterATenthOfTheRefreshNotAWholeOne() {
-    Moving clock = new Moving();
+    ManualClock clock = new ManualClock(T0);
     Inventory inventory = new Inventory();
     InventoryIndex index = new InventoryIndex(clock, Duration.ofSeconds(10));
     inventory.add(1, "esx01", null);
     assertThat(index.resolve("esx01", "train-1", null, inventory).vmId()).isEqualTo(id(1));
     inventory.add(2, "esx01", null);
-    clock.now = T0.plusMillis(500);
+    clock.set(T0.plusMillis(500));
     assertThat(index.resolve("esx01", "train-2", null, inventory).outcome())
         .as("within a tenth of the refresh of the last build: not rebuilt").isEqualTo(InventoryIndex.Outcome.UNKNOWN);
-    clock.now = T0.plusSeconds(1);
+    clock.set(T0.plusSeconds(1));
     assertThat(index.resolve("esx01", "train-2", null, inventory).vmId()).as("a miss rebuilds a tenth of the refresh on")
         .isEqualTo(id(2));
     inventory.add(3, "esx02", null);
-    clock.now = T0.plusSeconds(2);
+    clock.set(T0.plusSeconds(2));
     assertThat(index.get(id(3), inventory)).as("so does a lookup by VM id").isNotNull();
   }
 
   @Test
   void namesResolveByHostAndNameThenNameThenTheGuestsHostNameAndNeverWhenShared() {
-    Moving clock = new Moving();
+    ManualClock clock = new ManualClock(T0);
     Inventory inventory = new Inventory();
     inventory.add(1, "esx02", "trainer-1.lab.example");
     inventory.add(2, "esx01", "shared");
