@@ -62,6 +62,16 @@ public final class BrokerAcls {
         out.add(allow(principal, ResourceType.TRANSACTIONAL_ID, VCENTER_TRANSACTIONAL_PREFIX, PatternType.PREFIXED,
             AclOperation.DESCRIBE));
       }
+      case HOSTS -> {
+        // it reads the inventory by assignment, so it joins no group
+        out.add(allow(principal, ResourceType.TOPIC, Topics.HOST_VGPU_SAMPLES.name(), PatternType.LITERAL,
+            AclOperation.WRITE));
+        for (Topic<?, ?> t : List.of(Topics.HOST_VGPU_SAMPLES, Topics.HOST_INVENTORY)) {
+          out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, AclOperation.DESCRIBE));
+        }
+        out.add(allow(principal, ResourceType.TOPIC, Topics.HOST_INVENTORY.name(), PatternType.LITERAL,
+            AclOperation.READ));
+      }
       case SERVICE -> {
         // topics stunwatch.*, the application's internal topics and groups (stunwatch-processor-*), its
         // transactional ids (exactly-once), and what Streams asks of the cluster

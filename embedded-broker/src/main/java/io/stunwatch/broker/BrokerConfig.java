@@ -31,6 +31,8 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
     WORKER,
     /** The vCenter collector: writes the vCenter topics and reads back its own checkpoints. */
     VCENTER,
+    /** The hosts collector: writes the host vGPU samples and reads the host inventory that names its hosts. */
+    HOSTS,
     /** The processor, the API and the operator's {@code tail}: everything under the {@code stunwatch} prefix. */
     SERVICE
   }
@@ -86,7 +88,8 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
       "Password of broker.ssl.keystore, as a file (STUNWATCH_BROKER_SSL_KEYSTORE_PASSWORD_FILE).");
   public static final ConfigKey<Path> USERS_FILE = ConfigKeys.path("broker.users-file", null,
       "The secured broker's logins, one a line: '<user> <role> <password-file>', role worker (writes the sample "
-          + "topics only), vcenter (the vCenter topics) or service (processor, API, tail).");
+          + "topics only), vcenter (the vCenter topics), hosts (collect hosts: the host vGPU samples, reading the host "
+          + "inventory) or service (processor, API, tail).");
 
   /** Every key this record reads. */
   public static final List<ConfigKey<?>> KEYS = List.of(DATA_DIR, HOST, PORT, CONTROLLER_PORT, PARTITIONS,
@@ -152,7 +155,7 @@ public record BrokerConfig(Path dataDir, String host, int port, int controllerPo
       try {
         role = Role.valueOf(f[1].toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        r.problem(USERS_FILE.name(), f[1], where, "role must be worker, vcenter or service");
+        r.problem(USERS_FILE.name(), f[1], where, "role must be worker, vcenter, hosts or service");
         continue;
       }
       Path pw = file.resolveSibling(f[2]);

@@ -40,11 +40,19 @@ class BrokerConfigTest {
     assertThatThrownBy(() -> BrokerConfig.from(ConfigSource.of(Map.of("broker.ssl.keystore", "k.p12",
         "broker.ssl.keystore-password", "pw", "broker.users-file", users.toString()))))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(users + ":1").hasMessageContaining("role must be worker, vcenter or service")
+        .hasMessageContaining(users + ":1").hasMessageContaining("role must be worker, vcenter, hosts or service")
         .hasMessageContaining(users + ":2").hasMessageContaining("fewer than 12 characters")
         .hasMessageContaining(users + ":3").hasMessageContaining("missing.pw")
         .hasMessageContaining(users + ":4").hasMessageContaining("expected '<user> <role> <password-file>'");
     assertThatThrownBy(() -> BrokerConfig.from(ConfigSource.of(Map.of("broker.users-file", users.toString()))))
         .hasMessageContaining("logins travel over TLS only");
+  }
+
+  @Test
+  void theHostsRoleWritesHostSamplesAndReadsTheHostInventoryOnly() {
+    assertThat(BrokerAcls.of("hosts-1", BrokerConfig.Role.HOSTS))
+        .extracting(b -> b.pattern().name() + " " + b.entry().operation())
+        .containsExactlyInAnyOrder("stunwatch.host-vgpu-samples WRITE", "stunwatch.host-vgpu-samples DESCRIBE",
+            "stunwatch.host-inventory DESCRIBE", "stunwatch.host-inventory READ");
   }
 }

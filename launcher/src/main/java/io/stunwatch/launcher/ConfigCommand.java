@@ -142,8 +142,9 @@ final class ConfigCommand implements Runnable {
       description = {"Create or update Kafka logins (SCRAM-SHA-512 and -256) and the ACLs of their roles, through "
           + "a login allowed to (a super user, or the brokers' internal listener).",
           "The users file has one '<user> <role> <password-file>' a line, the password file relative to it; roles: "
-              + "worker (writes the sample topics only), vcenter (the vCenter topics), service (processor, API, "
-              + "tail). Running it again changes nothing."})
+              + "worker (writes the sample topics only), vcenter (the vCenter topics), hosts (collect hosts: writes the "
+              + "host vGPU samples, reads the host inventory), service (processor, API, tail). Running it again "
+              + "changes nothing."})
   static final class Access implements Callable<Integer> {
     private final LaunchContext ctx;
 
