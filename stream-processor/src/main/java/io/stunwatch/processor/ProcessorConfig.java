@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Settings of the stream processor.
@@ -104,10 +105,10 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10),
       "How often the by-VM-id view of the inventory (hosts in the utilization audit) is rebuilt.");
 
-  public static final ConfigKey<String> INSTANCE_ID = ConfigKeys.string("process.instance-id", "",
+  public static final ConfigKey<String> INSTANCE_ID = ConfigKeys.optionalString("process.instance-id",
       "Static group membership: a stable id per instance (a StatefulSet ordinal, a host name). A restarted "
           + "instance with the same id takes its partitions back at once instead of after the session timeout, "
-          + "with no rebalance. Empty: dynamic membership.");
+          + "with no rebalance. Unset: dynamic membership.");
 
   public static final ConfigKey<Integer> THREADS = ConfigKeys.integer("process.threads", 1, 1, 64,
       "Stream threads of this instance. Work is split by task (a partition of every input topic), so more threads "
@@ -191,7 +192,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(ALERT_WINDOW), r.get(ALERT_FB_PCT), r.get(ALERT_RDMA_MBPS) / 1000.0, r.get(SAMPLE_RETENTION),
         r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
-        r.get(INSTANCE_ID), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
+        Objects.requireNonNullElse(r.get(INSTANCE_ID), ""), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
         r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
         r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -47,8 +48,8 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
       "Byte order of product_uuid's first three groups: auto (from the SMBIOS version: swapped before 2.6), "
           + "as-is, or swapped.");
   public static final ConfigKey<ZoneId> TIMEZONE = ConfigKeys.custom("worker.timezone", "zone",
-      "a time zone id such as UTC or Europe/Berlin", ZoneId.systemDefault(),
-      "Zone of local-time timestamps (nvidia-smi's, and log lines without an offset). Default: this machine's.",
+      "a time zone id such as UTC or Europe/Berlin", null,
+      "Zone of local-time timestamps (nvidia-smi's, and log lines without an offset). Unset: this machine's zone.",
       WorkerConfig::zone);
   public static final ConfigKey<Integer> METRICS_PORT = ConfigKeys.port("worker.metrics-port", 0,
       "Port of the collector's Prometheus /metrics page; 0 turns it off.");
@@ -61,7 +62,8 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
   public static WorkerConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
     WorkerConfig c = new WorkerConfig(r.get(VM_ID), r.get(HOSTNAME), r.get(PRODUCT_UUID_FILE),
-        r.get(SMBIOS_ENTRY_POINT), r.get(UUID_BYTE_ORDER), r.get(TIMEZONE), r.get(METRICS_PORT),
+        r.get(SMBIOS_ENTRY_POINT), r.get(UUID_BYTE_ORDER), Objects.requireNonNullElseGet(r.get(TIMEZONE),
+        ZoneId::systemDefault), r.get(METRICS_PORT),
         r.get(METRICS_HOST));
     r.done();
     return c;
