@@ -22,7 +22,7 @@ import javax.net.ssl.X509TrustManager;
  * never a URL); TLS is verified unless {@code vcenter.insecure} says otherwise.
  *
  * @param urls              the vCenters' SDK URLs, each collected with its own session and checkpoint
- * @param username          the vCenter user (read-only role suffices)
+ * @param username          the vCenter user (read-only role with Datastore.Browse)
  * @param password          its password
  * @param thumbprints       pinned SHA-256 certificate thumbprints by host name
  * @param caFile            a CA bundle that signs the vCenters' certificates
@@ -56,7 +56,7 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
       "a comma-separated list of https://HOST/sdk URLs without credentials", List.of(),
       "The vCenters to collect from; each gets its own session and checkpoint.", VcenterConfig::urls);
   public static final ConfigKey<String> USERNAME = ConfigKeys.optionalString("vcenter.username",
-      "The vCenter user, e.g. stunwatch@vsphere.local (a read-only role suffices).");
+      "The vCenter user, e.g. stunwatch@vsphere.local: a read-only role with Datastore.Browse (for vmware.log).");
   public static final ConfigKey<String> PASSWORD = ConfigKeys.secret("vcenter.password",
       "The vCenter password. Give it as STUNWATCH_VCENTER_PASSWORD_FILE (a file) or STUNWATCH_VCENTER_PASSWORD; "
           + "it is never accepted on the command line and never logged.");
