@@ -25,10 +25,10 @@ final class AlertsEndpoint {
     router.get("/api/alerts").handler(rc -> {
       Params p = new Params(rc);
       Instant now = clock.instant();
-      Instant[] range = p.range(now.minus(Duration.ofDays(7)), now.plusSeconds(3600), config.maxRange());
+      TimeRange range = p.range(now.minus(Duration.ofDays(7)), now.plusSeconds(3600), config.maxRange());
       String state = p.choice("state", Set.of("firing", "resolved"), null);
       int limit = p.limit(1000, config.maxPageSize());
-      respond.json(rc, stores.alerts(range[0], range[1], state == null ? null
+      respond.json(rc, stores.alerts(range.from(), range.to(), state == null ? null
           : MigrationAlert.AlertState.valueOf(state.toUpperCase(Locale.ROOT)), limit));
     });
   }

@@ -35,7 +35,7 @@ final class AnnotationsEndpoint {
     router.get("/api/grafana/annotations").handler(rc -> {
       Params p = new Params(rc);
       Instant now = clock.instant();
-      Instant[] range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
+      TimeRange range = p.range(now.minus(Duration.ofHours(24)), now, config.maxRange());
       String vm = p.text("vm");
       int limit = p.limit(1000, config.maxPageSize());
       // A migration that started before the range but ended in it is shown too; none runs longer than the
@@ -45,7 +45,7 @@ final class AnnotationsEndpoint {
         // a VM's own index holds only its rows
         respond.json(rc, stores.migrationsOfVm(vmId).map(rows -> answer(rows, range, null, limit)));
       } else {
-        respond.json(rc, stores.annotationBlocks(range[0].minus(longestMigration), range[1]).map(blocks -> {
+        respond.json(rc, stores.annotationBlocks(range.from().minus(longestMigration), range.to()).map(blocks -> {
           List<AnnotationBlock.Entry> entries = new ArrayList<>();
           blocks.forEach(b -> entries.addAll(b.entries()));
           return answer(entries, range, vm, limit);
@@ -58,11 +58,11 @@ final class AnnotationsEndpoint {
    * The annotations of {@code candidates} that overlap {@code range} and, when {@code vm} is given, are of the VM
    * with that id or name, oldest first, at most {@code limit}.
    */
-  private static ApiServer.JsonBody answer(List<? extends AnnotatedMigration> candidates, Instant[] range, String vm,
+  private static ApiServer.JsonBody answer(List<? extends AnnotatedMigration> candidates, TimeRange range, String vm,
       int limit) {
     List<AnnotatedMigration> kept = new ArrayList<>();
     for (AnnotatedMigration a : candidates) {
-      if (a.compareEndTo(range[0]) >= 0 && a.compareStartTo(range[1]) <= 0
+      if (a.compareEndTo(range.from()) >= 0 && a.compareStartTo(range.to()) <= 0
           && (vm == null || vm.equalsIgnoreCase(a.vmId()) || vm.equals(a.vmName()))) {
         kept.add(a);
       }

@@ -640,8 +640,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   public void addRoutes(Router router, ApiServer.Responder respond, Duration longestMigration) {
     Duration day = Duration.ofDays(1);
     router.get(INTERNAL + "migrations").handler(rc -> {
-      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange());
-      respond.json(rc, blocking(() -> localMigrations(r[0], r[1]))
+      TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange());
+      respond.json(rc, blocking(() -> localMigrations(r.from(), r.to()))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "vm-migrations").handler(rc -> {
@@ -664,17 +664,17 @@ public final class KafkaStreamsStoreReader implements StoreReader {
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
     });
     router.get(INTERNAL + "annotation-blocks").handler(rc -> {
-      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(longestMigration));
-      respond.json(rc, blocking(() -> localBlocks(r[0], r[1]))
+      TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(longestMigration));
+      respond.json(rc, blocking(() -> localBlocks(r.from(), r.to()))
           .map(blocks -> new ApiServer.BinaryBody(RowArrays.stored(blocks, AnnotationBlock::storedLength,
               AnnotationBlock::writeStored))));
     });
     router.get(INTERNAL + "alerts").handler(rc -> {
       Params p = new Params(rc);
-      Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
+      TimeRange r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
       String state = p.choice("state", Set.of("firing", "resolved"), null);
       int limit = p.limit(config.maxPageSize(), config.maxPageSize());
-      respond.json(rc, blocking(() -> localAlerts(r[0], r[1], state == null ? null
+      respond.json(rc, blocking(() -> localAlerts(r.from(), r.to(), state == null ? null
           : MigrationAlert.AlertState.valueOf(state.toUpperCase(Locale.ROOT)), limit)));
     });
     router.get(INTERNAL + "migration").handler(rc -> {
@@ -701,14 +701,14 @@ public final class KafkaStreamsStoreReader implements StoreReader {
       if (size == null) {
         throw ApiException.badParameter("size", "is required");
       }
-      Instant[] r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
+      TimeRange r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
       StoreAt at = at(p, LoadKeys.vmId(vm));
-      respond.json(rc, blocking(() -> localWindows(vm, at, size, r[0], r[1])));
+      respond.json(rc, blocking(() -> localWindows(vm, at, size, r.from(), r.to())));
     });
     router.get(INTERNAL + "host-gpus").handler(rc -> respond.json(rc, blocking(this::localHostGpus)));
     router.get(INTERNAL + "utilization").handler(rc -> {
-      Instant[] r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
-      respond.json(rc, blocking(() -> localUtilization(r[0], r[1])));
+      TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
+      respond.json(rc, blocking(() -> localUtilization(r.from(), r.to())));
     });
   }
 

@@ -64,7 +64,7 @@ final class MigrationsEndpoint {
     String result = p.choice("result", RESULTS, null);
     Boolean underLoad = p.bool("underLoad");
     // the last api.max-range up to a day ahead (a vCenter's clock may run ahead of this one's)
-    Instant[] range = p.rangeUpTo(clock.instant().plus(Duration.ofDays(1)), config.maxRange());
+    TimeRange range = p.rangeUpTo(clock.instant().plus(Duration.ofDays(1)), config.maxRange());
     String sort = p.choice("sort", SORTS, "-start");
     int limit = p.limit(100, config.maxPageSize());
     String format = p.choice("format", Set.of("json", "csv"), "json");
@@ -82,9 +82,9 @@ final class MigrationsEndpoint {
         && (initiator == null || initiator.equalsIgnoreCase(String.valueOf(r.initiator())))
         && (result == null || result.equalsIgnoreCase(String.valueOf(r.state())))
         && (underLoad == null || underLoad == r.underLoad());
-    Predicate<MigrationRow> keep = filters.and(r -> r.compareStartTo(range[0]) >= 0
-        && r.compareStartTo(range[1]) <= 0);
-    rc.response().putHeader(RANGE_HEADER, range[0] + "/" + range[1]);
+    Predicate<MigrationRow> keep = filters.and(r -> r.compareStartTo(range.from()) >= 0
+        && r.compareStartTo(range.to()) <= 0);
+    rc.response().putHeader(RANGE_HEADER, range.from() + "/" + range.to());
     // Only the default range can hide what the user asked for without their knowing: a range they gave is theirs.
     boolean hinted = p.text("from") == null && after == null;
     boolean count = Boolean.TRUE.equals(p.bool("count"));
@@ -92,8 +92,8 @@ final class MigrationsEndpoint {
       // In start order, a page is read from its end of the range (or from its cursor) on, a slice at a time, until
       // it is full: a walk over every page reads each row about once, not the whole range for every page.
       boolean desc = sort.startsWith("-");
-      Instant from = range[0];
-      Instant to = range[1];
+      Instant from = range.from();
+      Instant to = range.to();
       if (after != null) {
         Instant at = Instant.ofEpochSecond(after.second(), after.nano());
         from = desc ? from : max(from, at);
@@ -111,19 +111,19 @@ final class MigrationsEndpoint {
             }
             return page;
           }).compose(page -> !hinted || !page.isEmpty() ? Future.succeededFuture(page)
-              : newestBefore(filters, range[0], rc).map(page))
+              : newestBefore(filters, range.from(), rc).map(page))
           .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
               : new ApiServer.JsonBody(RowArrays.summaries(page)));
     }
     if (vmId != null && !count) {
       return vmPage(rc, vmId, keep, sort, after, range, limit)
           .compose(page -> !hinted || !page.isEmpty() ? Future.succeededFuture(page)
-              : vmNewestBefore(vmId, filters, range[0], rc).map(page))
+              : vmNewestBefore(vmId, filters, range.from(), rc).map(page))
           .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
               : new ApiServer.JsonBody(RowArrays.summaries(page)));
     }
     Future<List<MigrationRow>> source = vmId != null ? stores.migrationsOfVm(vmId)
-        : stores.migrations(range[0], range[1]);
+        : stores.migrations(range.from(), range.to());
     return source.map(all -> {
       List<MigrationRow> kept = new ArrayList<>(all.size());
       for (MigrationRow r : all) {
@@ -142,12 +142,12 @@ final class MigrationsEndpoint {
       rc.response().putHeader("X-Total-Count", String.valueOf(kept.size()));
       if (hinted && page.isEmpty() && vmId != null) {
         // a VM's rows are all at hand
-        all.stream().filter(filters).filter(r -> r.compareStartTo(range[0]) < 0).map(MigrationRow::startTime)
+        all.stream().filter(filters).filter(r -> r.compareStartTo(range.from()) < 0).map(MigrationRow::startTime)
             .max(Comparator.naturalOrder()).ifPresent(t -> rc.response().putHeader(NEWEST_BEFORE_HEADER, t.toString()));
       }
       return page;
     }).compose(page -> !hinted || !page.isEmpty() || vmId != null ? Future.succeededFuture(page)
-        : newestBefore(filters, range[0], rc).map(page))
+        : newestBefore(filters, range.from(), rc).map(page))
         .map(page -> "csv".equals(format) ? new ApiServer.CsvBody(csv(page))
             : new ApiServer.JsonBody(RowArrays.summaries(page)));
   }
@@ -162,19 +162,19 @@ final class MigrationsEndpoint {
    * a VM with 1,000 migrations no longer costs 1,000 rows a page.
    */
   private Future<List<MigrationRow>> vmPage(RoutingContext rc, String vmId, Predicate<MigrationRow> keep,
-      String sort, Cursor after, Instant[] range, int limit) {
+      String sort, Cursor after, TimeRange range, int limit) {
     VmOrderKeys.Order order = VmOrderKeys.Order.ofSort(sort);
     boolean desc = sort.startsWith("-");
     String from = after == null ? null : after.position(order);
     Predicate<MigrationRow> beyond = r -> false;
     if (order == VmOrderKeys.Order.START) {
-      Instant edge = desc ? range[1] : range[0];
+      Instant edge = desc ? range.to() : range.from();
       String edgePosition = VmOrderKeys.position(order, edge.getEpochSecond(), edge.getNano(), 0,
           desc ? "\uffff" : "");
       if (from == null || (desc ? edgePosition.compareTo(from) < 0 : edgePosition.compareTo(from) > 0)) {
         from = edgePosition;
       }
-      beyond = desc ? r -> r.compareStartTo(range[0]) < 0 : r -> r.compareStartTo(range[1]) > 0;
+      beyond = desc ? r -> r.compareStartTo(range.from()) < 0 : r -> r.compareStartTo(range.to()) > 0;
     }
     List<MigrationRow> kept = new ArrayList<>();
     return chunks(vmId, order, desc, from, Math.min(limit + 1, MAX_VM_CHUNK), limit + 1, keep, beyond, kept)

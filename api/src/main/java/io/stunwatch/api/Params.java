@@ -90,27 +90,27 @@ final class Params {
   private static final Instant LAST = Instant.parse("9999-12-31T23:59:59Z");
 
   /** {@code [from, to]}, checked for order and against {@code maxRange}. */
-  Instant[] range(Instant defaultFrom, Instant defaultTo, Duration maxRange) {
+  TimeRange range(Instant defaultFrom, Instant defaultTo, Duration maxRange) {
     Instant from = instant("from", defaultFrom);
     Instant to = instant("to", defaultTo);
     return checked(from, to, maxRange);
   }
 
   /** {@code [from, to]}, {@code from} by default {@code maxRange} before {@code to}; checked as {@link #range}. */
-  Instant[] rangeUpTo(Instant defaultTo, Duration maxRange) {
+  TimeRange rangeUpTo(Instant defaultTo, Duration maxRange) {
     Instant from = instant("from", null);
     Instant to = instant("to", defaultTo);
     return checked(from != null ? from : to.minus(maxRange), to, maxRange);
   }
 
-  private static Instant[] checked(Instant from, Instant to, Duration maxRange) {
+  private static TimeRange checked(Instant from, Instant to, Duration maxRange) {
     if (from.isAfter(to)) {
       throw ApiException.badParameter("from", "must not be after 'to'");
     }
     if (Duration.between(from, to).compareTo(maxRange) > 0) {
       throw ApiException.badParameter("to", "the range may be at most " + maxRange.toDays() + " days");
     }
-    return new Instant[] {from, to};
+    return new TimeRange(from, to);
   }
 
   int limit(int dflt, int max) {

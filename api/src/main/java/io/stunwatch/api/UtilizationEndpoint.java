@@ -37,11 +37,11 @@ final class UtilizationEndpoint {
       Params p = new Params(rc);
       String groupBy = p.choice("groupBy", Set.of("vm", "host"), "vm");
       Instant now = clock.instant();
-      Instant[] range = p.range(now.truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(6)), now,
+      TimeRange range = p.range(now.truncatedTo(ChronoUnit.DAYS).minus(Duration.ofDays(6)), now,
           config.maxRange());
       // Every UTC day that overlaps [from, to]: Grafana's "last 30 days" does not start at midnight, and the day
       // it starts in must not be left out.
-      respond.json(rc, stores.utilization(range[0].truncatedTo(ChronoUnit.DAYS), range[1]).map(rows -> {
+      respond.json(rc, stores.utilization(range.from().truncatedTo(ChronoUnit.DAYS), range.to()).map(rows -> {
         // A VM's day is counted in one view: the guest's where it has one, else the ESXi host's (never both, which
         // would count its GPU twice).
         Set<String> guestDays = new HashSet<>();

@@ -40,7 +40,7 @@ final class VmEndpoint {
       String vm = p.path("vm");
       String size = p.choice("window", Set.of("10s", "1m", "1h"), "1m");
       Instant now = clock.instant();
-      Instant[] range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
+      TimeRange range = p.range(now.minus(Duration.ofHours(1)), now, config.maxRange());
       respond.json(rc, LoadViews.of(stores, vm).compose(views -> {
         CurrentLoad c = views.load().orElseThrow(() -> ApiException.notFound("load of VM " + vm));
         LoadSource source = views.chosen().orElseThrow();
@@ -48,7 +48,7 @@ final class VmEndpoint {
         views.guest().ifPresent(g -> side.add(View.of(LoadSource.GUEST, g)));
         views.host().ifPresent(h -> side.add(View.of(LoadSource.HOST, h)));
         Instant keptFrom = keptFrom(size, c.latest());
-        return stores.loadWindows(LoadKeys.of(vm, source), size, range[0], range[1]).map(w ->
+        return stores.loadWindows(LoadKeys.of(vm, source), size, range.from(), range.to()).map(w ->
             new Load(c.vmId(), c.vmName(), c.host(), c.inInventory(), source, c.latest(), c.fbUsedMiB(),
                 c.vgpuProfile() == null ? null : c.vgpuProfile().name(), c.byGpu().values(), size, keptFrom, w,
                 side));

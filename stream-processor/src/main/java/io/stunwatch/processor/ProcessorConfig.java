@@ -156,8 +156,8 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       Duration.ofMinutes(10), Duration.ZERO, Duration.ofDays(1),
       "Wall time a vCenter event or stun observation of a VM the inventory does not know yet is held for the VM's "
           + "inventory entry, so that its migration is keyed by VM id and meets the VM's samples. Past it the "
-          + "record goes on under the VM's vCenter key (counted as stunwatch.processor.inventory.hold.expired); the "
-          + "chain it belongs to stays there, so one migration is never two records.");
+          + "record goes on under the VM's vCenter key (counted by the Streams metric inventory-hold-expired-<topic>); "
+          + "the chain it belongs to stays there, so one migration is never two records.");
 
   public static final ConfigKey<Integer> STANDBY_REPLICAS = ConfigKeys.integer("process.standby-replicas", 0, 0, 8,
       "Warm copies of each task's state stores that other instances of the same process.application-id keep, "
