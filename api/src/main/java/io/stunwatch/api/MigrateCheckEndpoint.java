@@ -68,7 +68,7 @@ final class MigrateCheckEndpoint {
           if (vm == null && load.sampledAt() == null) {
             throw ApiException.notFound("VM " + vmId + " in the inventory or the load stores");
           }
-          if (to != null && site.host(to) == null) {
+          if (to != null && site.hostNamed(vm == null ? null : vm.vcenterUuid(), to) == null) {
             throw ApiException.badParameter("to", "names no host of the inventory: " + to);
           }
           Planner.Forecast f = planner.forecast(site, vm, load, null, to);

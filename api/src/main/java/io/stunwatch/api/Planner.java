@@ -1,6 +1,7 @@
 package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationState;
@@ -9,6 +10,7 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.ForecastInputs;
 import io.stunwatch.processor.view.Forecasts;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -59,15 +61,38 @@ final class Planner {
   }
 
   /** The inventory and model, read once per request. */
-  record Site(Map<String, StunModelEntry> model, List<VmInventoryEntry> vms, List<HostInventoryEntry> hosts) {
+  record Site(Map<String, StunModelEntry> model, List<VmInventoryEntry> vms, List<HostInventoryEntry> hosts)
+      implements ForecastInputs.Hosts {
 
-    /** The host named {@code name} (or with that moref), or null. */
+    /** A host named {@code name} (or with that moref) in any vCenter, or null. */
     HostInventoryEntry host(String name) {
+      return hostNamed(null, name);
+    }
+
+    /**
+     * The host named {@code name} (or with that moref) of vCenter {@code vcenterUuid} (any vCenter when null), or
+     * null: host names are unique within a vCenter only.
+     */
+    HostInventoryEntry hostNamed(String vcenterUuid, String name) {
       if (name == null) {
         return null;
       }
-      return hosts.stream().filter(h -> name.equals(h.name())).findFirst()
-          .orElse(hosts.stream().filter(h -> name.equals(h.moref())).findFirst().orElse(null));
+      return hosts.stream().filter(h -> vcenterUuid == null || vcenterUuid.equals(h.vcenterUuid()))
+          .filter(h -> name.equals(h.name())).findFirst()
+          .orElse(hosts.stream().filter(h -> vcenterUuid == null || vcenterUuid.equals(h.vcenterUuid()))
+              .filter(h -> name.equals(h.moref())).findFirst().orElse(null));
+    }
+
+    @Override
+    public HostInventoryEntry host(String vcenterUuid, String moref) {
+      return hosts.stream().filter(h -> h.vcenterUuid().equals(vcenterUuid) && h.moref().equals(moref)).findFirst()
+          .orElse(null);
+    }
+
+    @Override
+    public String vcenterVersion(String vcenterUuid) {
+      return hosts.stream().filter(h -> h.vcenterUuid().equals(vcenterUuid)).map(HostInventoryEntry::vcenterVersion)
+          .filter(v -> v != null).findFirst().orElse(null);
     }
 
     /** The inventory entry of the VM with id {@code vmId}, or null. */
@@ -181,27 +206,31 @@ final class Planner {
   Forecast forecast(Site site, VmInventoryEntry vm, LoadNow load, String host, String to) {
     String profile = load.vgpuProfile() != null ? load.vgpuProfile()
         : vm != null && vm.vgpuProfile() != null ? vm.vgpuProfile().name() : null;
-    String from = host != null ? host : vm != null && vm.host() != null ? name(vm.host().name(), vm.host().value())
-        : null;
-    HostInventoryEntry src = site.host(from);
-    HostInventoryEntry dst = site.host(to);
-    Long link = src == null ? null : src.vmotionNicSpeedMbps();
-    if (to != null) {
-      link = link == null || dst == null || dst.vmotionNicSpeedMbps() == null ? null
-          : Math.min(link, dst.vmotionNicSpeedMbps());
+    // the VM's own vCenter: a host name may stand for a host of each of several vCenters
+    String vcenter = vm != null ? vm.vcenterUuid() : null;
+    EntityRef source = vm != null && vm.host() != null ? vm.host() : ref(site.hostNamed(vcenter, host));
+    if (vcenter == null && source != null) {
+      HostInventoryEntry h = site.hostNamed(null, host);
+      vcenter = h == null ? null : h.vcenterUuid();
     }
-    String pair = from != null && to != null ? from + "->" + to : null;
-    String version = src != null && src.vcenterVersion() != null ? src.vcenterVersion()
-        : site.hosts().stream().map(HostInventoryEntry::vcenterVersion).filter(v -> v != null).findFirst()
-            .orElse(null);
+    EntityRef dest = to == null ? null : ref(site.hostNamed(vcenter, to));
+    if (to != null && dest == null) {
+      dest = new EntityRef("HostSystem", to, to); // not in the inventory: a pair by name, no link speed
+    }
+    String from = source == null ? host : name(source.name(), source.value());
+    Forecasts.Query q = ForecastInputs.query(profile, load.fbUsedMiB() == null ? 0 : load.fbUsedMiB() / 1024.0,
+        vcenter, source, dest, site);
     Inputs inputs = new Inputs(profile, load.fbUsedMiB(), load.fbUsedMiB() == null ? null
-        : Forecasts.bucket(load.fbUsedMiB()), from, to, pair, link, version, load.sampledAt(), load.source());
+        : Forecasts.bucket(load.fbUsedMiB()), from, to, q.hostPair(), q.linkMbps(), q.vcenterVersion(),
+        load.sampledAt(), load.source());
     if (load.fbUsedMiB() == null) {
       return new Forecast(inputs, null);
     }
-    StunForecast f = Forecasts.forecast(new Forecasts.Query(profile, load.fbUsedMiB() / 1024.0, pair, link,
-        version), site.model()::get);
-    return new Forecast(inputs, f);
+    return new Forecast(inputs, Forecasts.forecast(q, site.model()::get));
+  }
+
+  private static EntityRef ref(HostInventoryEntry h) {
+    return h == null ? null : new EntityRef("HostSystem", h.moref(), h.name());
   }
 
   /**

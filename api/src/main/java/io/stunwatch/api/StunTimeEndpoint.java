@@ -55,7 +55,7 @@ final class StunTimeEndpoint {
         if (load.fbUsedMiB() == null) {
           throw new ApiException(409, "vm", "the VM's framebuffer use is unknown ([N/A]): no forecast");
         }
-        if (to != null && site.host(to) == null) {
+        if (to != null && site.hostNamed(site.vm(vm) == null ? null : site.vm(vm).vcenterUuid(), to) == null) {
           throw ApiException.badParameter("to", "names no host of the inventory: " + to);
         }
         Planner.Forecast f = planner.forecast(site, site.vm(vm), Planner.LoadNow.latest(load,

@@ -662,6 +662,29 @@ class ApiServerTest {
   }
 
   @Test
+  void aSecondVcenterWithTheSameHostNamesGivesItsVmsItsOwnLinksAndVersion() throws Exception {
+    planningSite();
+    // vc2 was added first: a lookup by name alone would find its hosts for vc's VMs
+    stores.hosts.add(0, new HostInventoryEntry("vc2", "host-1", "esx01", null, List.of(), 1_000L, T0, "6.7.0",
+        "6.7.0"));
+    stores.hosts.add(1, new HostInventoryEntry("vc2", "host-7", "esx02", null, List.of(), 1_000L, T0, "6.7.0",
+        "6.7.0"));
+    String other = "42000000-0000-4000-8000-0000000000d4";
+    stores.vms.add(new VmInventoryEntry("vc2", "vm-other", "other-d", other, null,
+        new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, 65536L, List.of("grid_t4-16c"),
+        VgpuProfile.parse("grid_t4-16c").orElseThrow(), T0));
+    JsonObject mine = get("/api/vms/" + IDLE + "/migrate-check?to=esx02", true).bodyAsJsonObject()
+        .getJsonObject("inputs");
+    assertThat(mine.getLong("linkMbps")).isEqualTo(10_000L);
+    assertThat(mine.getString("vcenterVersion")).isEqualTo("7.0.3");
+    JsonObject theirs = get("/api/vms/" + other + "/migrate-check?to=esx02", true).bodyAsJsonObject()
+        .getJsonObject("inputs");
+    assertThat(theirs.getString("hostPair")).isEqualTo("esx01->esx02");
+    assertThat(theirs.getLong("linkMbps")).isEqualTo(1_000L);
+    assertThat(theirs.getString("vcenterVersion")).isEqualTo("6.7.0");
+  }
+
+  @Test
   void theForecastSaysWhatItRestsOnWithVmwaresFigureBesideItAndTheBacktestScoresIt() throws Exception {
     planningSite();
     JsonObject f = get("/api/stun-time/forecast?vm=" + BUSY + "&to=esx02", true).bodyAsJsonObject();

@@ -1,8 +1,8 @@
 package io.stunwatch.processor.domain;
 
-import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
+import io.stunwatch.processor.view.ForecastInputs;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
@@ -83,7 +83,7 @@ public final class StunModel {
 
   /** {@code <source>-><destination>} by host name (else moref), or null unless both hosts are known. */
   public static String hostPair(Migration m) {
-    return m.sourceHost() != null && m.destHost() != null ? name(m.sourceHost()) + "->" + name(m.destHost()) : null;
+    return ForecastInputs.hostPair(m.sourceHost(), m.destHost());
   }
 
   /**
@@ -148,9 +148,5 @@ public final class StunModel {
     }
     int rank = (int) Math.ceil(q * sorted.length);
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-  }
-
-  private static String name(EntityRef e) {
-    return e.name() != null ? e.name() : e.value();
   }
 }

@@ -1,6 +1,8 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.Keys;
+import io.stunwatch.processor.view.ForecastInputs;
 import java.util.function.Function;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -18,6 +20,21 @@ final class HostLinks {
     return key -> {
       HostInventoryEntry h = entry(hosts, key);
       return h == null ? null : h.vmotionNicSpeedMbps();
+    };
+  }
+
+  /** The inventory as a forecast reads it. */
+  static ForecastInputs.Hosts directory(KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts) {
+    return new ForecastInputs.Hosts() {
+      @Override
+      public HostInventoryEntry host(String vcenterUuid, String moref) {
+        return entry(hosts, Keys.host(vcenterUuid, moref));
+      }
+
+      @Override
+      public String vcenterVersion(String vcenterUuid) {
+        return HostLinks.vcenterVersion(hosts, vcenterUuid);
+      }
     };
   }
 

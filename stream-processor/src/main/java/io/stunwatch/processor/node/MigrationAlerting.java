@@ -1,7 +1,6 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.HostInventoryEntry;
-import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
@@ -9,7 +8,7 @@ import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.processor.ProcessorConfig;
-import io.stunwatch.processor.domain.StunModel;
+import io.stunwatch.processor.view.ForecastInputs;
 import io.stunwatch.processor.view.Forecasts;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
@@ -127,11 +126,8 @@ final class MigrationAlerting {
     if (load.fbUsedMiB() == null) {
       return null;
     }
-    HostInventoryEntry from = m.sourceHost() == null ? null
-        : HostLinks.entry(hosts, Keys.host(m.vcenterUuid(), m.sourceHost().value()));
-    Forecasts.Query q = new Forecasts.Query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, StunModel.hostPair(m),
-        StunModel.linkMbps(m, HostLinks.of(hosts)), from != null && from.vcenterVersion() != null
-            ? from.vcenterVersion() : HostLinks.vcenterVersion(hosts, m.vcenterUuid()));
+    Forecasts.Query q = ForecastInputs.query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, m.vcenterUuid(),
+        m.sourceHost(), m.destHost(), HostLinks.directory(hosts));
     return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();
