@@ -220,6 +220,40 @@ class DeploymentFilesTest {
         .contains("deploy/prometheus/workers/*.yml");
   }
 
+  /**
+   * Followed from deployment.md, {@code docker compose up} starts: the recipe names every variable compose requires
+   * ({@code ${VAR:?...}}) and makes every secret file of the services that start without a profile.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void deploymentMdNamesEverySettingAndSecretComposeRequires() throws Exception {
+    String compose = Files.readString(ROOT.resolve("docker-compose.yml"));
+    String doc = Files.readString(ROOT.resolve("docs/deployment.md"));
+    String recipe = doc.substring(doc.indexOf("```sh"), doc.indexOf("```", doc.indexOf("```sh") + 5));
+    List<String> missing = new ArrayList<>();
+    Matcher required = Pattern.compile("\\$\\{([A-Z0-9_]+):\\?").matcher(compose);
+    while (required.find()) {
+      if (!recipe.contains(required.group(1) + "=")) {
+        missing.add("variable " + required.group(1));
+      }
+    }
+    Map<String, Map<String, Object>> secrets = (Map<String, Map<String, Object>>) GrafanaFiles.yaml(
+        "docker-compose.yml").get("secrets");
+    services().forEach((name, svc) -> {
+      if (svc.containsKey("profiles")) {
+        return;
+      }
+      for (Object ref : (List<Object>) svc.getOrDefault("secrets", List.of())) {
+        String secret = ref instanceof Map<?, ?> m ? String.valueOf(m.get("source")) : String.valueOf(ref);
+        String file = String.valueOf(secrets.get(secret).get("file")).replaceFirst("^\\./", "");
+        if (!recipe.contains(file)) {
+          missing.add("secret file " + file + " (service " + name + ")");
+        }
+      }
+    });
+    assertThat(missing).as("what docs/deployment.md's recipe leaves out").isEmpty();
+  }
+
   @Test
   @SuppressWarnings("unchecked")
   void everyMountedFileExistsAndEverySecretIsKeptOutOfGit() throws Exception {
