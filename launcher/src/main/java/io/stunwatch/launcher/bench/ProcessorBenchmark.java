@@ -324,10 +324,11 @@ public final class ProcessorBenchmark {
 
       // Its own application: the measured pass's member, closed without leaving the group (Streams' default),
       // would otherwise hold the first rebalance for a session timeout.
-      double[] latency = alertLatency(bootstrap, config.withIdentity("bench-latency",
+      AlertLatency latency = alertLatency(bootstrap, config.withIdentity("bench-latency",
           settings.dir().resolve("state-latency")));
-      Result r = new Result(fleet.size(), raw.rate(), passthrough.rate(), topology.rate(), (int) latency[0],
-          latency[1], latency[2], latency[3], topology.warmups(), topology.compilerShare(), median(cpu));
+      Result r = new Result(fleet.size(), raw.rate(), passthrough.rate(), topology.rate(), latency.alerts(),
+          latency.p50Millis(), latency.p99Millis(), latency.achievedRate(), topology.warmups(),
+          topology.compilerShare(), median(cpu));
       flushPrintf("alert latency at %,.0f samples/s: p50 %.0f ms, p99 %.0f ms over %d alerts%n", r.achievedRate(),
           r.alertP50Ms(), r.alertP99Ms(), r.alerts());
       return r;
@@ -806,10 +807,17 @@ public final class ProcessorBenchmark {
   }
 
   /**
-   * {@code [alerts, p50 ms, p99 ms, achieved samples/s]}: the topology fed {@code rate} samples a second of 1,000
-   * loaded VMs while five migrations a second start.
+   * Alert latencies of one run: the topology fed samples of 1,000 loaded VMs while five migrations a second start.
+   *
+   * @param alerts        alerts measured
+   * @param p50Millis     their median latency
+   * @param p99Millis     their 99th percentile
+   * @param achievedRate  the sample rate the generator achieved
    */
-  private double[] alertLatency(String bootstrap, ProcessorConfig config) throws Exception {
+  record AlertLatency(int alerts, double p50Millis, double p99Millis, double achievedRate) {
+  }
+
+  private AlertLatency alertLatency(String bootstrap, ProcessorConfig config) throws Exception {
     int vms = 1000;
     String vc = "bench-vcenter";
     VgpuProfile profile = VgpuProfile.parse("A100-40C").orElseThrow();
@@ -895,7 +903,7 @@ public final class ProcessorBenchmark {
       if (!sentAt.isEmpty()) {
         flushPrintf("%d migration starts raised no alert within 30 s%n", sentAt.size());
       }
-      return new double[] {sorted.size(), percentile(sorted, 50), percentile(sorted, 99), achieved};
+      return new AlertLatency(sorted.size(), percentile(sorted, 50), percentile(sorted, 99), achieved);
     }
   }
 

@@ -121,10 +121,22 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   /** The stream time from which the next record looks at the due migrations ({@link #tick}). */
   private long nextLook = Long.MIN_VALUE;
   /**
-   * The migrations that wait for their VM's samples, by VM key, then migration id: {alert window known at, range
-   * passed at} in event-time millis, {@link Long#MAX_VALUE} for what is not awaited. Built with {@link #waiting}.
+   * The migrations that wait for their VM's samples, by VM key, then migration id. Built with {@link #waiting}.
    */
-  private Map<String, Map<String, long[]>> watched;
+  private Map<String, Map<String, Awaited>> watched;
+
+  /**
+   * What a migration waits for in its VM's samples, as event-time millis; {@link Long#MAX_VALUE} for what it does not
+   * wait for.
+   *
+   * @param alertWindowAt a sample this late completes its alert window
+   * @param rangePassedAt a sample this late is past its impact's range
+   */
+  private record Awaited(long alertWindowAt, long rangePassedAt) {
+    long first() {
+      return Math.min(alertWindowAt, rangePassedAt);
+    }
+  }
   /** When a provisional migration stops being rebuilt (event time), by migration id. Built with {@link #waiting}. */
   private final Map<String, Long> provisionalUntil = new HashMap<>();
   /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
@@ -185,7 +197,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         reopen(record.key(), record.timestamp());
       }
       if (!watched.isEmpty()) {
-        Map<String, long[]> ids = watched.get(record.key());
+        Map<String, Awaited> ids = watched.get(record.key());
         if (ids != null) {
           samplesArrived(record.key(), ids, record.timestamp(), kind(record.value()));
         }
@@ -435,9 +447,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
 
   /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
   private void watch(Tracked.Migration t, Migration m) {
-    long[] at = {
+    Awaited at = new Awaited(
         t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
-        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE};
+        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE);
     if (t.provisional()) {
       // Rebuilt until the history no longer holds the start of its range.
       long until = provisionalUntil.computeIfAbsent(t.migrationId(),
@@ -448,7 +460,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   }
 
   private void unwatch(String vmKey, String id) {
-    Map<String, long[]> ids = watched.get(vmKey);
+    Map<String, Awaited> ids = watched.get(vmKey);
     if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
       watched.remove(vmKey);
     }
@@ -466,10 +478,10 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * alert whose window it completes, and rebuilds a provisional impact when it is the first of its kind past the
    * impact's range (its kind's samples of the range are then all in the history: each kind arrives in order).
    */
-  private void samplesArrived(String vmKey, Map<String, long[]> ids, long timestamp, int kind) {
+  private void samplesArrived(String vmKey, Map<String, Awaited> ids, long timestamp, int kind) {
     for (String id : List.copyOf(ids.keySet())) {
-      long[] at = ids.get(id);
-      if (at == null || timestamp < Math.min(at[0], at[1])) {
+      Awaited at = ids.get(id);
+      if (at == null || timestamp < at.first()) {
         continue;
       }
       Tracked.Migration t = waiting().get(id);
@@ -478,14 +490,14 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         unwatch(vmKey, id);
         continue;
       }
-      if (timestamp >= at[0] && t.alertPending() && windowKnown(vmKey, m.startTime())) {
+      if (timestamp >= at.alertWindowAt() && t.alertPending() && windowKnown(vmKey, m.startTime())) {
         decideAlert(t, m, timestamp);
         t = waiting().get(id);
         if (t == null) {
           continue;
         }
       }
-      if (t.provisional() && timestamp >= at[1] && (t.kindsPassed() & kind) == 0) {
+      if (t.provisional() && timestamp >= at.rangePassedAt() && (t.kindsPassed() & kind) == 0) {
         settle(t, m, t.kindsPassed() | kind);
       }
     }
