@@ -45,6 +45,12 @@ public record HostInventoryEntry(
     Checks.nonNegative(vmotionNicSpeedMbps, "vmotionNicSpeedMbps");
   }
 
+  /** This entry as read at another time: what tells whether anything else changed. */
+  public HostInventoryEntry withObservedAt(Instant at) {
+    return new HostInventoryEntry(vcenterUuid, moref, name, cluster, gpus, vmotionNicSpeedMbps, at, esxiVersion,
+        vcenterVersion);
+  }
+
   /** The Kafka key. */
   public String key() {
     return Keys.host(vcenterUuid, moref);

@@ -65,6 +65,12 @@ public record VmInventoryEntry(
     }
   }
 
+  /** This entry as read at another time: what tells whether anything else changed. */
+  public VmInventoryEntry withObservedAt(Instant at) {
+    return new VmInventoryEntry(vcenterUuid, moref, name, biosUuid, instanceUuid, host, cluster, datacenter,
+        vmPathName, memoryMiB, vgpuBackings, vgpuProfile, at, guestHostName);
+  }
+
   /** The Kafka key. */
   public String key() {
     return Keys.vm(vcenterUuid, moref);

@@ -501,8 +501,7 @@ public final class VcenterCollector implements AutoCloseable {
     for (HostInventoryEntry h : c.hosts(now)) {
       seenHosts.put(h.key(), h);
       HostInventoryEntry before = hosts.get(h.key());
-      if (before == null || !before.equals(new HostInventoryEntry(h.vcenterUuid(), h.moref(), h.name(), h.cluster(),
-          h.gpus(), h.vmotionNicSpeedMbps(), before.observedAt(), h.esxiVersion(), h.vcenterVersion()))) {
+      if (before == null || !before.equals(h.withObservedAt(before.observedAt()))) {
         out.add(record(Topics.HOST_INVENTORY, h.key(), h, now));
       }
     }
@@ -516,9 +515,7 @@ public final class VcenterCollector implements AutoCloseable {
   }
 
   private static boolean sameVm(VmInventoryEntry a, VmInventoryEntry b) {
-    return a.equals(new VmInventoryEntry(b.vcenterUuid(), b.moref(), b.name(), b.biosUuid(), b.instanceUuid(),
-        b.host(), b.cluster(), b.datacenter(), b.vmPathName(), b.memoryMiB(), b.vgpuBackings(), b.vgpuProfile(),
-        a.observedAt(), b.guestHostName()));
+    return a.equals(b.withObservedAt(a.observedAt()));
   }
 
   /**
