@@ -207,12 +207,11 @@ final class Planner {
     String profile = load.vgpuProfile() != null ? load.vgpuProfile()
         : vm != null && vm.vgpuProfile() != null ? vm.vgpuProfile().name() : null;
     // the VM's own vCenter: a host name may stand for a host of each of several vCenters
-    String vcenter = vm != null ? vm.vcenterUuid() : null;
-    EntityRef source = vm != null && vm.host() != null ? vm.host() : ref(site.hostNamed(vcenter, host));
-    if (vcenter == null && source != null) {
-      HostInventoryEntry h = site.hostNamed(null, host);
-      vcenter = h == null ? null : h.vcenterUuid();
-    }
+    // a VM of the inventory: its own host and vCenter; else the named host, in whichever vCenter has it
+    HostInventoryEntry named = vm != null && vm.host() != null ? null
+        : site.hostNamed(vm == null ? null : vm.vcenterUuid(), host);
+    String vcenter = vm != null ? vm.vcenterUuid() : named == null ? null : named.vcenterUuid();
+    EntityRef source = vm != null && vm.host() != null ? vm.host() : ref(named);
     EntityRef dest = to == null ? null : ref(site.hostNamed(vcenter, to));
     if (to != null && dest == null) {
       dest = new EntityRef("HostSystem", to, to); // not in the inventory: a pair by name, no link speed

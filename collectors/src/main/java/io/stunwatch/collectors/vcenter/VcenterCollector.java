@@ -109,8 +109,10 @@ public final class VcenterCollector implements AutoCloseable {
 
   private Producer<byte[], byte[]> producer;
   private String vcenterUuid;
-  private final Map<String, VmInventoryEntry> vms = new HashMap<>();
-  private final Map<String, HostInventoryEntry> hosts = new HashMap<>();
+  private final InventoryDiff<VmInventoryEntry> vms = new InventoryDiff<>(VmInventoryEntry::key,
+      (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
+  private final InventoryDiff<HostInventoryEntry> hosts = new InventoryDiff<>(HostInventoryEntry::key,
+      (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
   private Instant nextInventory = Instant.MIN;
 
   public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
@@ -328,7 +330,7 @@ public final class VcenterCollector implements AutoCloseable {
     }
     // A VM the inventory does not know yet (created since the last refresh) is looked up before its events are
     // keyed: keyed by VM id they meet the VM's samples, and the processor need not hold them for its inventory.
-    boolean unknownVm = mapped.stream().anyMatch(e -> e.vm() != null && !vms.containsKey(e.vmKey()));
+    boolean unknownVm = mapped.stream().anyMatch(e -> e.vm() != null && !vms.contains(e.vmKey()));
     boolean inventoryDue = !now.isBefore(nextInventory) || !completed.isEmpty() || unknownVm;
     if (inventoryDue) {
       refreshInventory(c, now, out);
@@ -482,40 +484,12 @@ public final class VcenterCollector implements AutoCloseable {
 
   private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)
       throws IOException {
-    Map<String, VmInventoryEntry> seenVms = new HashMap<>();
-    for (VmInventoryEntry vm : c.vms(now)) {
-      seenVms.put(vm.key(), vm);
-      VmInventoryEntry before = vms.get(vm.key());
-      if (before == null || !sameVm(before, vm)) {
-        out.add(record(Topics.VM_INVENTORY, vm.key(), vm, now));
-      }
+    for (InventoryDiff.Change<VmInventoryEntry> ch : vms.next(c.vms(now))) {
+      out.add(record(Topics.VM_INVENTORY, ch.key(), ch.value(), now)); // a removed VM: a tombstone
     }
-    for (String gone : vms.keySet()) {
-      if (!seenVms.containsKey(gone)) {
-        out.add(record(Topics.VM_INVENTORY, gone, null, now)); // removed VM: tombstone
-      }
+    for (InventoryDiff.Change<HostInventoryEntry> ch : hosts.next(c.hosts(now))) {
+      out.add(record(Topics.HOST_INVENTORY, ch.key(), ch.value(), now));
     }
-    vms.clear();
-    vms.putAll(seenVms);
-    Map<String, HostInventoryEntry> seenHosts = new HashMap<>();
-    for (HostInventoryEntry h : c.hosts(now)) {
-      seenHosts.put(h.key(), h);
-      HostInventoryEntry before = hosts.get(h.key());
-      if (before == null || !before.equals(h.withObservedAt(before.observedAt()))) {
-        out.add(record(Topics.HOST_INVENTORY, h.key(), h, now));
-      }
-    }
-    for (String gone : hosts.keySet()) {
-      if (!seenHosts.containsKey(gone)) {
-        out.add(record(Topics.HOST_INVENTORY, gone, null, now));
-      }
-    }
-    hosts.clear();
-    hosts.putAll(seenHosts);
-  }
-
-  private static boolean sameVm(VmInventoryEntry a, VmInventoryEntry b) {
-    return a.equals(b.withObservedAt(a.observedAt()));
   }
 
   /**
