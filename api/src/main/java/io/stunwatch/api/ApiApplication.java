@@ -118,7 +118,7 @@ public final class ApiApplication implements AutoCloseable {
         }
         return why.isEmpty();
       };
-      String server = new ApiServer(vertx, config, reader, readiness, registry, reader,
+      String server = new ApiServer(vertx, config, reader, readiness, registry, reader.internalEndpoint(),
           processorConfig.migrationTimeout(), clock, processorConfig).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
       return new ApiApplication(vertx, processor, server, port, registry, feed, notifier);

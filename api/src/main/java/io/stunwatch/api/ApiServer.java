@@ -43,7 +43,7 @@ public final class ApiServer {
   private final StoreReader stores;
   private final Readiness readiness;
   private final PrometheusMeterRegistry registry;
-  private final KafkaStreamsStoreReader internal;
+  private final InternalEndpoint internal;
   private final Duration longestMigration;
   private final Clock clock;
   private final Planner.Busy busy;
@@ -52,13 +52,13 @@ public final class ApiServer {
   private final AtomicInteger connections = new AtomicInteger();
 
   /**
-   * @param internal the reader whose {@code /internal} routes other instances call, or null for one instance
+   * @param internal the {@code /internal} routes other instances call, or null for one instance
    * @param longestMigration the longest a migration can run (the processor's {@code process.migration-timeout}):
    *                         how far before a time range a migration that ends in it can have started
    * @param clock            "now" of the default time ranges (the demo's is simulated)
    */
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
-      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
+      PrometheusMeterRegistry registry, InternalEndpoint internal, Duration longestMigration,
       Clock clock) {
     this(vertx, config, stores, readiness, registry, internal, longestMigration, clock,
         ProcessorConfig.defaults());
@@ -68,7 +68,7 @@ public final class ApiServer {
    * @param processor the processor's settings: its alert thresholds say what "under load now" means to the plans
    */
   public ApiServer(Vertx vertx, ApiConfig config, StoreReader stores, Readiness readiness,
-      PrometheusMeterRegistry registry, KafkaStreamsStoreReader internal, Duration longestMigration,
+      PrometheusMeterRegistry registry, InternalEndpoint internal, Duration longestMigration,
       Clock clock, ProcessorConfig processor) {
     this.busy = Planner.Busy.of(processor);
     this.processor = processor;
@@ -186,7 +186,7 @@ public final class ApiServer {
     byte[] given = h != null && h.startsWith("Bearer ") ? h.substring(7).getBytes(StandardCharsets.UTF_8)
         : new byte[0];
     // The internal routes take the instances' own credential and nothing else; the public ones, the users' token.
-    String expected = rc.normalizedPath().startsWith(KafkaStreamsStoreReader.INTERNAL) ? config.internalToken()
+    String expected = rc.normalizedPath().startsWith(InternalEndpoint.PATH) ? config.internalToken()
         : config.token();
     // Constant-time comparison: the token must not leak through response timing.
     if (expected == null || !MessageDigest.isEqual(given, expected.getBytes(StandardCharsets.UTF_8))) {

@@ -287,7 +287,7 @@ class ApiServerTest {
     router.getRoutes().forEach(r -> {
       String path = r.getPath();
       // the console's pages are not API: they read the API like any client
-      if (path != null && !path.startsWith(KafkaStreamsStoreReader.INTERNAL) && !path.equals("/")
+      if (path != null && !path.startsWith(InternalEndpoint.PATH) && !path.equals("/")
           && !path.startsWith("/console")) {
         routes.add(path.replaceAll(":([A-Za-z]+)", "{$1}"));
       }
