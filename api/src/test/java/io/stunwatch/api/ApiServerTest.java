@@ -786,9 +786,7 @@ class ApiServerTest {
     for (int i = 1; i <= 3; i++) {
       Migration m = migration(i, "T4-16C", Initiator.USER, MigrationState.SUCCEEDED);
       Duration back = Duration.between(Instant.parse("2019-06-03T10:00:00Z"), T0);
-      stores.migrations.add(new MigrationSummary(new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(),
-          m.vmId(), m.vgpuProfile(), m.state(), m.initiator(), m.initiatorName(), m.encrypted(), m.sourceHost(),
-          m.destHost(), null, null, null, null, m.startTime().minus(back), m.endTime().minus(back), null,
+      stores.migrations.add(new MigrationSummary(m.withTimes(m.startTime().minus(back), m.endTime().minus(back),
           m.updatedAt().minus(back)), false, new StunTime(2.0, StunTime.Source.VMWARE_LOG), 1024.0, null));
     }
     for (String list : List.of("/api/migrations", "/api/migrations?sort=-stun", "/api/migrations?vm=train-2",

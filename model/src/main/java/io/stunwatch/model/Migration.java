@@ -62,6 +62,20 @@ public record Migration(
     }
   }
 
+  /** This migration with another outcome: where it stands, its end, the fault of a failure, as of {@code at}. */
+  public Migration withOutcome(MigrationState newState, Instant newEnd, String newFailureReason, Instant at) {
+    return new Migration(id, vcenterUuid, vmMoref, vmName, vmId, vgpuProfile, newState, initiator, initiatorName,
+        encrypted, sourceHost, destHost, sourceCluster, destCluster, sourceDatastore, destDatastore, startTime, newEnd,
+        newFailureReason, at);
+  }
+
+  /** This migration moved in time: another start, end and update time (a replayed site, a test's clock). */
+  public Migration withTimes(Instant newStart, Instant newEnd, Instant at) {
+    return new Migration(id, vcenterUuid, vmMoref, vmName, vmId, vgpuProfile, state, initiator, initiatorName,
+        encrypted, sourceHost, destHost, sourceCluster, destCluster, sourceDatastore, destDatastore, newStart, newEnd,
+        failureReason, at);
+  }
+
   /** Duration in seconds, absent until both ends are known. */
   public Double durationSeconds() {
     return startTime == null || endTime == null ? null

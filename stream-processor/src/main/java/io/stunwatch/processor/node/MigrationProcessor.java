@@ -1,14 +1,11 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.DeadLetter;
-import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
-import io.stunwatch.model.RdmaCounterSample;
-import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VcenterEventCategory;
 import io.stunwatch.model.VmInventoryEntry;
@@ -24,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +31,6 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
@@ -63,6 +60,12 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  *       first event, it is decided when they do.</li>
  * </ul>
  * Each revision is emitted under the migration's id; readers keep the newest value of each key.
+ *
+ * <p>Why one class, beyond the parts it uses ({@link TrackedMigrations}, {@link SampleKinds}, {@link MigrationIndex},
+ * {@link MigrationAlerting}, {@link HistoryPins}): an event, a sample and the look at due migrations each move the
+ * same migration through one state machine (tracked, its alert pending, settled, provisional, reopened), and one
+ * record's processing may take it through several of those steps. Split by path, each part would hold the others'
+ * transitions.
  */
 public final class MigrationProcessor implements Processor<String, Object, String, Object> {
 
@@ -79,7 +82,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   private KeyValueStore<String, MigrationImpact> impacts;
   private MigrationIndex index;
   private HistoryRetention retention;
-  private KeyValueStore<String, Tracked.Migration> tracked;
+  private TrackedMigrations tracked;
   private KeyValueStore<String, Tracked.Stuns> stuns;
   private HistoryPins pins;
 
@@ -97,20 +100,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    */
   static final long CLOSE_FALLBACK_MILLIS = 60_000;
 
-  private static final int GPU = 1;
-  private static final int THROUGHPUT = 2;
-  private static final int RDMA = 4;
-  private static final int ALL_KINDS = GPU | THROUGHPUT | RDMA;
-  /** The kinds each waiting migration's range holds, by migration id: see {@link #caughtUp}. */
-  private final Map<String, Integer> expectedKinds = new HashMap<>();
-  /**
-   * What {@link StoreNames#TRACKED} holds, by migration id, or null until read after (re)initialization. This
-   * processor is the store's only writer, and the store stays the truth a restore rebuilds: the copy only spares
-   * {@link #closeDue}, which runs every second of stream time, a scan and decoding of the whole store.
-   */
-  private Map<String, Tracked.Migration> waiting;
-  /** No tracked migration is due before this (a lower bound: removals do not raise it). */
-  private long nextDue = Long.MIN_VALUE;
   /**
    * The alert window ends this long before the start: a sample and an event of the start's second arrive in either
    * order, and the alert must not depend on which came first.
@@ -120,25 +109,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
   static final long LOOK_EVERY_MILLIS = 1000;
   /** The stream time from which the next record looks at the due migrations ({@link #tick}). */
   private long nextLook = Long.MIN_VALUE;
-  /**
-   * The migrations that wait for their VM's samples, by VM key, then migration id. Built with {@link #waiting}.
-   */
-  private Map<String, Map<String, Awaited>> watched;
-
-  /**
-   * What a migration waits for in its VM's samples, as event-time millis; {@link Long#MAX_VALUE} for what it does not
-   * wait for.
-   *
-   * @param alertWindowAt a sample this late completes its alert window
-   * @param rangePassedAt a sample this late is past its impact's range
-   */
-  private record Awaited(long alertWindowAt, long rangePassedAt) {
-    long first() {
-      return Math.min(alertWindowAt, rangePassedAt);
-    }
-  }
-  /** When a provisional migration stops being rebuilt (event time), by migration id. Built with {@link #waiting}. */
-  private final Map<String, Long> provisionalUntil = new HashMap<>();
   /** The wall time of the task's last input record, or of its initialization: see {@link #idleLook}. */
   private long lastInputWall;
   /**
@@ -160,18 +130,20 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     this.recent = context.getStateStore(StoreNames.VM_MIGRATIONS);
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.impacts = context.getStateStore(StoreNames.IMPACTS);
-    this.tracked = context.getStateStore(StoreNames.TRACKED);
+    this.tracked = new TrackedMigrations(context.getStateStore(StoreNames.TRACKED), t -> {
+      Migration m = migrations.get(t.migrationId());
+      if (m != null && m.startTime() != null) {
+        watch(t, m);
+      }
+    });
     this.stuns = context.getStateStore(StoreNames.VM_STUNS);
     this.pins = new HistoryPins(context);
     this.index = new MigrationIndex(context);
     index.fillOrderIndex(context.taskId().toString());
     this.alerting = new MigrationAlerting(config, live, context, samples);
     this.retention = new HistoryRetention(context, config.historyRetention());
-    expectedKinds.clear(); // (re)initialized after the task's stores were restored
-    provisionalUntil.clear();
+    tracked.reset(); // (re)initialized after the task's stores were restored
     vmNewest.clear();
-    waiting = null;
-    watched = null;
     nextLook = Long.MIN_VALUE;
     lastInputWall = context.currentSystemTimeMs();
     context.schedule(Duration.ofSeconds(5), PunctuationType.WALL_CLOCK_TIME, this::idleLook);
@@ -187,20 +159,15 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       }
     } else {
       Long newest = vmNewest.get(record.key());
-      if (record.value() instanceof GpuSample && (newest == null || record.timestamp() > newest)) {
+      if (SampleKinds.of(record.value()) == SampleKinds.GPU && (newest == null || record.timestamp() > newest)) {
         vmNewest.put(record.key(), record.timestamp());
-      }
-      if (waiting == null) {
-        waiting();
       }
       if (!pins.isEmpty()) {
         reopen(record.key(), record.timestamp());
       }
-      if (!watched.isEmpty()) {
-        Map<String, Awaited> ids = watched.get(record.key());
-        if (ids != null) {
-          samplesArrived(record.key(), ids, record.timestamp(), kind(record.value()));
-        }
+      Map<String, TrackedMigrations.Awaited> ids = tracked.watching(record.key());
+      if (ids != null) {
+        samplesArrived(record.key(), ids, record.timestamp(), SampleKinds.of(record.value()));
       }
     }
     tick();
@@ -235,10 +202,10 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     if (streamTime >= nextLook) {
       nextLook = streamTime - Math.floorMod(streamTime, LOOK_EVERY_MILLIS) + LOOK_EVERY_MILLIS;
       closeDue(streamTime);
-      pins.expire(streamTime, id -> waiting().containsKey(id));
+      pins.expire(streamTime, tracked::contains);
       retention.tick(streamTime, id -> {
-        if (waiting().containsKey(id)) {
-          untrack(id);
+        if (tracked.contains(id)) {
+          tracked.remove(id);
         }
       });
     }
@@ -265,7 +232,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       if (!m.equals(stored)) {
         migrations.put(id, m);
         context.forward(new Record<>(id, m, record.timestamp()));
-        Tracked.Migration t = waiting().get(id);
+        Tracked.Migration t = tracked.get(id);
         // A migration still waiting to settle has no impact yet (it gets one as it settles), and a new one none at
         // all: only a settled migration's impact, a whole timeline, is worth reading back.
         MigrationImpact closed = stored == null || t != null && !t.provisional() ? null : impacts.get(id);
@@ -285,7 +252,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         Tracked.Recent r = recent.get(vmKey);
         recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
         if (m.startTime() != null) {
-          if (windowKnown(vmKey, m.startTime())) {
+          if (SampleKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
             alerting.raiseIfUnderLoad(vmKey, m, record.timestamp());
           } else {
             alertPending(id, m, true); // its samples are behind its events: decided when they come
@@ -302,7 +269,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       // time may already be past this migration's due time, and the next look only comes when stream time moves on.
       // Close what is due now rather than wait for a record that may never come.
       long streamTime = context.currentStreamTimeMs();
-      Tracked.Migration t = waiting().get(id);
+      Tracked.Migration t = tracked.get(id);
       if (t != null && !t.provisional() && t.dueAtMillis() <= streamTime) {
         closeDue(streamTime);
       }
@@ -340,41 +307,6 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     return millis >= reach - config.sampleRetention().toMillis() - config.lateGrace().toMillis();
   }
 
-  private Map<String, Tracked.Migration> waiting() {
-    if (waiting == null) {
-      waiting = new HashMap<>();
-      watched = new HashMap<>();
-      try (KeyValueIterator<String, Tracked.Migration> it = tracked.all()) {
-        it.forEachRemaining(kv -> waiting.put(kv.key, kv.value));
-      }
-      for (Tracked.Migration t : waiting.values()) {
-        if (t.provisional() || t.alertPending()) {
-          Migration m = migrations.get(t.migrationId());
-          if (m != null && m.startTime() != null) {
-            watch(t, m);
-          }
-        }
-      }
-      nextDue = Long.MIN_VALUE;
-    }
-    return waiting;
-  }
-
-  private void untrack(String id) {
-    Tracked.Migration t = waiting().remove(id);
-    tracked.delete(id);
-    expectedKinds.remove(id);
-    provisionalUntil.remove(id);
-    if (t != null) {
-      unwatch(t.vmKey(), id);
-    }
-  }
-
-  private void put(Tracked.Migration t) {
-    tracked.put(t.migrationId(), t);
-    waiting().put(t.migrationId(), t);
-  }
-
   /**
    * Pins the migration's range in the VM's history ({@link HistoryPins}), from now until stream time is
    * {@link SampleHistory#VM_SKEW} past its end.
@@ -390,7 +322,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    */
   private void reopen(String vmKey, long timestamp) {
     for (HistoryPins.Range r : pins.of(vmKey)) {
-      if (!r.holds(timestamp) || waiting().containsKey(r.id())) {
+      if (!r.holds(timestamp) || tracked.contains(r.id())) {
         continue;
       }
       Migration m = migrations.get(r.id());
@@ -399,9 +331,9 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       }
       Tracked.Migration t = new Tracked.Migration(r.id(), vmKey, m.state().isFinal(), due(m), true,
           !alerting.raised(r.id()), 0);
-      put(t);
+      tracked.put(t);
       watch(t, m);
-      nextDue = Long.MIN_VALUE;
+      tracked.nextDue(Long.MIN_VALUE);
     }
   }
 
@@ -413,12 +345,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     long due = due(m);
     Tracked.Migration t = new Tracked.Migration(id, vmKey, m.state().isFinal(), due, false,
         previous != null && previous.alertPending(), 0);
-    put(t);
+    tracked.put(t);
     pin(vmKey, id, m);
-    nextDue = Math.min(nextDue, due);
-    expectedKinds.remove(id); // its range may have changed with its end
-    provisionalUntil.remove(id);
-    unwatch(vmKey, id);
+    tracked.dueAt(due);
+    tracked.rangeChanged(id); // its range may have changed with its end
+    tracked.unwatch(vmKey, id);
     if (t.alertPending()) {
       watch(t, m);
     }
@@ -433,13 +364,13 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
 
   /** Marks whether the alert of a tracked migration waits for its window's samples. */
   private void alertPending(String id, Migration m, boolean pending) {
-    Tracked.Migration t = waiting().get(id);
+    Tracked.Migration t = tracked.get(id);
     if (t == null || t.alertPending() == pending) {
       return;
     }
     Tracked.Migration next = t.withAlertPending(pending);
-    put(next);
-    unwatch(t.vmKey(), id);
+    tracked.put(next);
+    tracked.unwatch(t.vmKey(), id);
     if (next.alertPending() || next.provisional()) {
       watch(next, m);
     }
@@ -447,30 +378,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
 
   /** Watches the VM's samples for what {@code t} waits for: its alert window, its impact's range. */
   private void watch(Tracked.Migration t, Migration m) {
-    Awaited at = new Awaited(
+    tracked.watch(t, new TrackedMigrations.Awaited(
         t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
-        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE);
-    if (t.provisional()) {
-      // Rebuilt until the history no longer holds the start of its range.
-      long until = provisionalUntil.computeIfAbsent(t.migrationId(),
-          id -> rangeStart(m).plus(config.sampleRetention()).toEpochMilli());
-      nextDue = Math.min(nextDue, until);
-    }
-    watched.computeIfAbsent(t.vmKey(), k -> new HashMap<>()).put(t.migrationId(), at);
-  }
-
-  private void unwatch(String vmKey, String id) {
-    Map<String, Awaited> ids = watched.get(vmKey);
-    if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
-      watched.remove(vmKey);
-    }
-  }
-
-  /** The kind of sample a record is (a bit of {@link #ALL_KINDS}), or 0. */
-  private static int kind(Object value) {
-    return value instanceof GpuSample ? GPU
-        : value instanceof ThroughputSample ? THROUGHPUT
-        : value instanceof RdmaCounterSample ? RDMA : 0;
+        t.provisional() ? rangeEnd(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE,
+        // a provisional impact is rebuilt until the history no longer holds the start of its range
+        t.provisional() ? rangeStart(m).plus(config.sampleRetention()).toEpochMilli() : Long.MIN_VALUE));
   }
 
   /**
@@ -478,21 +390,23 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * alert whose window it completes, and rebuilds a provisional impact when it is the first of its kind past the
    * impact's range (its kind's samples of the range are then all in the history: each kind arrives in order).
    */
-  private void samplesArrived(String vmKey, Map<String, Awaited> ids, long timestamp, int kind) {
+  private void samplesArrived(String vmKey, Map<String, TrackedMigrations.Awaited> ids, long timestamp,
+      int kind) {
     for (String id : List.copyOf(ids.keySet())) {
-      Awaited at = ids.get(id);
+      TrackedMigrations.Awaited at = ids.get(id);
       if (at == null || timestamp < at.first()) {
         continue;
       }
-      Tracked.Migration t = waiting().get(id);
+      Tracked.Migration t = tracked.get(id);
       Migration m = migrations.get(id);
       if (t == null || m == null) {
-        unwatch(vmKey, id);
+        tracked.unwatch(vmKey, id);
         continue;
       }
-      if (timestamp >= at.alertWindowAt() && t.alertPending() && windowKnown(vmKey, m.startTime())) {
+      if (timestamp >= at.alertWindowAt() && t.alertPending()
+          && SampleKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
         decideAlert(t, m, timestamp);
-        t = waiting().get(id);
+        t = tracked.get(id);
         if (t == null) {
           continue;
         }
@@ -531,14 +445,14 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * then taken to have moved on by as much, as the task's has.
    */
   private void closeDue(long time, long idle) {
-    Map<String, Tracked.Migration> all = waiting();
-    if (nextDue > time) {
+    Collection<Tracked.Migration> all = tracked.all();
+    if (tracked.nextDue() > time) {
       return;
     }
     List<Tracked.Migration> due = new ArrayList<>();
     long next = Long.MAX_VALUE;
-    for (Tracked.Migration t : all.values()) {
-      long at = t.provisional() ? provisionalUntil.getOrDefault(t.migrationId(), Long.MIN_VALUE) : t.dueAtMillis();
+    for (Tracked.Migration t : all) {
+      long at = t.provisional() ? tracked.provisionalUntil(t.migrationId()) : t.dueAtMillis();
       if (t.provisional() && at > Long.MIN_VALUE) {
         // Rebuilt until its VM's own history no longer holds the range: another VM's samples running ahead in the
         // task say nothing of this one's, which may be a repartition hop or a whole recording behind.
@@ -558,23 +472,23 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
         next = Math.min(next, at);
       }
     }
-    nextDue = next;
+    tracked.nextDue(next);
     // In the store's key order, as a scan of it gave them: the order of the outputs must not depend on a hash map.
     due.sort(Comparator.comparing(Tracked.Migration::migrationId));
     for (Tracked.Migration t : due) {
       Migration m = migrations.get(t.migrationId());
       if (m == null || m.startTime() == null) {
-        untrack(t.migrationId());
+        tracked.remove(t.migrationId());
         continue;
       }
       if (t.provisional()) {
-        settle(t, m, ALL_KINDS); // the last rebuild: the history is about to lose its range
+        settle(t, m, SampleKinds.ALL); // the last rebuild: the history is about to lose its range
         continue;
       }
       Instant from = rangeEnd(m).plusSeconds(1);
-      int passed = kinds(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
+      int passed = SampleKinds.of(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
       if (!caughtUp(t, passed) && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
-        nextDue = Long.MIN_VALUE; // still due: look again at the next second of stream time
+        tracked.nextDue(Long.MIN_VALUE); // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
       }
       settle(t, m, passed);
@@ -597,7 +511,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * VM's samples that have passed the range; with all of them the impact is final, otherwise it is provisional.
    */
   private void settle(Tracked.Migration t, Migration m, int passed) {
-    boolean complete = passed == ALL_KINDS;
+    boolean complete = passed == SampleKinds.ALL;
     long at = t.dueAtMillis();
     // The migration as it is now, not as it was tracked: an end that came after the impact was first closed revises
     // the migration even where the history could no longer rebuild the impact, and must never be closed again.
@@ -606,7 +520,8 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
       migrations.put(m.id(), m);
       context.forward(new Record<>(m.id(), m, at));
     }
-    if (t.alertPending() && (complete || windowKnown(t.vmKey(), m.startTime()))) {
+    if (t.alertPending()
+        && (complete || SampleKinds.windowKnown(samples, t.vmKey(), m.startTime(), config.alertWindow()))) {
       alertPending(t.migrationId(), m, false);
       alerting.raiseIfUnderLoad(t.vmKey(), m, at);
     }
@@ -622,11 +537,11 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     alerting.resolve(m, impact, at);
     index.refresh(t.vmKey(), m, impact);
     if (complete) {
-      untrack(t.migrationId());
+      tracked.remove(t.migrationId());
     } else {
-      Tracked.Migration p = waiting().get(t.migrationId()).asProvisional(passed);
-      put(p);
-      unwatch(p.vmKey(), p.migrationId());
+      Tracked.Migration p = tracked.get(t.migrationId()).asProvisional(passed);
+      tracked.put(p);
+      tracked.unwatch(p.vmKey(), p.migrationId());
       watch(p, m);
     }
   }
@@ -640,70 +555,20 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
    * provisional ({@link #settle}).
    */
   private boolean caughtUp(Tracked.Migration t, int passed) {
-    if (passed == 0 || passed == ALL_KINDS) {
-      return passed == ALL_KINDS;
+    if (passed == 0 || passed == SampleKinds.ALL) {
+      return passed == SampleKinds.ALL;
     }
     // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
     // (again after a restart).
-    int expected = expectedKinds.computeIfAbsent(t.migrationId(), id -> {
-      Migration m = migrations.get(id);
-      return kinds(samples.range(t.vmKey(), rangeStart(m), rangeEnd(m)));
+    int expected = tracked.expectedKinds(t.migrationId(), () -> {
+      Migration m = migrations.get(t.migrationId());
+      return SampleKinds.of(samples.range(t.vmKey(), rangeStart(m), rangeEnd(m)));
     });
     return (passed & expected) == expected;
   }
 
-  /**
-   * Whether the VM's samples of the alert window before {@code start} have all arrived, so that the alert is never
-   * judged on part of its window (samples behind their events: a replay, a lagging collector). Each kind the alert
-   * reads (GPU, RDMA) that the window holds must have passed the window's last second, with one exception that keeps
-   * a live alert within a second of its event: the GPU samples of that last second are whole when they cover every
-   * GPU the second before had (a multi-GPU VM reports a second GPU by GPU).
-   */
-  private boolean windowKnown(String vmKey, Instant start) {
-    Instant last = start.minus(ALERT_WINDOW_END);
-    VmSamples tail = samples.range(vmKey, last.minusSeconds(1), start.plusMillis(CLOSE_FALLBACK_MILLIS));
-    VmSamples.Point previous = null;
-    VmSamples.Point lastSecond = null;
-    int passed = 0;
-    for (VmSamples.Point p : tail.points()) {
-      if (p.epochSecond() < last.getEpochSecond()) {
-        previous = p;
-      } else if (p.epochSecond() == last.getEpochSecond()) {
-        lastSecond = p;
-      } else {
-        passed |= kinds(p);
-      }
-    }
-    int known = passed & (GPU | RDMA);
-    if (previous != null && lastSecond != null && previous.samples() > 0 && lastSecond.samples() > 0
-        && (lastSecond.gpuMask() & previous.gpuMask()) == previous.gpuMask()) {
-      known |= GPU;
-    }
-    if (known == 0) {
-      return false;
-    }
-    int held = kinds(samples.range(vmKey, start.minus(config.alertWindow()), last)) & (GPU | RDMA);
-    return (known & held) == held;
-  }
-
-  private static int kinds(VmSamples.Point p) {
-    return (p.samples() > 0 ? GPU : 0) | (p.throughput() != null ? THROUGHPUT : 0)
-        | (p.rdmaBytesPerSec() != null ? RDMA : 0);
-  }
-
-  private static int kinds(VmSamples samples) {
-    int kinds = 0;
-    for (VmSamples.Point p : samples.points()) {
-      kinds |= kinds(p);
-    }
-    return kinds;
-  }
-
   private static Migration unknown(Migration m, Instant at) {
-    return new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(), m.vmId(), m.vgpuProfile(),
-        MigrationState.UNKNOWN, m.initiator(), m.initiatorName(), m.encrypted(), m.sourceHost(), m.destHost(),
-        m.sourceCluster(), m.destCluster(), m.sourceDatastore(), m.destDatastore(), m.startTime(), null,
-        "no end seen within the migration timeout", at);
+    return m.withOutcome(MigrationState.UNKNOWN, null, "no end seen within the migration timeout", at);
   }
 
 }

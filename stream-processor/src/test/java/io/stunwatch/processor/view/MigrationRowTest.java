@@ -110,9 +110,7 @@ class MigrationRowTest {
   void aMigrationWithoutAStartIsNotIndexed() {
     MigrationSummary s = sparse();
     Migration m = s.migration();
-    Migration noStart = new Migration(m.id(), m.vcenterUuid(), m.vmMoref(), m.vmName(), m.vmId(), m.vgpuProfile(),
-        m.state(), m.initiator(), m.initiatorName(), m.encrypted(), null, null, null, null, null, null, null, null,
-        null, null);
+    Migration noStart = m.withTimes(null, null, null);
     assertThatThrownBy(() -> MigrationRow.of(new MigrationSummary(noStart, false, null, null, null)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("vc-1/chain-43");
   }

@@ -1,0 +1,174 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.processor.domain.Tracked;
+import io.stunwatch.processor.view.StoreNames;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The migrations a task tracks until they settle, and what each waits for in its VM's samples.
+ *
+ * <p>{@link StoreNames#TRACKED} is the truth a restore rebuilds, and {@link MigrationProcessor} its only writer,
+ * through this class. Beside it, in memory: a copy by migration id, which spares the look at due migrations (every
+ * second of stream time) a scan and decoding of the whole store; an index by VM of the migrations that wait for that
+ * VM's samples, so that a sample looks only at its own VM's; and per-migration facts read once (the kinds of samples
+ * a range holds, when a provisional impact stops being rebuilt). All of it is built at first use after the task is
+ * (re)initialized ({@link #reset}), from the store.
+ */
+final class TrackedMigrations {
+
+  /**
+   * What a migration waits for in its VM's samples, as event-time millis; {@link Long#MAX_VALUE} for what it does not
+   * wait for.
+   *
+   * @param alertWindowAt a sample this late completes its alert window
+   * @param rangePassedAt a sample this late is past its impact's range
+   * @param rebuildUntil  for a provisional impact, when it stops being rebuilt; {@link Long#MIN_VALUE} otherwise
+   */
+  record Awaited(long alertWindowAt, long rangePassedAt, long rebuildUntil) {
+    long first() {
+      return Math.min(alertWindowAt, rangePassedAt);
+    }
+  }
+
+  private final KeyValueStore<String, Tracked.Migration> store;
+  private final Consumer<Tracked.Migration> rewatch;
+  private Map<String, Tracked.Migration> byId;
+  private Map<String, Map<String, Awaited>> watchedByVm;
+  /** The kinds of samples each waiting migration's range holds, by migration id (a bit set). */
+  private final Map<String, Integer> expectedKinds = new HashMap<>();
+  /** When a provisional migration stops being rebuilt (event time), by migration id. */
+  private final Map<String, Long> provisionalUntil = new HashMap<>();
+  /** No tracked migration is due before this (a lower bound: removals do not raise it). */
+  private long nextDue = Long.MIN_VALUE;
+
+  /**
+   * @param rewatch called, as the copy is built, with each tracked migration that waits for samples (a pending alert,
+   *                a provisional impact): it calls {@link #watch} again with what the migration waits for
+   */
+  TrackedMigrations(KeyValueStore<String, Tracked.Migration> store, Consumer<Tracked.Migration> rewatch) {
+    this.store = store;
+    this.rewatch = rewatch;
+  }
+
+  /** Forgets the copy and every fact read: the task's stores were (re)initialized, perhaps restored. */
+  void reset() {
+    byId = null;
+    watchedByVm = null;
+    expectedKinds.clear();
+    provisionalUntil.clear();
+    nextDue = Long.MIN_VALUE;
+  }
+
+  private Map<String, Tracked.Migration> loaded() {
+    if (byId == null) {
+      byId = new HashMap<>();
+      watchedByVm = new HashMap<>();
+      try (KeyValueIterator<String, Tracked.Migration> it = store.all()) {
+        it.forEachRemaining(kv -> byId.put(kv.key, kv.value));
+      }
+      for (Tracked.Migration t : byId.values()) {
+        if (t.provisional() || t.alertPending()) {
+          rewatch.accept(t);
+        }
+      }
+      nextDue = Long.MIN_VALUE;
+    }
+    return byId;
+  }
+
+  /** Every tracked migration, in no order. */
+  Collection<Tracked.Migration> all() {
+    return loaded().values();
+  }
+
+  /** The tracked migration {@code id}, or null. */
+  Tracked.Migration get(String id) {
+    return loaded().get(id);
+  }
+
+  boolean contains(String id) {
+    return loaded().containsKey(id);
+  }
+
+  /** Tracks {@code t}, or its new state. */
+  void put(Tracked.Migration t) {
+    Map<String, Tracked.Migration> copy = loaded(); // before the write, which the copy must not read as restored
+    store.put(t.migrationId(), t);
+    copy.put(t.migrationId(), t);
+  }
+
+  /** Stops tracking migration {@code id}: it settled, or its migration is gone. */
+  void remove(String id) {
+    Tracked.Migration t = loaded().remove(id);
+    store.delete(id);
+    expectedKinds.remove(id);
+    provisionalUntil.remove(id);
+    if (t != null) {
+      unwatch(t.vmKey(), id);
+    }
+  }
+
+  /** Forgets what was read of the migration's range: it changed (a new end, a new start). */
+  void rangeChanged(String id) {
+    expectedKinds.remove(id);
+    provisionalUntil.remove(id);
+  }
+
+  /**
+   * Watches the samples of {@code t}'s VM for what it waits for. A provisional impact is rebuilt until its first
+   * {@link Awaited#rebuildUntil} (a later watch does not move it), which the due look then waits for.
+   */
+  void watch(Tracked.Migration t, Awaited at) {
+    loaded();
+    if (t.provisional()) {
+      long until = provisionalUntil.computeIfAbsent(t.migrationId(), id -> at.rebuildUntil());
+      nextDue = Math.min(nextDue, until);
+    }
+    watchedByVm.computeIfAbsent(t.vmKey(), k -> new HashMap<>()).put(t.migrationId(), at);
+  }
+
+  void unwatch(String vmKey, String id) {
+    loaded();
+    Map<String, Awaited> ids = watchedByVm.get(vmKey);
+    if (ids != null && ids.remove(id) != null && ids.isEmpty()) {
+      watchedByVm.remove(vmKey);
+    }
+  }
+
+  /** What the migrations that wait for the VM's samples wait for, by migration id, or null when none waits. */
+  Map<String, Awaited> watching(String vmKey) {
+    loaded();
+    return watchedByVm.isEmpty() ? null : watchedByVm.get(vmKey);
+  }
+
+  /** When a provisional migration stops being rebuilt, or {@link Long#MIN_VALUE} when not known. */
+  long provisionalUntil(String id) {
+    return provisionalUntil.getOrDefault(id, Long.MIN_VALUE);
+  }
+
+  /** The kinds of samples migration {@code id}'s range holds: read once, by {@code read}, until its range changes. */
+  int expectedKinds(String id, IntSupplier read) {
+    return expectedKinds.computeIfAbsent(id, k -> read.getAsInt());
+  }
+
+  /** No tracked migration is due before this. */
+  long nextDue() {
+    return nextDue;
+  }
+
+  /** A migration is due at {@code at}. */
+  void dueAt(long at) {
+    nextDue = Math.min(nextDue, at);
+  }
+
+  /** The next look at due migrations finds the earliest again; {@code next} after a look that found it. */
+  void nextDue(long next) {
+    nextDue = next;
+  }
+}
