@@ -8,26 +8,20 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
-import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VcenterEvent;
-import io.stunwatch.model.VcenterEventCategory;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
-import java.io.ByteArrayInputStream;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +30,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -61,8 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class VcenterCollector implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(VcenterCollector.class);
-  private static final Pattern VMX_PATH = Pattern.compile("^\\[([^]]+)]\\s*(.*)$");
-  private static final Pattern ROTATED = Pattern.compile("vmware-\\d{1,9}\\.log");
 
   /**
    * How long before a migration's completion its stun can be: the switchover comes at the end of a vMotion, and
@@ -70,31 +60,13 @@ public final class VcenterCollector implements AutoCloseable {
    */
   static final Duration STUN_LOOKBEHIND = Duration.ofHours(2);
 
-  /** A log line dated further ahead than this is not believed (a guest's forgery or a broken host clock). */
-  static final Duration LOG_FUTURE_TOLERANCE = Duration.ofMinutes(5);
-
-  /** The rotated logs tried when the current one has no new stun: ESXi keeps six by default. */
-  static final int MAX_ROTATED_LOGS = 6;
-
-  /**
-   * The most VMs the checkpoint remembers a last stun for: 100k VMs would make it several MB, past Kafka's record
-   * limit, and then every transaction of the vCenter would fail. A VM forgotten early can have a stun published
-   * twice; the processor keeps a VM's stuns as a set, so that changes nothing downstream.
-   */
-  static final int MAX_REMEMBERED_STUNS = 2_000;
-  /**
-   * The most a checkpoint may take encoded: well below Kafka's default record limit (1 MB), with room for the
-   * transaction's other records. Only a storm of thousands of migrations within {@code vcenter.event-overlap} comes
-   * near it; see {@link #bound}.
-   */
-  static final int MAX_CHECKPOINT_BYTES = 768 * 1024;
-
   private final VcenterConnector connector;
   private final VcenterConfig config;
   private final Map<String, Object> kafkaProperties;
   private final Clock clock;
   private final VimEventMapper mapper = new VimEventMapper();
-  private final VmwareLogParser logParser = new VmwareLogParser();
+  private final StunLogFetcher stunLogs;
+  private final TaskFollower tasks;
   private final LogLimiter problemLog;
   private final Backoff backoff = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60));
   private final Thread thread;
@@ -140,6 +112,8 @@ public final class VcenterCollector implements AutoCloseable {
     this.kafkaProperties = kafkaProperties;
     this.clock = clock;
     this.problemLog = new LogLimiter(10);
+    this.tasks = new TaskFollower(mapper, this::problem);
+    this.stunLogs = new StunLogFetcher(config.logTailBytes(), clock, logLinesSkipped::increment, this::problem);
     this.thread = new Thread(this::run, "stunwatch-vcenter-" + connector.url());
     this.thread.setDaemon(true);
   }
@@ -308,11 +282,11 @@ public final class VcenterCollector implements AutoCloseable {
         if (e.isPresent()) {
           mapped.add(e.get());
           events++;
-          if (isCompletion(e.get())) {
+          if (TaskFollower.isCompletion(e.get())) {
             completed.add(e.get());
           }
           VcenterEvent ev = e.get();
-          if (ev.task() != null && !isFinal(ev.task().state()) && ev.vm() != null) {
+          if (ev.task() != null && !TaskFollower.isFinal(ev.task().state()) && ev.vm() != null) {
             pending.putIfAbsent(ev.task().key(), new VcenterCheckpoint.PendingTask(ev.task().key(), ev.eventKey(),
                 ev.chainId(), ev.vm().value(), ev.vm().name(), ev.task().state()));
           }
@@ -326,7 +300,7 @@ public final class VcenterCollector implements AutoCloseable {
       }
     }
     if (lastPart) {
-      events += followTasks(c, pending, mapped, completed);
+      events += tasks.follow(c, vcenterUuid, pending, mapped, completed);
     }
     // A VM the inventory does not know yet (created since the last refresh) is looked up before its events are
     // keyed: keyed by VM id they meet the VM's samples, and the processor need not hold them for its inventory.
@@ -344,7 +318,7 @@ public final class VcenterCollector implements AutoCloseable {
     }
     // A first start that has seen no event yet stands at the start of its window.
     Instant position = cursor.last() != null ? cursor.last() : firstStart;
-    prune(lastStun, position);
+    CheckpointBounds.prune(lastStun, position);
     List<VcenterCheckpoint.RecentEvent> recent = cursor.recent();
     boolean moved = checkpoint == null
         || !position.equals(checkpoint.lastCreatedTime())
@@ -356,7 +330,7 @@ public final class VcenterCollector implements AutoCloseable {
       return; // nothing new, and the last checkpoint is fresh: no empty transaction
     }
     // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
-    Bounded bounded = bound(new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
+    CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
         List.copyOf(pending.values()), recent));
     VcenterCheckpoint next = bounded.checkpoint();
     if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
@@ -382,106 +356,6 @@ public final class VcenterCollector implements AutoCloseable {
     published.addAndGet(events);
   }
 
-  /** A checkpoint within {@link #MAX_CHECKPOINT_BYTES}, and what was left out to fit. */
-  record Bounded(VcenterCheckpoint checkpoint, int droppedRecent, int droppedPending) {
-  }
-
-  /**
-   * {@code c}, or, when it would take more than {@link #MAX_CHECKPOINT_BYTES}, {@code c} with only the newest
-   * events of its overlap window and the newest of its followed tasks: halved until it fits. The stuns are bounded
-   * already ({@link #prune}).
-   */
-  static Bounded bound(VcenterCheckpoint c) {
-    if (Topics.VCENTER_CHECKPOINTS.encodeValue(c).length <= MAX_CHECKPOINT_BYTES) {
-      return new Bounded(c, 0, 0);
-    }
-    List<VcenterCheckpoint.RecentEvent> recent = c.recentEvents().stream()
-        .sorted(Comparator.comparing(VcenterCheckpoint.RecentEvent::createdTime)
-            .thenComparingLong(VcenterCheckpoint.RecentEvent::key)).toList();
-    List<VcenterCheckpoint.PendingTask> pending = c.pendingTasks().stream()
-        .sorted(Comparator.comparingLong(VcenterCheckpoint.PendingTask::eventKey)).toList();
-    int keepRecent = recent.size();
-    int keepPending = pending.size();
-    VcenterCheckpoint trimmed = c;
-    while (Topics.VCENTER_CHECKPOINTS.encodeValue(trimmed).length > MAX_CHECKPOINT_BYTES
-        && (keepRecent > 0 || keepPending > 0)) {
-      keepRecent /= 2;
-      keepPending /= 2;
-      trimmed = new VcenterCheckpoint(c.vcenterUuid(), c.lastCreatedTime(), c.keysAtLastCreated(), c.savedAt(),
-          c.lastStunByVm(), pending.subList(pending.size() - keepPending, pending.size()),
-          recent.subList(recent.size() - keepRecent, recent.size()));
-    }
-    return new Bounded(trimmed, recent.size() - keepRecent, pending.size() - keepPending);
-  }
-
-  /**
-   * Forgets the last stun of VMs whose stun is too old to matter: a completion still to come is at or after
-   * {@code position}, and its stun is looked for no earlier than {@link #STUN_LOOKBEHIND} before it. Of the rest,
-   * the newest {@link #MAX_REMEMBERED_STUNS} are kept, so the checkpoint stays far below Kafka's record limit.
-   */
-  static void prune(Map<String, Instant> lastStun, Instant position) {
-    Instant horizon = position.minus(STUN_LOOKBEHIND);
-    lastStun.values().removeIf(t -> !t.isAfter(horizon));
-    if (lastStun.size() > MAX_REMEMBERED_STUNS) {
-      List<Map.Entry<String, Instant>> newest = lastStun.entrySet().stream()
-          .sorted(Map.Entry.<String, Instant>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
-          .limit(MAX_REMEMBERED_STUNS).map(e -> Map.entry(e.getKey(), e.getValue())).toList();
-      lastStun.clear();
-      newest.forEach(e -> lastStun.put(e.getKey(), e.getValue()));
-    }
-  }
-
-  /**
-   * Reads the TaskInfo of each followed task and adds a {@link VcenterEvent#TASK_INFO} event for each state change;
-   * a final task stops being followed, and one vCenter no longer knows is dropped.
-   *
-   * @return how many task events were added
-   */
-  private int followTasks(VcenterConnection c, Map<String, VcenterCheckpoint.PendingTask> pending,
-      List<VcenterEvent> out, List<VcenterEvent> completed) throws IOException {
-    int added = 0;
-    for (VcenterCheckpoint.PendingTask t : List.copyOf(pending.values())) {
-      Optional<JsonNode> info = c.taskInfo(t.taskKey());
-      if (info.isEmpty()) {
-        pending.remove(t.taskKey());
-        problem("task " + t.taskKey() + " of " + t.vmMoref() + " is gone before it was seen to finish");
-        continue;
-      }
-      String state = info.get().path("state").asText();
-      if (state.equals(t.lastState())) {
-        continue;
-      }
-      try {
-        VcenterEvent e = mapper.taskChange(info.get(), vcenterUuid, t.eventKey(), t.chainId(),
-            new EntityRef("VirtualMachine", t.vmMoref(), t.vmName()));
-        out.add(e);
-        added++;
-        if (isCompletion(e)) {
-          completed.add(e);
-        }
-      } catch (VimEventMapper.MappingException ex) {
-        problem("task " + t.taskKey() + ": " + ex.getMessage());
-      }
-      if (isFinal(state)) {
-        pending.remove(t.taskKey());
-      } else {
-        pending.put(t.taskKey(), new VcenterCheckpoint.PendingTask(t.taskKey(), t.eventKey(), t.chainId(),
-            t.vmMoref(), t.vmName(), state));
-      }
-    }
-    return added;
-  }
-
-  private static boolean isFinal(String state) {
-    return "success".equals(state) || "error".equals(state);
-  }
-
-  private static boolean isCompletion(VcenterEvent e) {
-    return e.category() == VcenterEventCategory.MIGRATION_COMPLETED
-        || e.category() == VcenterEventCategory.MIGRATION_TASK && e.task() != null
-        && "success".equals(e.task().state());
-  }
-
   private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)
       throws IOException {
     for (InventoryDiff.Change<VmInventoryEntry> ch : vms.next(c.vms(now))) {
@@ -493,9 +367,9 @@ public final class VcenterCollector implements AutoCloseable {
   }
 
   /**
-   * Reads the migrated VM's vmware.log, or its newest rotated {@code vmware-N.log} that has one, and adds the stuns
-   * not published before: those after the last one published for the VM and at most {@link #STUN_LOOKBEHIND}
-   * before the completion, which is where this migration's stun can be.
+   * Adds the stuns of the migrated VM's vmware.log ({@link StunLogFetcher}) not published before: those after the
+   * last one published for the VM and at most {@link #STUN_LOOKBEHIND} before the completion, which is where this
+   * migration's stun can be.
    */
   private void fetchStuns(VcenterConnection c, VcenterEvent e, Map<String, Instant> lastStun,
       List<ProducerRecord<byte[], byte[]>> out) {
@@ -507,92 +381,15 @@ public final class VcenterCollector implements AutoCloseable {
       problem("no inventory (vmx path, datacenter) for " + e.vmKey() + ": cannot read its vmware.log");
       return;
     }
-    Matcher m = VMX_PATH.matcher(vm.vmPathName());
-    if (!m.matches()) {
-      problem("vmx path of " + e.vmKey() + " is not '[datastore] dir/file.vmx': " + vm.vmPathName());
-      return;
-    }
-    String datastore = m.group(1);
-    String dir = m.group(2).contains("/") ? m.group(2).substring(0, m.group(2).lastIndexOf('/') + 1) : "";
     Instant floor = e.createdTime().minus(STUN_LOOKBEHIND);
     Instant published = lastStun.get(vm.moref());
-    Instant after = published != null && published.isAfter(floor) ? published : floor;
-    LogRead read = readLog(c, vm, datastore, dir + "vmware.log", after);
-    if (read.stuns().isEmpty()) {
-      // vMotion and power operations start a new vmware.log: the stun may be in the one rotated out
-      for (String rotated : rotatedLogs(c, vm, datastore, dir)) {
-        read = readLog(c, vm, datastore, dir + rotated, after);
-        if (!read.stuns().isEmpty()) {
-          break;
-        }
-      }
-    }
-    for (VmwareLogParser.Stun s : read.stuns()) {
-      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), read.file());
+    StunLogFetcher.Found found = stunLogs.newStuns(c, vm,
+        published != null && published.isAfter(floor) ? published : floor);
+    for (VmwareLogParser.Stun s : found.stuns()) {
+      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), found.file());
       out.add(record(Topics.STUN_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
-      lastStun.merge(vm.moref(), s.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
+      lastStun.merge(vm.moref(), s.timestamp(), (x, y) -> x.isAfter(y) ? x : y);
     }
-  }
-
-  /**
-   * What one log gave.
-   *
-   * @param stuns the new stuns
-   * @param file  {@code [ds] path}, and the byte its lines are counted from when only its end was read
-   */
-  private record LogRead(List<VmwareLogParser.Stun> stuns, String file) {
-  }
-
-  /** The stuns after {@code after} in the end of one log file; none when it cannot be read (said why). */
-  private LogRead readLog(VcenterConnection c, VmInventoryEntry vm, String datastore, String path, Instant after) {
-    String file = "[" + datastore + "] " + path;
-    VcenterConnection.Tail tail;
-    try {
-      tail = c.datastoreTail(vm.datacenter(), datastore, path, config.logTailBytes());
-    } catch (FileNotFoundException ex) {
-      return new LogRead(List.of(), file); // not every VM has every log; the rotated ones are looked for next
-    } catch (IOException ex) {
-      problem("cannot read " + file + " of " + vm.key() + ": " + ex.getMessage());
-      return new LogRead(List.of(), file);
-    }
-    byte[] bytes = tail.content();
-    int from = 0;
-    String name = file;
-    if (tail.offset() > 0) {
-      // cut inside a line: its rest is no line of its own
-      while (from < bytes.length && bytes[from] != '\n') {
-        from++;
-      }
-      from = Math.min(from + 1, bytes.length);
-      name = file + " from byte " + (tail.offset() + from);
-    }
-    String where = name;
-    try {
-      return new LogRead(VmwareLogParser.after(logParser.parse(new ByteArrayInputStream(bytes, from,
-          bytes.length - from), clock.instant().plus(LOG_FUTURE_TOLERANCE), (line, why) -> {
-            logLinesSkipped.increment();
-            problem(where + ":" + line + ": skipped: " + why);
-          }), after), name);
-    } catch (IOException ex) {
-      throw new UncheckedIOException(ex); // not from a byte array
-    }
-  }
-
-  /** The rotated logs in a VM's directory, newest (highest N) first, at most {@link #MAX_ROTATED_LOGS}. */
-  private List<String> rotatedLogs(VcenterConnection c, VmInventoryEntry vm, String datastore, String dir) {
-    List<String> names;
-    try {
-      names = c.datastoreDirectory(vm.datacenter(), datastore, dir);
-    } catch (FileNotFoundException ex) {
-      return List.of();
-    } catch (IOException ex) {
-      problem("cannot list [" + datastore + "] " + dir + " of " + vm.key() + ": " + ex.getMessage());
-      return List.of();
-    }
-    return names.stream().filter(n -> ROTATED.matcher(n).matches())
-        .sorted(Comparator.comparingLong((String n) -> Long.parseLong(n.substring(7, n.length() - 4)))
-            .reversed())
-        .limit(MAX_ROTATED_LOGS).toList();
   }
 
   /** The Kafka key of a record about the VM {@code vmKey}: its VM id when the inventory knows it. */
