@@ -10,6 +10,8 @@ COPY collectors collectors
 COPY stream-processor stream-processor
 COPY api api
 COPY launcher launcher
+# the benchmarks are not built into the image; Maven needs only their module's pom to read the build
+COPY benchmarks/pom.xml benchmarks/pom.xml
 RUN mvn -B -q -DskipTests package -pl launcher -am
 
 FROM eclipse-temurin:17.0.13_11-jre

@@ -5,6 +5,7 @@ import io.stunwatch.config.ConfigException;
 import io.stunwatch.config.ConfigKeys;
 import java.lang.reflect.Constructor;
 import java.time.Duration;
+import java.util.ServiceLoader;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -30,7 +31,6 @@ import picocli.CommandLine.Spec;
         ApiCommand.class,
         TailCommand.class,
         PlanCommand.class,
-        BenchCommand.class,
         ConfigCommand.class,
         VersionCommand.class,
         CommandLine.HelpCommand.class},
@@ -58,6 +58,10 @@ public final class Stunwatch implements Runnable {
   /** The configured picocli command line; commands get {@code ctx} through their constructor. */
   static CommandLine commandLine(LaunchContext ctx) {
     CommandLine cl = new CommandLine(Stunwatch.class, new ContextFactory(ctx));
+    // before the converters and handlers below, which picocli gives the subcommands added so far
+    for (AddedCommand added : ServiceLoader.load(AddedCommand.class)) {
+      cl.addSubcommand(new CommandLine(added.command(), new ContextFactory(ctx)));
+    }
     // Durations read as in configuration files: 30s, 5m, 2h (and ISO-8601).
     cl.registerConverter(Duration.class, ConfigKeys::parseDuration);
     // Enum values in any case, as in configuration files; kinds also with '-' for '_' (vgpu-query).

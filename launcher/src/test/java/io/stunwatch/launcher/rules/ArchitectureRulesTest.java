@@ -5,6 +5,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.stunwatch.launcher.AddedCommand;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -88,9 +89,16 @@ class ArchitectureRulesTest {
   }
 
   @Test
+  void theBenchmarksAreNotInTheProduct() {
+    noClasses().should().resideInAPackage("io.stunwatch.bench..")
+        .orShould().implement(AddedCommand.class)
+        .because("the benchmarks (module benchmarks) run from a clone beside the product jar and are never shipped")
+        .check(classes);
+  }
+
+  @Test
   void onlyTheSshShellKnowsTheSshLibrary() {
-    noClasses().that().resideOutsideOfPackage("io.stunwatch.launcher.bench")
-        .and().haveNameNotMatching("io\\.stunwatch\\.collectors\\.hosts\\.MinaSshHostShell(\\$.*)?")
+    noClasses().that().haveNameNotMatching("io\\.stunwatch\\.collectors\\.hosts\\.MinaSshHostShell(\\$.*)?")
         .should().dependOnClassesThat().resideInAPackage("org.apache.sshd..")
         .because("collect hosts speaks to its hosts through HostShell: the SSH library can be replaced in one class")
         .check(classes);

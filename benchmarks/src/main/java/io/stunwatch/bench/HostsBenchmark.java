@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;

@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

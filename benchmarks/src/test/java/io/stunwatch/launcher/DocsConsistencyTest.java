@@ -30,6 +30,9 @@ import picocli.CommandLine;
  * The docs say only what the product is: every topic they name or count is in {@link Topics}, every
  * {@code stunwatch} command and option they show in code is one the CLI has, every configuration key they name is
  * in the catalog, and every relative link and anchor leads somewhere. Each failure names the file and line.
+ *
+ * <p>It lives in the benchmarks module, in the launcher's package, because this is the one class path that holds the
+ * whole command line the docs show: the product's commands and {@code stunwatch bench}, which is never shipped.
  */
 class DocsConsistencyTest {
 

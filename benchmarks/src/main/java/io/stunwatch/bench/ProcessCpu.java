@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.launcher.demo.Demo;

@@ -1,12 +1,14 @@
-package io.stunwatch.launcher;
+package io.stunwatch.bench;
 
 import io.stunwatch.config.KafkaClientConfig;
-import io.stunwatch.launcher.bench.AccuracyBenchmark;
-import io.stunwatch.launcher.bench.ApiBenchmark;
-import io.stunwatch.launcher.bench.FleetBenchmark;
-import io.stunwatch.launcher.bench.HostsBenchmark;
-import io.stunwatch.launcher.bench.ProcessorBenchmark;
-import io.stunwatch.launcher.bench.StreamsOverrides;
+import io.stunwatch.launcher.ExitCodes;
+import io.stunwatch.launcher.LaunchContext;
+import io.stunwatch.bench.AccuracyBenchmark;
+import io.stunwatch.bench.ApiBenchmark;
+import io.stunwatch.bench.FleetBenchmark;
+import io.stunwatch.bench.HostsBenchmark;
+import io.stunwatch.bench.ProcessorBenchmark;
+import io.stunwatch.bench.StreamsOverrides;
 import io.stunwatch.launcher.sim.StunLaw;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;

@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;

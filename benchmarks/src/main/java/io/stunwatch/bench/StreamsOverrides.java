@@ -1,4 +1,4 @@
-package io.stunwatch.launcher.bench;
+package io.stunwatch.bench;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
