@@ -202,7 +202,7 @@ final class BenchCommand implements Runnable {
         FleetBenchmark.Settings settings = new FleetBenchmark.Settings(vms, Duration.ofSeconds(warmupSeconds),
             Duration.ofSeconds(seconds), clients, history, partitions, threads, heap, sampleStore, dir, wrk);
         if (failover) {
-          ctx.out().print(FleetBenchmark.failoverTable(new FleetBenchmark(settings, ctx.out()).failover()));
+          ctx.out().print(FleetFailover.table(new FleetFailover(settings, ctx.out()).run()));
           ctx.out().flush();
           return ExitCodes.OK;
         }

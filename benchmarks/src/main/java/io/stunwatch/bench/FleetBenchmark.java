@@ -3,13 +3,9 @@ package io.stunwatch.bench;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.launcher.sim.FleetScenario;
-import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.topic.Topic;
-import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,25 +20,17 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -102,7 +90,7 @@ public final class FleetBenchmark {
   }
 
   /** The processor's {@code process.application-id}, the prefix of its internal topics. */
-  private static final String APPLICATION_ID = "bench-fleet";
+  static final String APPLICATION_ID = "bench-fleet";
 
   private final Settings settings;
   private final PrintWriter log;
@@ -110,6 +98,7 @@ public final class FleetBenchmark {
   /** The API's port, the same for every start of the processor. */
   private int port;
   private final String token = "fleet-" + Long.toHexString(new Random().nextLong()) + "-token";
+  private final FleetApi apiClient = new FleetApi(token);
 
   public FleetBenchmark(Settings settings, PrintWriter log) {
     this.settings = settings;
@@ -120,7 +109,7 @@ public final class FleetBenchmark {
     Path dir = settings.dir();
     Path tokenFile = dir.resolve("api-token");
     Files.writeString(tokenFile, token);
-    port = freePort();
+    port = FleetApi.freePort();
     String base = "http://127.0.0.1:" + port;
     BrokerConfig bc = new BrokerConfig(dir.resolve("broker"), "localhost", 0, 0, settings.partitions(), true);
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(bc)) {
@@ -134,9 +123,9 @@ public final class FleetBenchmark {
           "STUNWATCH_PROCESS_INSTANCE_ID", "bench-fleet-1",
           "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()),
           "STUNWATCH_PROCESS_SAMPLE_STORE", settings.sampleStore());
-      Child processor = Child.start(env, settings.heap(), dir.resolve("processor-1.log"));
+      ProductJvm processor = ProductJvm.start(settings.heap(), env, dir.resolve("processor-1.log"), "api");
       try {
-        awaitReady(base, Duration.ofMinutes(3));
+        apiClient.awaitReady(base, Duration.ofMinutes(3));
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         double historyLoad = 0;
         if (settings.history() > 0) {
@@ -150,35 +139,35 @@ public final class FleetBenchmark {
         long every = Math.max(1, Duration.ofHours(2).toSeconds() / settings.vms());
         FleetScenario fleet = new FleetScenario(new FleetScenario.Settings(11, settings.vms(),
             Math.max(2, settings.vms() / 8), start, length, Duration.ofSeconds(every)), 1_000_000_000L);
-        Generator gen = new Generator(fleet, bootstrap);
+        FleetGenerator gen = new FleetGenerator(fleet, bootstrap);
         AlertWatch alerts = new AlertWatch(bootstrap);
         gen.start();
         alerts.start();
         try {
           log.printf("%,d VMs live at 1 Hz; warming up for %d s%n", settings.vms(), settings.warmup().toSeconds());
           log.flush();
-          sleepUntil(System.nanoTime() + settings.warmup().toNanos(), gen);
-          long sent0 = gen.sent.get();
+          gen.awaitUntil(System.nanoTime() + settings.warmup().toNanos());
+          long sent0 = gen.sent();
           long t0 = System.nanoTime();
-          Map<String, Long> changelog0 = changelogBytes(dir.resolve("broker"));
-          long input0 = inputBytes(dir.resolve("broker"));
-          double cpu0 = cpuSeconds(processor.pid());
+          Map<String, Long> changelog0 = BrokerDisk.changelogBytes(dir.resolve("broker"), APPLICATION_ID);
+          long input0 = BrokerDisk.inputBytes(dir.resolve("broker"));
+          double cpu0 = ProductJvm.cpuSeconds(processor.pid());
           // Alert latency under the fleet's load alone: the request load below shares the cores.
           alerts.measure(Instant.now(), Instant.now().plusSeconds(60));
           Thread.sleep(60_000);
           double secs = (System.nanoTime() - t0) / 1e9;
-          long sentInWindow = gen.sent.get() - sent0;
+          long sentInWindow = gen.sent() - sent0;
           double achieved = sentInWindow / secs;
           Map<String, Double> changelogRates = new TreeMap<>();
-          changelogBytes(dir.resolve("broker")).forEach((store, bytes) ->
+          BrokerDisk.changelogBytes(dir.resolve("broker"), APPLICATION_ID).forEach((store, bytes) ->
               changelogRates.put(store, (bytes - changelog0.getOrDefault(store, 0L)) / secs));
           double changelogRate = changelogRates.values().stream().mapToDouble(Double::doubleValue).sum();
-          double inputRate = (inputBytes(dir.resolve("broker")) - input0) / secs;
-          double cpuPerThousand = (cpuSeconds(processor.pid()) - cpu0) / (sentInWindow / 1000.0);
+          double inputRate = (BrokerDisk.inputBytes(dir.resolve("broker")) - input0) / secs;
+          double cpuPerThousand = (ProductJvm.cpuSeconds(processor.pid()) - cpu0) / (sentInWindow / 1000.0);
 
-          long[] heap = heapAndRss(processor.pid());
-          long state = size(dir.resolve("state"));
-          double[] metrics = metrics(base);
+          ProductJvm.Memory memory = ProductJvm.memory(processor.pid());
+          long state = BrokerDisk.size(dir.resolve("state"));
+          MetricsRender metrics = metrics(base);
           List<Latency> api = new ArrayList<>();
           String vm = fleet.vms().get(0).id();
           String day = "from=" + Instant.now().minus(Duration.ofHours(24)).toEpochMilli() + "&to="
@@ -196,8 +185,8 @@ public final class FleetBenchmark {
           // Restart: kill -9 while the fleet keeps sending, then the same command on the same state.
           processor.kill();
           long killed = System.nanoTime();
-          processor = Child.start(env, settings.heap(), dir.resolve("processor-2.log"));
-          awaitReady(base, Duration.ofMinutes(10));
+          processor = ProductJvm.start(settings.heap(), env, dir.resolve("processor-2.log"), "api");
+          apiClient.awaitReady(base, Duration.ofMinutes(10));
           double ready = (System.nanoTime() - killed) / 1e9;
           // Records the killed process committed may still be on their way for a moment; the new JVM takes
           // seconds to start, so the first arrival a second after the kill is the new process's.
@@ -208,8 +197,8 @@ public final class FleetBenchmark {
           }
           double firstOutput = alerts.firstOutputAfter(after) + 1.0;
           gen.stop();
-          return new Result(settings.vms(), offered, achieved, raw, heap[0], heap[1], state, changelogRate,
-              metrics[0], (long) metrics[1], api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis,
+          return new Result(settings.vms(), offered, achieved, raw, memory.heapBytes(), memory.rssBytes(), state, changelogRate,
+              metrics.medianMs(), metrics.bytes(), api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis(),
               settings.sampleStore(), inputRate, cpuPerThousand, changelogRates);
         } finally {
           gen.stop();
@@ -244,7 +233,7 @@ public final class FleetBenchmark {
     long seen = -1;
     long stuck = System.nanoTime();
     while (true) {
-      long n = listed(base, now.minus(length).minusSeconds(1), now.plusSeconds(1));
+      long n = apiClient.listed(base, now.minus(length).minusSeconds(1), now.plusSeconds(1));
       if (n >= planned) {
         break;
       }
@@ -264,296 +253,11 @@ public final class FleetBenchmark {
     return s;
   }
 
-  /**
-   * Sends the fleet in real time: each second's records when that second comes, as collectors would. Counts what
-   * it sent, and how far it fell behind.
-   */
-  private static final class Generator implements Runnable {
-    private final FleetScenario fleet;
-    private final String bootstrap;
-    private final AtomicLong sent = new AtomicLong();
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private volatile long behindMillis;
-    private volatile Throwable failed;
-    private Thread thread;
-
-    Generator(FleetScenario fleet, String bootstrap) {
-      this.fleet = fleet;
-      this.bootstrap = bootstrap;
-    }
-
-    void start() {
-      thread = new Thread(this, "fleet-generator");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    void stop() throws InterruptedException {
-      stop.set(true);
-      if (thread != null) {
-        thread.join(30_000);
-      }
-    }
-
-    @Override
-    public void run() {
-      try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-          ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"))) {
-        fleet.run(new FleetScenario.Sink() {
-          long second = Long.MIN_VALUE;
-
-          @Override
-          public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
-            if (stop.get()) {
-              throw new Stopped();
-            }
-            long s = at.getEpochSecond();
-            if (s != second) {
-              second = s;
-              long wait = at.toEpochMilli() - System.currentTimeMillis();
-              if (wait > 0) {
-                sleep(wait);
-              } else {
-                behindMillis = Math.max(behindMillis, -wait);
-              }
-            }
-            p.send(topic, key, value, at);
-            sent.incrementAndGet();
-          }
-        });
-      } catch (Stopped e) {
-        // asked to stop
-      } catch (RuntimeException e) {
-        failed = e;
-      }
-    }
-  }
-
-  /** Ends the generator's pass through the scenario. */
-  private static final class Stopped extends RuntimeException {
-    Stopped() {
-      super(null, null, false, false);
-    }
-  }
-
-  /**
-   * Reads the alerts, migrations and impacts topics (read_committed) from their ends: the FIRING alerts' latency
-   * from their migration's start, and the arrival of every output record.
-   */
-  private static final class AlertWatch implements Runnable, AutoCloseable {
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
-    private final List<Long> arrivals = Collections.synchronizedList(new ArrayList<>());
-    private volatile Instant measureFrom = Instant.MAX;
-    private volatile Instant measureTo = Instant.MIN;
-    private Thread thread;
-
-    AlertWatch(String bootstrap) {
-      Properties p = new Properties();
-      p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-      p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-fleet-watch-" + System.nanoTime());
-      consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      consumer.subscribe(List.of(Topics.MIGRATION_ALERTS.name(), Topics.MIGRATIONS.name(),
-          Topics.MIGRATION_IMPACTS.name()));
-    }
-
-    void start() {
-      thread = new Thread(this, "fleet-alert-watch");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    /** Measures the alerts of migrations that start within {@code [from, to)}. */
-    void measure(Instant from, Instant to) {
-      measureFrom = from;
-      measureTo = to;
-    }
-
-    @Override
-    public void run() {
-      while (!stop.get()) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-          long now = System.nanoTime();
-          arrivals.add(now);
-          if (r.topic().equals(Topics.MIGRATION_ALERTS.name()) && r.value() != null) {
-            MigrationAlert a = Topics.MIGRATION_ALERTS.valueSerde().decode(r.value());
-            Instant wall = Instant.now();
-            if (a.state() == MigrationAlert.AlertState.FIRING && !a.raisedAt().isBefore(measureFrom)
-                && a.raisedAt().isBefore(measureTo)) {
-              latencies.add(Duration.between(a.raisedAt(), wall).toNanos() / 1e6);
-            }
-          }
-        }
-      }
-      consumer.close();
-    }
-
-    Latency latency() {
-      List<Double> l = new ArrayList<>(latencies);
-      Collections.sort(l);
-      if (l.isEmpty()) {
-        return new Latency("alert", 0, Double.NaN, Double.NaN);
-      }
-      return new Latency("alert", l.size(), l.get(l.size() / 2), l.get((int) Math.min(l.size() - 1,
-          Math.round(l.size() * 0.99))));
-    }
-
-    double firstOutputAfter(long nanos) {
-      synchronized (arrivals) {
-        return arrivals.stream().filter(t -> t > nanos).findFirst().map(t -> (t - nanos) / 1e9).orElse(Double.NaN);
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop.set(true);
-      if (thread != null) {
-        thread.join(10_000);
-      }
-    }
-  }
-
-  /** The stunwatch command, run as its own JVM: {@code java -Xmx<heap> -jar <this jar> api}. */
-  private static final class Child {
-    private final Process process;
-
-    private Child(Process process) {
-      this.process = process;
-    }
-
-    static Child start(Map<String, String> env, String heap, Path logFile) throws IOException {
-      Path jar = Path.of(URI.create(FleetBenchmark.class.getProtectionDomain().getCodeSource().getLocation()
-          .toString()));
-      if (!Files.isRegularFile(jar)) {
-        throw new IllegalStateException("run the fleet benchmark from the stunwatch jar, not from " + jar);
-      }
-      String java = ProcessHandle.current().info().command().orElse("java");
-      ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + heap, "-jar", jar.toString(), "api")
-          .redirectErrorStream(true).redirectOutput(logFile.toFile());
-      pb.environment().putAll(env);
-      Process p = pb.start();
-      // Never left running when this JVM goes, however it goes.
-      Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "fleet-child-reaper"));
-      return new Child(p);
-    }
-
-    long pid() {
-      return process.pid();
-    }
-
-    /** SIGKILL: no shutdown hook, no flush, no commit. */
-    void kill() throws InterruptedException {
-      process.destroyForcibly();
-      process.waitFor(30, TimeUnit.SECONDS);
-    }
-  }
-
-  private void awaitReady(String base, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/ready"))
-            .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(50);
-    }
-    throw new IllegalStateException("the processor was not ready within " + timeout);
-  }
-
-  private long listed(String base, Instant from, Instant to) throws Exception {
-    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&count=true&from="
-        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
-        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.discarding());
-    return r.statusCode() == 200 ? Long.parseLong(r.headers().firstValue("X-Total-Count").orElse("0")) : 0;
-  }
-
-  /** {@code jcmd GC.run}, then the heap used and the RSS, bytes. */
-  static long[] heapAndRss(long pid) throws Exception {
-    jcmd(pid, "GC.run");
-    String info = jcmd(pid, "GC.heap_info");
-    Matcher m = Pattern.compile("used (\\d+)K").matcher(info);
-    if (!m.find()) {
-      throw new IllegalStateException("no heap figure in jcmd GC.heap_info:\n" + info);
-    }
-    long heap = Long.parseLong(m.group(1)) * 1024;
-    String status = Files.readString(Path.of("/proc", String.valueOf(pid), "status"));
-    Matcher rss = Pattern.compile("VmRSS:\\s+(\\d+) kB").matcher(status);
-    return new long[] {heap, rss.find() ? Long.parseLong(rss.group(1)) * 1024 : -1};
-  }
-
-  private static String jcmd(long pid, String command) throws Exception {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process p = new ProcessBuilder(Files.isExecutable(jcmd) ? jcmd.toString() : "jcmd", String.valueOf(pid),
-        command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("jcmd " + pid + " " + command + " failed:\n" + out);
-    }
-    return out;
-  }
-
-  /**
-   * The bytes of every changelog in the broker's log directories, by store: a partition's directory is
-   * {@code <application id>-<store>-changelog-<partition>}.
-   */
-  private static Map<String, Long> changelogBytes(Path brokerDir) throws IOException {
-    Map<String, Long> out = new TreeMap<>();
-    try (Stream<Path> s = Files.walk(brokerDir)) {
-      s.filter(p -> p.getParent() != null && p.getParent().getFileName().toString().contains("-changelog-")
-          && p.getFileName().toString().endsWith(".log")).forEach(p -> {
-            String dirName = p.getParent().getFileName().toString();
-            String store = dirName.substring(0, dirName.lastIndexOf("-changelog-"));
-            store = store.startsWith(APPLICATION_ID + "-") ? store.substring(APPLICATION_ID.length() + 1) : store;
-            out.merge(store, sizeOf(p), Long::sum);
-          });
-    }
-    return out;
-  }
-
-  /** The bytes of every partition of the sample topics (the fleet's input) in the broker's log directories. */
-  private static long inputBytes(Path brokerDir) throws IOException {
-    List<String> inputs = List.of(Topics.GPU_SAMPLES.name(), Topics.RDMA_SAMPLES.name(),
-        Topics.THROUGHPUT_SAMPLES.name());
-    try (Stream<Path> s = Files.walk(brokerDir)) {
-      return s.filter(p -> p.getParent() != null && inputs.stream().anyMatch(t -> p.getParent().getFileName()
-          .toString().startsWith(t + "-")) && p.getFileName().toString().endsWith(".log"))
-          .mapToLong(FleetBenchmark::sizeOf).sum();
-    }
-  }
-
-  /** The CPU time (user and system) the process has used, seconds, from {@code /proc/<pid>/stat}. */
-  private static double cpuSeconds(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // fields 14 and 15 of stat(5), counted after the command's closing parenthesis: utime, stime in clock ticks
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
-  }
-
-  private static long size(Path dir) throws IOException {
-    try (Stream<Path> s = Files.walk(dir)) {
-      return s.filter(Files::isRegularFile).mapToLong(FleetBenchmark::sizeOf).sum();
-    }
-  }
-
-  private static long sizeOf(Path p) {
-    try {
-      return Files.size(p);
-    } catch (IOException e) {
-      return 0; // a segment deleted while walking
-    }
-  }
-
   /** The median of ten {@code /metrics} renders, milliseconds, and the size of the last, bytes. */
-  private double[] metrics(String base) throws Exception {
+  private record MetricsRender(double medianMs, long bytes) {
+  }
+
+  private MetricsRender metrics(String base) throws Exception {
     List<Double> ms = new ArrayList<>();
     long bytes = 0;
     for (int i = 0; i < 10; i++) {
@@ -567,7 +271,7 @@ public final class FleetBenchmark {
       }
     }
     Collections.sort(ms);
-    return new double[] {ms.get(ms.size() / 2), bytes};
+    return new MetricsRender(ms.get(ms.size() / 2), bytes);
   }
 
   /** One kind alone under wrk, 5 s unmeasured, then the load time; the paths round robin. */
@@ -613,174 +317,6 @@ public final class FleetBenchmark {
       p.flush();
     }
     return n / ((System.nanoTime() - t0) / 1e9);
-  }
-
-  /** The figures of a failover run ({@link #failover}). */
-  public record FailoverResult(int vms, double everyVmAnsweredS, double readyS, long restoredRecords,
-      long standbyRecords, long changelogBytes) {
-  }
-
-  /**
-   * Two processor instances ({@code stunwatch api}, {@code process.standby-replicas=1}, the default
-   * {@code process.session-timeout}) share the live fleet; after the warm-up one is killed ({@code kill -9}) while
-   * the fleet keeps sending. Measured from the kill: the time until the other answers {@code /api/vms/{vm}/load}
-   * for every VM (each sweep asks them all; the first whole sweep without a failure ends it; its standbys answer
-   * until the tasks move), until it runs every task and is ready, and the changelog records it restored into the
-   * tasks it took over.
-   */
-  public FailoverResult failover() throws Exception {
-    Path dir = settings.dir();
-    Path tokenFile = dir.resolve("api-token");
-    Files.writeString(tokenFile, token);
-    int[] ports = {freePort(), freePort()};
-    BrokerConfig bc = new BrokerConfig(dir.resolve("broker"), "localhost", 0, 0, settings.partitions(), true);
-    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(bc)) {
-      String bootstrap = broker.bootstrapServers();
-      List<Child> instances = new ArrayList<>();
-      try {
-        for (int i = 0; i < 2; i++) {
-          instances.add(Child.start(Map.of(
-              "STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", bootstrap,
-              "STUNWATCH_API_TOKEN_FILE", tokenFile.toString(),
-              "STUNWATCH_API_PORT", String.valueOf(ports[i]),
-              "STUNWATCH_PROCESS_APPLICATION_ID", APPLICATION_ID,
-              "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state-" + (i + 1)).toString(),
-              "STUNWATCH_PROCESS_INSTANCE_ID", APPLICATION_ID + "-" + (i + 1),
-              "STUNWATCH_PROCESS_THREADS", String.valueOf(settings.threads()),
-              "STUNWATCH_PROCESS_SAMPLE_STORE", settings.sampleStore(),
-              "STUNWATCH_PROCESS_STANDBY_REPLICAS", "1"), settings.heap(), dir.resolve("processor-" + (i + 1)
-              + ".log")));
-        }
-        String survivor = "http://127.0.0.1:" + ports[1];
-        awaitReady("http://127.0.0.1:" + ports[0], Duration.ofMinutes(3));
-        awaitReady(survivor, Duration.ofMinutes(3));
-        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        long every = Math.max(1, Duration.ofHours(2).toSeconds() / settings.vms());
-        FleetScenario fleet = new FleetScenario(new FleetScenario.Settings(11, settings.vms(),
-            Math.max(2, settings.vms() / 8), start, settings.warmup().plus(Duration.ofMinutes(10)),
-            Duration.ofSeconds(every)), 1_000_000_000L);
-        Generator gen = new Generator(fleet, bootstrap);
-        gen.start();
-        try {
-          log.printf("%,d VMs live at 1 Hz on two instances with a standby each; warming up for %d s%n",
-              settings.vms(), settings.warmup().toSeconds());
-          log.flush();
-          sleepUntil(System.nanoTime() + settings.warmup().toNanos(), gen);
-          List<String> paths = fleet.vms().stream().map(v -> "/api/vms/" + v.id() + "/load").toList();
-          if (!answersAll(survivor, paths)) {
-            throw new IllegalStateException("before the kill, the survivor-to-be did not answer every VM");
-          }
-          long restoredBefore = restored(survivor, "active");
-          long standby = restored(survivor, "standby");
-          long changelog = changelogBytes(dir.resolve("broker")).values().stream().mapToLong(Long::longValue).sum();
-          Path survivorLog = dir.resolve("processor-2.log");
-          long rebalancesBefore = rebalances(survivorLog);
-          instances.get(0).kill();
-          long killed = System.nanoTime();
-          long deadline = killed + TimeUnit.MINUTES.toNanos(10);
-          while (!answersAll(survivor, paths)) {
-            if (System.nanoTime() > deadline) {
-              throw new IllegalStateException("the survivor did not answer every VM within 10 minutes");
-            }
-            Thread.sleep(50);
-          }
-          double answered = (System.nanoTime() - killed) / 1e9;
-          // then the group moves the killed instance's tasks to the survivor (process.session-timeout, a rebalance)
-          while (rebalances(survivorLog) <= rebalancesBefore) {
-            if (System.nanoTime() > deadline) {
-              throw new IllegalStateException("the survivor did not take the tasks over within 10 minutes");
-            }
-            Thread.sleep(50);
-          }
-          awaitReady(survivor, Duration.ofMinutes(10));
-          double ready = (System.nanoTime() - killed) / 1e9;
-          return new FailoverResult(settings.vms(), answered, ready, restored(survivor, "active") - restoredBefore,
-              standby, changelog);
-        } finally {
-          gen.stop();
-        }
-      } finally {
-        for (Child c : instances) {
-          c.kill();
-        }
-      }
-    }
-  }
-
-  /** How many times the processor logging to {@code log} came back to RUNNING from a rebalance. */
-  private static long rebalances(Path log) throws IOException {
-    try (Stream<String> lines = Files.lines(log)) {
-      return lines.filter(l -> l.contains("Stream processor REBALANCING -> RUNNING")).count();
-    }
-  }
-
-  /** Whether every path answers 200 on {@code base}, asked one after another. */
-  private boolean answersAll(String base, List<String> paths) throws InterruptedException {
-    for (String path : paths) {
-      try {
-        HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
-            .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
-            HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() != 200) {
-          return false;
-        }
-      } catch (IOException e) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** {@code stunwatch_processor_restored_records_total} of one {@code task} kind, every store together. */
-  private long restored(String base, String task) throws Exception {
-    String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
-        .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    Matcher m = Pattern.compile("(?m)^stunwatch_processor_restored_records_total\\{[^}]*task=\"" + task
-        + "\"[^}]*} ([0-9.eE+]+)$").matcher(metrics);
-    double sum = 0;
-    while (m.find()) {
-      sum += Double.parseDouble(m.group(1));
-    }
-    return (long) sum;
-  }
-
-  /** The figures of a failover run as markdown. */
-  public static String failoverTable(FailoverResult r) {
-    return String.format("%n%,d VMs at 1 Hz on two instances, each with a standby of the other's tasks, one killed%n%n"
-        + "| figure | value |%n|---|---|%n"
-        + "| kill -9 to every VM answered by the survivor (`/api/vms/{vm}/load`) | %.1f s |%n"
-        + "| kill -9 to the survivor running every task and ready (after `process.session-timeout` and a rebalance) "
-        + "| %.1f s |%n"
-        + "| changelog records the survivor restored into the tasks it took over | %,d |%n"
-        + "| baseline: changelog records its standbys had read before the kill | %,d |%n"
-        + "| changelogs on the broker at the kill | %,.0f MiB |%n",
-        r.vms(), r.everyVmAnsweredS(), r.readyS(), r.restoredRecords(), r.standbyRecords(),
-        r.changelogBytes() / 1048576.0);
-  }
-
-  private static void sleepUntil(long nanos, Generator gen) throws InterruptedException {
-    while (System.nanoTime() < nanos) {
-      if (gen.failed != null) {
-        throw new IllegalStateException("the fleet generator failed", gen.failed);
-      }
-      Thread.sleep(Math.min(1000, Math.max(1, (nanos - System.nanoTime()) / 1_000_000)));
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new Stopped();
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   /** The figures as markdown: one table of this run, each figure beside its baseline. */

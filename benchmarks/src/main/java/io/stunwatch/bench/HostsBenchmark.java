@@ -24,6 +24,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -154,16 +155,8 @@ public final class HostsBenchmark {
     Files.writeString(config, "kafka.bootstrap-servers=" + bootstrap + "\nhosts.source=file\nhosts.file=" + hosts
         + "\nhosts.ssh.user=bench\nhosts.ssh.identity-file=" + identity + "\nhosts.ssh.known-hosts=" + knownHosts
         + "\nhosts.interval=" + settings.interval().toSeconds() + "s\nhosts.metrics-port=" + metricsPort + "\n");
-    Path jar = Path.of(URI.create(HostsBenchmark.class.getProtectionDomain().getCodeSource().getLocation()
-        .toString()));
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("run the hosts benchmark from the stunwatch jar, not from " + jar);
-    }
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Process p = new ProcessBuilder(java, "-Xmx" + settings.heap(), "-jar", jar.toString(), "collect", "hosts",
-        "--config", config.toString()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("collector-" + n + ".log").toFile()).start();
-    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "hosts-bench-reaper"));
+    ProductJvm p = ProductJvm.start(settings.heap(), Map.of(), dir.resolve("collector-" + n + ".log"), "collect",
+        "hosts", "--config", config.toString());
     try {
       log.printf("pass of %d hosts: warming up %d s%n", n, settings.warmup().toSeconds());
       log.flush();
@@ -194,17 +187,17 @@ public final class HostsBenchmark {
       String page = metrics(metricsPort);
       double read = gauge(page, READ) - read0;
       long streaming = (long) gauge(page, STREAMING);
-      long[] heap = heapAndRss(p.pid());
+      ProductJvm.Memory memory = ProductJvm.memory(p.pid());
       Collections.sort(ages);
       double p99 = ages.get(Math.min(ages.size() - 1, (int) Math.ceil(ages.size() * 0.99) - 1));
-      Pass pass = new Pass(n, streaming, ticks / (double) ProcessCpu.TICKS_PER_SECOND / seconds, heap[0], heap[1],
+      Pass pass = new Pass(n, streaming, ticks / (double) ProcessCpu.TICKS_PER_SECOND / seconds, memory.heapBytes(),
+          memory.rssBytes(),
           max, p99, read / seconds);
       log.printf("pass of %d hosts: %s%n", n, pass);
       log.flush();
       return pass;
     } finally {
-      p.destroyForcibly();
-      p.waitFor(30, TimeUnit.SECONDS);
+      p.kill();
     }
   }
 
@@ -244,10 +237,6 @@ public final class HostsBenchmark {
     String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-  }
-
-  private static long[] heapAndRss(long pid) throws Exception {
-    return FleetBenchmark.heapAndRss(pid);
   }
 
   private static int freePort() throws IOException {

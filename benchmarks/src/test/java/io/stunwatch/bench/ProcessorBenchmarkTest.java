@@ -9,39 +9,39 @@ import org.junit.jupiter.api.Test;
 
 class ProcessorBenchmarkTest {
 
-  private static ProcessorBenchmark.Mark mark(double seconds, double a, double b) {
-    return new ProcessorBenchmark.Mark((long) (seconds * 1e9), Map.of("t1", a, "t2", b));
+  private static StreamThreads.Mark mark(double seconds, double a, double b) {
+    return new StreamThreads.Mark((long) (seconds * 1e9), Map.of("t1", a, "t2", b));
   }
 
   @Test
   void theRateWithEveryThreadAtWorkRunsFromWhenTheLastStartedToWhenTheFirstFinished() {
-    List<ProcessorBenchmark.Mark> marks = List.of(mark(0, 0, 0), mark(1, 50, 0), mark(2, 90, 10), mark(3, 100, 40),
+    List<StreamThreads.Mark> marks = List.of(mark(0, 0, 0), mark(1, 50, 0), mark(2, 90, 10), mark(3, 100, 40),
         mark(4, 100, 100));
     // From 2 s (both started, after the tenth at 0.5 s) to 3 s (the first thread done): 140 - 100 records in 1 s.
-    assertThat(ProcessorBenchmark.allThreadsAtWork(marks, 500_000_000L)).isEqualTo(40.0);
+    assertThat(StreamThreads.allThreadsAtWork(marks, 500_000_000L)).isEqualTo(40.0);
   }
 
   @Test
   void theWindowStartsNoEarlierThanTheTenth() {
-    List<ProcessorBenchmark.Mark> marks = List.of(mark(0, 0, 0), mark(1, 10, 10), mark(2, 30, 20), mark(4, 100, 60),
+    List<StreamThreads.Mark> marks = List.of(mark(0, 0, 0), mark(1, 10, 10), mark(2, 30, 20), mark(4, 100, 60),
         mark(5, 100, 100));
     // Both threads work from 1 s, but the tenth is at 2 s: from 2 s (50 records) to 4 s (160) is 55 records/s.
-    assertThat(ProcessorBenchmark.allThreadsAtWork(marks, 2_000_000_000L)).isEqualTo(55.0);
+    assertThat(StreamThreads.allThreadsAtWork(marks, 2_000_000_000L)).isEqualTo(55.0);
   }
 
   @Test
   void aThreadIsDoneWithinOnePercentOfItsFinalCountAsItsLastRecordsMayComeACommitLater() {
     // t1 ends at 1,000 records at 3 s but takes its last 5 (a repartition hop's) at 5 s: the window ends at 3 s.
-    List<ProcessorBenchmark.Mark> marks = List.of(mark(0, 0, 0), mark(1, 400, 300), mark(3, 995, 800),
+    List<StreamThreads.Mark> marks = List.of(mark(0, 0, 0), mark(1, 400, 300), mark(3, 995, 800),
         mark(4, 995, 1000), mark(5, 1000, 1000));
-    assertThat(ProcessorBenchmark.allThreadsAtWork(marks, 0)).isEqualTo((1795.0 - 700.0) / 2);
+    assertThat(StreamThreads.allThreadsAtWork(marks, 0)).isEqualTo((1795.0 - 700.0) / 2);
   }
 
   @Test
   void aThreadThatStartsAfterTheOtherFinishedLeavesNoWindow() {
-    List<ProcessorBenchmark.Mark> marks = List.of(mark(0, 0, 0), mark(1, 60, 0), mark(2, 100, 0), mark(3, 100, 50),
+    List<StreamThreads.Mark> marks = List.of(mark(0, 0, 0), mark(1, 60, 0), mark(2, 100, 0), mark(3, 100, 50),
         mark(4, 100, 100));
-    assertThat(ProcessorBenchmark.allThreadsAtWork(marks, 0)).isNaN();
+    assertThat(StreamThreads.allThreadsAtWork(marks, 0)).isNaN();
   }
 
   private static ProcessorBenchmark.Throughput pass(double perSec, double busy) {

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -50,17 +51,17 @@ class DemoFaultIT {
       Instant start = demo.simulationStart();
 
       // before: the API lists exactly the migrations the vCenter started
-      Instant[] cutoff = {null};
+      AtomicReference<Instant> cutoff = new AtomicReference<>();
       Await.until(Duration.ofSeconds(240), () -> {
         Instant fleetAt = demo.feed().lastReleased();
         if (fleetAt == null) {
           return false;
         }
-        cutoff[0] = fleetAt.minusSeconds(60);
-        Set<String> started = startedBy(demo.scenario(), start, cutoff[0]);
-        return started.size() >= 10 && started.equals(listed(demo, token, start, cutoff[0]).keySet());
+        cutoff.set(fleetAt.minusSeconds(60));
+        Set<String> started = startedBy(demo.scenario(), start, cutoff.get());
+        return started.size() >= 10 && started.equals(listed(demo, token, start, cutoff.get()).keySet());
       }, "the API to list every migration started in the first simulated minutes");
-      Instant before = cutoff[0];
+      Instant before = cutoff.get();
       Map<String, String> listedBefore = listed(demo, token, start, before);
       LOG.info("{} migrations listed before the restart (started by {})", listedBefore.size(), before);
 
@@ -90,11 +91,12 @@ class DemoFaultIT {
       Instant restartedAt = demo.feed().lastReleased();
       Await.until(Duration.ofSeconds(180), () -> {
         Instant fleetAt = demo.feed().lastReleased();
-        cutoff[0] = fleetAt.minusSeconds(60);
-        if (!cutoff[0].isAfter(restartedAt.plusSeconds(300))) {
+        cutoff.set(fleetAt.minusSeconds(60));
+        if (!cutoff.get().isAfter(restartedAt.plusSeconds(300))) {
           return false; // five simulated minutes past the restart
         }
-        return startedBy(demo.scenario(), start, cutoff[0]).equals(listed(demo, token, start, cutoff[0]).keySet());
+        Instant by = cutoff.get();
+        return startedBy(demo.scenario(), start, by).equals(listed(demo, token, start, by).keySet());
       }, "every migration started across the restart to be listed");
       assertThat(demo.fleetFailure()).isNull();
     }

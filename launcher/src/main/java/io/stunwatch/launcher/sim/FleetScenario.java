@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -147,11 +148,12 @@ public final class FleetScenario {
     long total = settings.length().toSeconds();
     long chain = firstChain;
     int[] host = hostOf.clone();
-    Instant[] busyUntil = new Instant[vms.size()];
+    Map<Integer, Instant> busyUntil = new HashMap<>(); // by VM index: the end of its last planned migration
     for (long s = every; s < total - 30; s += 1 + r.nextInt((int) (2 * every))) {
       Vm vm = vms.get(r.nextInt(vms.size()));
       Instant start = settings.start().plusSeconds(s);
-      if (busyUntil[vm.index()] != null && !start.isAfter(busyUntil[vm.index()].plusSeconds(60))) {
+      Instant busy = busyUntil.get(vm.index());
+      if (busy != null && !start.isAfter(busy.plusSeconds(60))) {
         continue; // one migration of a VM at a time, and a minute of samples between them
       }
       double fbGiB = vm.profile().framebufferMiB() * vm.fbShare() / 1024.0;
@@ -164,7 +166,7 @@ public final class FleetScenario {
       if (!fails) {
         host[vm.index()] = to;
       }
-      busyUntil[vm.index()] = start.plusSeconds(seconds);
+      busyUntil.put(vm.index(), start.plusSeconds(seconds));
       chain += 10;
     }
   }
