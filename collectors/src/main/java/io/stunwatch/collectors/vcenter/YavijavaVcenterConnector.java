@@ -1,15 +1,25 @@
 package io.stunwatch.collectors.vcenter;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.vmware.vim25.ArrayUpdateOperation;
+import com.vmware.vim25.ClusterConfigInfoEx;
+import com.vmware.vim25.ClusterConfigSpecEx;
+import com.vmware.vim25.ClusterDrsVmConfigInfo;
+import com.vmware.vim25.ClusterDrsVmConfigSpec;
+import com.vmware.vim25.DrsBehavior;
 import com.vmware.vim25.Event;
 import com.vmware.vim25.EventFilterSpec;
 import com.vmware.vim25.EventFilterSpecByTime;
 import com.vmware.vim25.ManagedObjectNotFound;
+import com.vmware.vim25.LocalizedMethodFault;
 import com.vmware.vim25.ManagedObjectReference;
+import com.vmware.vim25.NoPermission;
+import com.vmware.vim25.RuntimeFault;
 import com.vmware.vim25.TaskInfo;
 import com.vmware.vim25.VirtualDevice;
 import com.vmware.vim25.VirtualMachineConfigInfo;
 import com.vmware.vim25.VirtualPCIPassthroughVmiopBackingInfo;
+import com.vmware.vim25.mo.ClusterComputeResource;
 import com.vmware.vim25.mo.ComputeResource;
 import com.vmware.vim25.mo.Datacenter;
 import com.vmware.vim25.mo.EventHistoryCollector;
@@ -25,6 +35,7 @@ import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URL;
 import java.time.Instant;
@@ -297,6 +308,87 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
             si.getAboutInfo().getVersion()));
       }
       return out;
+    }
+
+    @Override
+    public Map<String, DrsOverride> drsOverrides(String clusterMoref) throws IOException {
+      ClusterComputeResource cluster = cluster(clusterMoref);
+      Map<String, DrsOverride> out = new HashMap<>();
+      try {
+        if (cluster.getConfigurationEx() instanceof ClusterConfigInfoEx c && c.getDrsVmConfig() != null) {
+          for (ClusterDrsVmConfigInfo info : c.getDrsVmConfig()) {
+            out.put(info.getKey().getVal(), new DrsOverride(info.getBehavior() == null ? null
+                : DrsOverride.Behavior.ofVim(info.getBehavior().toString()), info.getEnabled()));
+          }
+        }
+      } catch (RuntimeException e) {
+        throw new IOException("cannot read the DRS overrides of " + clusterMoref + ": " + rootMessage(e), e);
+      }
+      return out;
+    }
+
+    @Override
+    public void setDrsOverride(String clusterMoref, String vmMoref, DrsOverride from, DrsOverride to)
+        throws IOException {
+      ClusterComputeResource cluster = cluster(clusterMoref);
+      ManagedObjectReference vm = new ManagedObjectReference();
+      vm.setType("VirtualMachine");
+      vm.setVal(vmMoref);
+      ClusterDrsVmConfigSpec spec = new ClusterDrsVmConfigSpec();
+      if (to == null) {
+        spec.setOperation(ArrayUpdateOperation.remove);
+        spec.setRemoveKey(vm);
+      } else {
+        ClusterDrsVmConfigInfo info = new ClusterDrsVmConfigInfo();
+        info.setKey(vm);
+        info.setEnabled(to.enabled());
+        info.setBehavior(to.behavior() == null ? null : DrsBehavior.valueOf(to.behavior().vimName()));
+        spec.setOperation(from == null ? ArrayUpdateOperation.add : ArrayUpdateOperation.edit);
+        spec.setInfo(info);
+      }
+      ClusterConfigSpecEx change = new ClusterConfigSpecEx();
+      change.setDrsVmConfigSpec(new ClusterDrsVmConfigSpec[] {spec});
+      String what = (to == null ? "removing" : from == null ? "adding" : "editing") + " the DRS override of "
+          + vmMoref + " in " + clusterMoref;
+      try {
+        // modify=true: only what the spec names changes (false would reset every setting the spec leaves out)
+        Task task = cluster.reconfigureComputeResource_Task(change, true);
+        if (!Task.SUCCESS.equals(task.waitForTask())) {
+          TaskInfo info = task.getTaskInfo();
+          LocalizedMethodFault fault = info == null ? null : info.getError();
+          throw new VcenterRefusedException(fault == null || fault.getFault() == null ? null
+              : fault.getFault().getClass().getSimpleName(), what + ": " + (fault == null ? "the task failed"
+              : fault.getLocalizedMessage()));
+        }
+      } catch (NoPermission e) {
+        throw new VcenterRefusedException("NoPermission", what + ": no permission " + e.getPrivilegeId()
+            + " on " + clusterMoref);
+      } catch (RuntimeFault e) {
+        throw new VcenterRefusedException(e.getClass().getSimpleName(), what + ": " + rootMessage(e));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException(what + ": interrupted", e);
+      } catch (java.rmi.RemoteException | RuntimeException e) {
+        throw new IOException(what + ": " + rootMessage(e), e);
+      }
+    }
+
+    /** The cluster {@code moref}; vCenter does not check a reference until it is used, so its name is read. */
+    private ClusterComputeResource cluster(String moref) throws IOException {
+      ManagedObjectReference ref = new ManagedObjectReference();
+      ref.setType("ClusterComputeResource");
+      ref.setVal(moref);
+      ClusterComputeResource cluster = new ClusterComputeResource(si.getServerConnection(), ref);
+      try {
+        cluster.getName();
+      } catch (RuntimeException e) {
+        if (String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
+            || e.getCause() instanceof ManagedObjectNotFound) {
+          throw new FileNotFoundException("no cluster " + moref + " in " + sdkUrl);
+        }
+        throw new IOException("cannot read cluster " + moref + ": " + rootMessage(e), e);
+      }
+      return cluster;
     }
 
     @Override

@@ -80,6 +80,16 @@ class StunLogFetcherTest {
     }
 
     @Override
+    public Map<String, DrsOverride> drsOverrides(String clusterMoref) {
+      throw new UnsupportedOperationException("a datastore only");
+    }
+
+    @Override
+    public void setDrsOverride(String clusterMoref, String vmMoref, DrsOverride from, DrsOverride to) {
+      throw new UnsupportedOperationException("a datastore only");
+    }
+
+    @Override
     public void close() {
     }
   }
