@@ -2,12 +2,10 @@ package io.stunwatch.bench;
 
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
-import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.ProcessorConfig;
-import io.stunwatch.processor.StreamsProcessor;
 import io.stunwatch.processor.StunwatchTopology;
 import io.stunwatch.processor.node.LiveCommits;
 import java.io.PrintWriter;
@@ -24,7 +22,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -238,7 +235,7 @@ public final class ProcessorBenchmark {
       // would otherwise hold the first rebalance for a session timeout.
       ProcessorConfig latencyConfig = config.withIdentity("bench-latency", settings.dir().resolve("state-latency"));
       AlertLatencyRun.AlertLatency latency = new AlertLatencyRun(settings.rate(), settings.latencyLength(), log)
-          .run(bootstrap, streamsProperties(latencyConfig, bootstrap), latencyConfig);
+          .run(bootstrap, StreamsPass.properties(settings, latencyConfig, bootstrap), latencyConfig);
       Result r = new Result(fleet.size(), raw.rate(), passthrough.rate(), topology.rate(), latency.alerts(),
           latency.p50Millis(), latency.p99Millis(), latency.achievedRate(), topology.warmups(),
           topology.compilerShare(), median(cpu));
@@ -377,12 +374,6 @@ public final class ProcessorBenchmark {
     b.stream(inputs, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
         .to("bench.passthrough", Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
     return b.build();
-  }
-
-  /** The processor's Streams settings with the run's {@code --streams-config} over them. */
-  private Properties streamsProperties(ProcessorConfig config, String bootstrap) {
-    return StreamsOverrides.applied(StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap)),
-        settings.streamsConfig());
   }
 
   private void flushPrintf(String format, Object... args) {

@@ -48,7 +48,7 @@ final class StreamsPass {
       throws Exception {
     ProcessorConfig config = ProcessorConfig.defaults().withThreads(settings.threads()).withIdentity(appId,
         settings.dir().resolve("state-" + appId));
-    Properties p = streamsProperties(config, bootstrap);
+    Properties p = properties(settings, config, bootstrap);
     ProcessCpu cpu = ProcessCpu.self();
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
         KafkaStreams streams = new KafkaStreams(topology, p)) {
@@ -161,7 +161,7 @@ final class StreamsPass {
   }
 
   /** The processor's Streams settings with the run's {@code --streams-config} over them. */
-  private Properties streamsProperties(ProcessorConfig config, String bootstrap) {
+  static Properties properties(ProcessorBenchmark.Settings settings, ProcessorConfig config, String bootstrap) {
     return StreamsOverrides.applied(StreamsProcessor.properties(config, new KafkaClientConfig(bootstrap)),
         settings.streamsConfig());
   }
