@@ -9,6 +9,7 @@ import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,7 @@ public final class ConfigCatalog {
     keys.addAll(ExporterConfig.KEYS);
     keys.addAll(VcenterConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
+    keys.addAll(GuardConfig.KEYS);
     keys.addAll(ApiConfig.KEYS);
     keys.addAll(WebhookConfig.KEYS);
     long distinct = keys.stream().map(ConfigKey::name).distinct().count();

@@ -92,6 +92,10 @@ public final class Samples {
             List.of(MigrationAlert.Reason.GPU_UTILIZATION, MigrationAlert.Reason.FB_USED),
             new StunForecast(30.0, 45.0, 2.0, 15.0, 12, StunForecast.Basis.SITE_MEDIAN_RATIO), T0, T0.plusSeconds(180),
             new MigrationAlert.Measured(MigrationState.SUCCEEDED, 180.0, stun(), 12.5)),
+        new GuardDecision(VM, GuardDecision.Action.PROTECT, List.of(MigrationAlert.Reason.GPU_UTILIZATION),
+            new MigrationAlert.Load(95.0, 60L, 12288L, 75.0, null, LoadSource.GUEST),
+            new StunForecast(24.0, 36.0, 2.0, 12.0, 0, StunForecast.Basis.VMWARE_REFERENCE), 30.0, T0,
+            T0.plusSeconds(1)),
         DeadLetter.of("stunwatch.gpu-samples", 0, 41, T0, null, new byte[] {0, (byte) 0xff},
             DeadLetter.Stage.DESERIALIZATION, "not valid JSON", "stream-processor", T0));
   }

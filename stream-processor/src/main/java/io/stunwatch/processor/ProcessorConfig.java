@@ -42,13 +42,14 @@ import java.util.Objects;
  * @param inventoryHold     wall time a vCenter event of a VM the inventory does not know yet is held for its entry
  * @param standbyReplicas   warm copies of each task's stores that other instances keep (num.standby.replicas)
  * @param sessionTimeout    how long the group waits for a silent instance before its tasks move (session.timeout.ms)
+ * @param guard             the DRS guard's decisions ({@code guard.*})
  */
 public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
     double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
     Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
     Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
     Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore,
-    Duration idleClose, Duration inventoryHold, int standbyReplicas, Duration sessionTimeout) {
+    Duration idleClose, Duration inventoryHold, int standbyReplicas, Duration sessionTimeout, GuardConfig guard) {
 
   /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
   public enum SampleStore {
@@ -194,13 +195,21 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
         r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
         Objects.requireNonNullElse(r.get(INSTANCE_ID), ""), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
         r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
-        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT));
+        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT), GuardConfig.read(r));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.check(c.windowRetention().compareTo(c.lateGrace().plusMinutes(1)) >= 0, WINDOW_RETENTION,
         "must be at least process.late-grace plus 1 min, or a late sample could reopen a window already let go");
     r.done();
     return c;
+  }
+
+  /** This configuration with the DRS guard's decisions as {@code g}. */
+  public ProcessorConfig withGuard(GuardConfig g) {
+    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
+        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
+        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, g);
   }
 
   /** Defaults, for tests and embedding: every key at its catalog default. */
@@ -213,7 +222,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
@@ -221,7 +230,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
@@ -229,7 +238,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
@@ -237,7 +246,7 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
   }
 
   /** This configuration with another {@code process.history-retention}. */
@@ -245,6 +254,6 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
         sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
         utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, retention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout);
+        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
   }
 }

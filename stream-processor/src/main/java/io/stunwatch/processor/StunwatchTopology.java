@@ -21,6 +21,7 @@ import io.stunwatch.processor.domain.StunModel;
 import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.node.CatalogRouting;
 import io.stunwatch.processor.node.Decoder;
+import io.stunwatch.processor.node.GuardProcessor;
 import io.stunwatch.processor.node.HistoryUpdate;
 import io.stunwatch.processor.node.IdentityResolver;
 import io.stunwatch.processor.node.InventoryIndex;
@@ -190,6 +191,13 @@ public final class StunwatchTopology {
     KStream<String, GpuSample> gpu = decoded(b, Topics.GPU_SAMPLES, clock)
         .merge(resolved, Named.as("guest-and-resolved-gpu"));
     loadAndUtilization(b, gpu, config, index, clock);
+    if (config.guard().enabled()) {
+      // After the history has recorded the reading (the processor above is the stream's first child).
+      b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+          StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(Tracked.Guard.class))));
+      gpu.process(() -> new GuardProcessor(config, index), Named.as("drs-guard"), GuardProcessor.stores())
+          .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("guard-out"));
+    }
     KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
     rdma.process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES,
         StoreNames.HISTORY_PINS);

@@ -3,6 +3,7 @@ package io.stunwatch.model.topic;
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.ExporterGpuSample;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.GpuSnapshot;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.HostVgpuSample;
@@ -99,6 +100,13 @@ public final class Topics {
   public static final Topic<String, MigrationAlert> MIGRATION_ALERTS =
       compact("migration-alerts", MigrationAlert.class);
 
+  /**
+   * The DRS guard's decisions, newest per VM: protect, hold, release. Key: VM id. Compacted, so a collector that
+   * starts again finds every VM's last decision.
+   */
+  public static final Topic<String, GuardDecision> GUARD_DECISIONS =
+      compact("guard-decisions", GuardDecision.class);
+
   /** Records that could not be decoded or processed. Key: source topic name. */
   public static final Topic<String, DeadLetter> DEAD_LETTERS =
       delete("dead-letters", DeadLetter.class, EVENT_RETENTION);
@@ -117,7 +125,7 @@ public final class Topics {
   public static final List<Topic<?, ?>> ALL = List.of(
       GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
       VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
-      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, DEAD_LETTERS);
+      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, GUARD_DECISIONS, DEAD_LETTERS);
 
   private Topics() {
   }

@@ -149,7 +149,8 @@ public final class InventoryIndex {
       while (it.hasNext()) {
         VmInventoryEntry v = it.next().value.value();
         if (v != null && v.biosUuid() != null) {
-          m.put(v.biosUuid(), new VmPlacement(v.name(), v.host() == null ? null : v.host().name()));
+          m.put(v.biosUuid(), new VmPlacement(v.name(), v.host() == null ? null : v.host().name(), v.vcenterUuid(),
+              v.host()));
           if (v.name() != null) {
             index(names, "name:" + lower(v.name()), v.biosUuid());
             if (v.host() != null && v.host().name() != null) {

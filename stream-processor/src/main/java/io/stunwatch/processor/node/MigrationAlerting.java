@@ -60,27 +60,16 @@ final class MigrationAlerting {
     Instant to = start.minus(MigrationProcessor.ALERT_WINDOW_END);
     VmSamples history = samples.range(vmKey, from, to);
     VmSamples.Load load = history.load(from, to);
-    if (load.seconds() == 0 && load.fbUsedMiB() == null && load.rdmaBitsPerSec() == null) {
+    if (!UnderLoad.known(load)) {
       return; // no samples of this VM: its load is unknown, not low
     }
-    List<MigrationAlert.Reason> reasons = new ArrayList<>();
-    if (load.gpuUtilizationAvgPct() != null && load.gpuUtilizationAvgPct() >= config.alertGpuPct()) {
-      reasons.add(MigrationAlert.Reason.GPU_UTILIZATION);
-    }
-    if (load.fbUsedPct() != null && load.fbUsedPct() >= config.alertFbUsedPct()) {
-      reasons.add(MigrationAlert.Reason.FB_USED);
-    }
-    if (load.rdmaBitsPerSec() != null && load.rdmaBitsPerSec() >= config.alertRdmaGbps() * 1e9) {
-      reasons.add(MigrationAlert.Reason.RDMA_RATE);
-    }
+    List<MigrationAlert.Reason> reasons = UnderLoad.reasons(load, config);
     if (reasons.isEmpty()) {
       return;
     }
     MigrationAlert a = new MigrationAlert(m.id(), MigrationAlert.AlertState.FIRING, m.vmMoref(), m.vmName(),
         m.vmId(), m.sourceHost(), m.destHost(), m.initiator(), m.vgpuProfile(),
-        new MigrationAlert.Load(load.gpuUtilizationAvgPct(), config.alertWindow().toSeconds(), load.fbUsedMiB(),
-            load.fbUsedPct(), load.rdmaBitsPerSec(), load.seconds() == 0 && load.fbUsedMiB() == null ? null
-            : history.gpuSource()),
+        UnderLoad.figures(load, history, config),
         reasons, forecast(load, m), start, m.updatedAt(), null);
     alerts.put(m.id(), a);
     context.forward(new Record<>(m.id(), a, timestamp));
