@@ -110,6 +110,7 @@ public final class ApiServer {
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
     new HostsEndpoint(stores).addRoutes(router, respond);
+    new GuardEndpoint(stores, processor.guard()).addRoutes(router, respond);
     new AnnotationsEndpoint(stores, config, longestMigration, clock).addRoutes(router, respond);
     if (internal != null) {
       internal.addRoutes(router, respond, longestMigration);

@@ -108,6 +108,7 @@ public final class InternalEndpoint {
       respond.json(rc, threads.run(() -> local.loadWindows(vm, at, size, r.from(), r.to())));
     });
     router.get(PATH + "host-gpus").handler(rc -> respond.json(rc, threads.run(local::hostGpus)));
+    router.get(PATH + "guarded").handler(rc -> respond.json(rc, threads.run(local::guarded)));
     router.get(PATH + "utilization").handler(rc -> {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
       respond.json(rc, threads.run(() -> local.utilization(r.from(), r.to())));

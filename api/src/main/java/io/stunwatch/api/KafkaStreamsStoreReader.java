@@ -7,6 +7,7 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
@@ -165,6 +166,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   @Override
   public Future<List<HostGpu>> hostGpus() {
     return everywhere(local::hostGpus, h -> instances.json(h, "host-gpus", HostGpu.class));
+  }
+
+  @Override
+  public Future<List<GuardState>> guarded() {
+    return everywhere(local::guarded, h -> instances.json(h, "guarded", GuardState.class));
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -241,6 +242,15 @@ final class LocalStoreReader {
       it.forEachRemaining(kv -> newest.merge(kv.key, kv.value, HostGpu::newer));
     }
     return new ArrayList<>(newest.values());
+  }
+
+  /** The VMs this instance's tasks protect. */
+  List<GuardState> guarded() {
+    List<GuardState> out = new ArrayList<>();
+    try (KeyValueIterator<String, GuardState> it = this.<GuardState>kv(StoreNames.GUARD_STATE).all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
   }
 
   /** The daily utilization rows of the days within the range, one per VM, host and load source. */

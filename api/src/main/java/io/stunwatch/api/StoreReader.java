@@ -8,6 +8,7 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -100,6 +101,12 @@ public interface StoreReader {
 
   /** Every group of the stun-time model. */
   Future<List<StunModelEntry>> model();
+
+  /**
+   * The VMs the DRS guard protects now (its decision state, {@code guard-state}), in no order; fails when the
+   * processor does not run the guard ({@code guard.enabled}).
+   */
+  Future<List<GuardState>> guarded();
 
   /** Days of the utilization audit within {@code [from, to]}, one row per VM, day and host. */
   Future<List<UtilizationRow>> utilization(Instant from, Instant to);

@@ -9,6 +9,10 @@ import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Initiator;
+import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.GuardConfig;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -21,6 +25,7 @@ import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -113,6 +118,7 @@ class ApiServerTest {
   static final class FakeStores implements StoreReader {
     boolean ready = true;
     List<MigrationSummary> migrations = new ArrayList<>();
+    List<GuardState> guarded = new ArrayList<>();
     /** The rows the time-range reads have returned. */
     final AtomicLong rowsRead = new AtomicLong();
 
@@ -190,6 +196,11 @@ class ApiServerTest {
     @Override
     public Future<Optional<CurrentLoad>> currentLoad(String loadKey) {
       return unless(Optional.ofNullable(loads.get(loadKey)));
+    }
+
+    @Override
+    public Future<List<GuardState>> guarded() {
+      return unless(guarded);
     }
 
     @Override
@@ -819,6 +830,40 @@ class ApiServerTest {
     assertThat(MigrationsEndpoint.cell("\t=cmd|' /C calc'!A0")).startsWith("'\t");
     assertThat(MigrationsEndpoint.cell("\r=1+1")).isEqualTo("\"'\r=1+1\"");
     assertThat(MigrationsEndpoint.cell(-3.5)).isEqualTo("-3.5");
+  }
+
+  @Test
+  void theGuardSaysWhenItIsOffAndListsTheProtectedVmsNewestFirstWhenOn() throws Exception {
+    JsonObject off = get("/api/guard", true).bodyAsJsonObject();
+    assertThat(off.getBoolean("enabled")).isFalse();
+    assertThat(off.getJsonArray("protectedVms")).isEmpty();
+
+    GuardDecision protect = new GuardDecision("vm-a", GuardDecision.Action.PROTECT,
+        List.of(MigrationAlert.Reason.GPU_UTILIZATION),
+        new MigrationAlert.Load(95.0, 60L, 12288L, 75.0, null, LoadSource.GUEST),
+        new StunForecast(24.0, 36.0, 2.0, 12.0, 0, StunForecast.Basis.VMWARE_REFERENCE), 30.0, T0, T0);
+    stores.guarded.add(new GuardState("vm-a", T0, T0.plusSeconds(50), T0, T0.plusSeconds(50), protect));
+    stores.guarded.add(new GuardState("vm-b", T0.plusSeconds(30), T0.plusSeconds(60), T0.plusSeconds(30),
+        T0.plusSeconds(60), protect));
+    ApiConfig config = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, true, 50, Duration.ofDays(92), null, null);
+    int guarded = new ApiServer(vertx, config, stores, () -> true,
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), null, Duration.ofMinutes(30), CLOCK,
+        ProcessorConfig.defaults().withGuard(GuardConfig.OFF.withEnabled(true))).start()
+        .await(10, TimeUnit.SECONDS).actualPort();
+    var r = client.request(HttpMethod.GET, guarded, "127.0.0.1", "/api/guard").bearerTokenAuthentication(TOKEN)
+        .send().await(10, TimeUnit.SECONDS);
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonObject on = r.bodyAsJsonObject();
+    assertThat(on.getBoolean("enabled")).isTrue();
+    assertThat(on.getDouble("maxStunSeconds")).isEqualTo(30.0);
+    assertThat(on.getJsonArray("protectedVms").stream().map(o -> ((JsonObject) o).getString("vmId")))
+        .containsExactly("vm-b", "vm-a");
+    assertThat(on.getJsonArray("protectedVms").getJsonObject(1).getJsonObject("decision")
+        .getJsonObject("forecast").getDouble("p95Seconds")).isEqualTo(36.0);
+
+    stores.ready = false; // rebalancing: unavailable, not an empty guard
+    assertThat(client.request(HttpMethod.GET, guarded, "127.0.0.1", "/api/guard").bearerTokenAuthentication(TOKEN)
+        .send().await(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
   }
 
   @Test

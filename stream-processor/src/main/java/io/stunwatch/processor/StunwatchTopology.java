@@ -42,6 +42,7 @@ import io.stunwatch.processor.state.StoreCodec;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.ValueCodecs;
 import io.stunwatch.processor.view.VmSamples;
@@ -194,7 +195,7 @@ public final class StunwatchTopology {
     if (config.guard().enabled()) {
       // After the history has recorded the reading (the processor above is the stream's first child).
       b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-          StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(Tracked.Guard.class))));
+          StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(GuardState.class))));
       gpu.process(() -> new GuardProcessor(config, index), Named.as("drs-guard"), GuardProcessor.stores())
           .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("guard-out"));
     }

@@ -65,8 +65,8 @@ class ArchitectureRulesTest {
 
   @Test
   void theApiReadsTheProcessorOnlyThroughTheView() {
-    // io.stunwatch.processor itself (StreamsProcessor, ProcessorConfig) is how `stunwatch api` starts the processor
-    // it serves; everything else it reads is a view.
+    // io.stunwatch.processor itself (StreamsProcessor, ProcessorConfig, GuardConfig) is how `stunwatch api` starts
+    // the processor it serves; everything else it reads is a view.
     noClasses().that().resideInAPackage("io.stunwatch.api..")
         .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, STATE)
         .check(classes);

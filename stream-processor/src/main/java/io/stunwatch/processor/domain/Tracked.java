@@ -3,7 +3,6 @@ package io.stunwatch.processor.domain;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.json.Schema;
 import io.stunwatch.processor.view.StoreNames;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -141,17 +140,5 @@ public final class Tracked {
    */
   @Schema(name = "store.chain-route")
   public record Route(String key, long millis) {
-  }
-
-  /**
-   * A VM the DRS guard protects, by the event time of its readings.
-   *
-   * @param since     the reading that protected it
-   * @param lastBusy  its newest reading under load with a forecast over the limit
-   * @param lastSaid  its newest reading on which the protection was said (PROTECT or HOLD)
-   * @param lastSeen  its newest reading: an older one arriving late changes nothing
-   */
-  @Schema(name = "store.guard")
-  public record Guard(Instant since, Instant lastBusy, Instant lastSaid, Instant lastSeen) {
   }
 }

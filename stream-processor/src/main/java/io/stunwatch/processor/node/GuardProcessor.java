@@ -9,8 +9,8 @@ import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
-import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.view.ForecastInputs;
+import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.Forecasts;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmPlacement;
@@ -47,7 +47,7 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
   private final InventoryIndex index;
   private ProcessorContext<String, Object> context;
   private SampleHistory samples;
-  private KeyValueStore<String, Tracked.Guard> state;
+  private KeyValueStore<String, GuardState> state;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts;
   private KeyValueStore<String, ValueAndTimestamp<StunModelEntry>> model;
@@ -78,7 +78,7 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
     String vmId = record.key();
     GpuSample s = record.value();
     Instant at = s.timestamp();
-    Tracked.Guard was = state.get(vmId);
+    GuardState was = state.get(vmId);
     if (was != null && !at.isAfter(was.lastSeen())) {
       return; // a late reading, or another GPU of the same second: the VM's newest reading decided
     }
@@ -88,7 +88,7 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
     VmSamples.Load load = history.load(from, to);
     if (!UnderLoad.known(load)) {
       if (was != null) {
-        state.put(vmId, new Tracked.Guard(was.since(), was.lastBusy(), was.lastSaid(), at));
+        state.put(vmId, was.seen(at));
       }
       return;
     }
@@ -99,30 +99,32 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
     MigrationAlert.Load figures = UnderLoad.figures(load, history, config);
     if (was == null) {
       if (busy) {
-        state.put(vmId, new Tracked.Guard(at, at, at, at));
-        emit(vmId, GuardDecision.Action.PROTECT, reasons, figures, forecast, at, at, record.timestamp());
+        GuardDecision d = decision(vmId, GuardDecision.Action.PROTECT, reasons, figures, forecast, at, at);
+        state.put(vmId, new GuardState(vmId, at, at, at, at, d));
+        context.forward(new Record<>(vmId, d, record.timestamp()));
       }
       return;
     }
     if (busy) {
-      boolean say = !at.isBefore(was.lastSaid().plus(guard.holdEvery()));
-      state.put(vmId, new Tracked.Guard(was.since(), at, say ? at : was.lastSaid(), at));
-      if (say) {
-        emit(vmId, GuardDecision.Action.HOLD, reasons, figures, forecast, was.since(), at, record.timestamp());
+      if (!at.isBefore(was.lastSaid().plus(guard.holdEvery()))) {
+        GuardDecision d = decision(vmId, GuardDecision.Action.HOLD, reasons, figures, forecast, was.since(), at);
+        state.put(vmId, new GuardState(vmId, was.since(), at, at, at, d));
+        context.forward(new Record<>(vmId, d, record.timestamp()));
+      } else {
+        state.put(vmId, new GuardState(vmId, was.since(), at, was.lastSaid(), at, was.decision()));
       }
     } else if (!Duration.between(was.lastBusy(), at).minus(guard.releaseAfter()).isNegative()) {
       state.delete(vmId);
-      emit(vmId, GuardDecision.Action.RELEASE, reasons, figures, forecast, was.since(), at, record.timestamp());
+      context.forward(new Record<>(vmId, decision(vmId, GuardDecision.Action.RELEASE, reasons, figures, forecast,
+          was.since(), at), record.timestamp()));
     } else {
-      state.put(vmId, new Tracked.Guard(was.since(), was.lastBusy(), was.lastSaid(), at));
+      state.put(vmId, was.seen(at));
     }
   }
 
-  private void emit(String vmId, GuardDecision.Action action, List<MigrationAlert.Reason> reasons,
-      MigrationAlert.Load load, StunForecast forecast, Instant since, Instant at, long timestamp) {
-    GuardDecision d = new GuardDecision(vmId, action, reasons, load,
-        forecast, guard.maxStun().toMillis() / 1000.0, since, at);
-    context.forward(new Record<>(vmId, d, timestamp));
+  private GuardDecision decision(String vmId, GuardDecision.Action action, List<MigrationAlert.Reason> reasons,
+      MigrationAlert.Load load, StunForecast forecast, Instant since, Instant at) {
+    return new GuardDecision(vmId, action, reasons, load, forecast, guard.maxStun().toMillis() / 1000.0, since, at);
   }
 
   /**

@@ -70,7 +70,7 @@ public final class StoreNames {
   public static final String STUN_MODEL_GLOBAL = "stun-model-global";
   /** By VM id: the VM's most recent migration ids, so that a late vmware.log figure can find its migration. */
   public static final String VM_MIGRATIONS = "vm-migrations";
-  /** By VM id: the DRS guard's protection of the VM ({@code Tracked.Guard}), while it lasts. */
+  /** By VM id: the DRS guard's protection of the VM ({@link GuardState}), while it lasts. */
   public static final String GUARD_STATE = "guard-state";
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
