@@ -57,6 +57,10 @@ public final class BrokerAcls {
             out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, op));
           }
         }
+        // the DRS guard's decisions, read by assignment (no group) to be applied
+        for (AclOperation op : List.of(AclOperation.DESCRIBE, AclOperation.READ)) {
+          out.add(allow(principal, ResourceType.TOPIC, Topics.GUARD_DECISIONS.name(), PatternType.LITERAL, op));
+        }
         out.add(allow(principal, ResourceType.TRANSACTIONAL_ID, VCENTER_TRANSACTIONAL_PREFIX, PatternType.PREFIXED,
             AclOperation.WRITE));
         out.add(allow(principal, ResourceType.TRANSACTIONAL_ID, VCENTER_TRANSACTIONAL_PREFIX, PatternType.PREFIXED,

@@ -3,6 +3,7 @@ package io.stunwatch.launcher;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.api.notify.WebhookConfig;
 import io.stunwatch.broker.BrokerConfig;
+import io.stunwatch.collectors.vcenter.GuardApplyConfig;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.hosts.HostsConfig;
 import io.stunwatch.collectors.prometheus.ExporterConfig;
@@ -35,6 +36,7 @@ public final class ConfigCatalog {
     keys.addAll(HostsConfig.KEYS);
     keys.addAll(ExporterConfig.KEYS);
     keys.addAll(VcenterConfig.KEYS);
+    keys.addAll(GuardApplyConfig.KEYS);
     keys.addAll(ProcessorConfig.KEYS);
     keys.addAll(GuardConfig.KEYS);
     keys.addAll(ApiConfig.KEYS);

@@ -106,6 +106,19 @@ public final class Meters {
   public static final String MIGRATIONS_UNDER_LOAD = "stunwatch.migrations.under.load";
   /** Counter: dead letters written, by source topic and stage. */
   public static final String DEAD_LETTERS = "stunwatch.dead.letters";
+  /**
+   * vCenter collector, gauge: VMs whose per-VM DRS override the DRS guard has set and not released (enforce mode), by
+   * {@link #TAG_VCENTER}.
+   */
+  public static final String GUARD_PROTECTED = "stunwatch.guard.protected";
+  /**
+   * vCenter collector, counter: the DRS guard's audit records ({@code stunwatch.guard-actions}), by
+   * {@link #TAG_VCENTER}, {@link #TAG_KIND} ({@code GuardAction.Kind}) and {@link #TAG_RESULT}
+   * ({@code GuardAction.Result}): a refusal of vCenter (a missing privilege) counts as {@code refused}.
+   */
+  public static final String GUARD_ACTIONS = "stunwatch.guard.actions";
+  /** What a guard action did: {@code protect} or {@code release}. */
+  public static final String TAG_KIND = "kind";
   /** vCenter collector: sessions re-established after a failure, by {@link #TAG_VCENTER} (its host, and port when not 443). */
   public static final String VCENTER_RECONNECTS = "stunwatch.vcenter.reconnects";
   /** vCenter collector: events that could not be mapped, skipped with a log line, by {@link #TAG_VCENTER}. */

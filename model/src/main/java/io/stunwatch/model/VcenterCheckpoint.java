@@ -22,6 +22,8 @@ import java.util.Map;
  * @param pendingTasks       migration tasks not yet final, followed until they are, across restarts too
  * @param recentEvents       the events published within the overlap window behind {@code lastCreatedTime}; empty in
  *                           a checkpoint written before the window existed
+ * @param protections        the DRS overrides the guard set in this vCenter and has not released, each with the
+ *                           override it replaced; empty when the guard set none
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
@@ -31,12 +33,26 @@ public record VcenterCheckpoint(
     Instant savedAt,
     Map<String, Instant> lastStunByVm,
     List<PendingTask> pendingTasks,
-    List<RecentEvent> recentEvents) {
+    List<RecentEvent> recentEvents,
+    List<Protection> protections) {
 
   /** A checkpoint with no overlap window: only the keys at exactly {@code lastCreatedTime} are known. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
       Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
-    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of());
+    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of(), List.of());
+  }
+
+  /** A checkpoint of a vCenter where the guard has set nothing. */
+  public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
+      Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks, List<RecentEvent> recentEvents) {
+    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, recentEvents,
+        List.of());
+  }
+
+  /** This checkpoint with the guard's protections as {@code now}, saved at {@code at}. */
+  public VcenterCheckpoint withProtections(List<Protection> now, Instant at) {
+    return new VcenterCheckpoint(vcenterUuid, lastCreatedTime, keysAtLastCreated, at, lastStunByVm, pendingTasks,
+        recentEvents, now);
   }
 
   public VcenterCheckpoint {
@@ -47,6 +63,7 @@ public record VcenterCheckpoint(
     lastStunByVm = Checks.map(lastStunByVm);
     pendingTasks = Checks.list(pendingTasks);
     recentEvents = Checks.list(recentEvents);
+    protections = Checks.list(protections);
   }
 
   /**
@@ -78,6 +95,29 @@ public record VcenterCheckpoint(
     public PendingTask {
       Checks.requiredText(taskKey, "taskKey");
       Checks.requiredText(lastState, "lastState");
+    }
+  }
+
+  /**
+   * A DRS override the guard set for a VM and has not released.
+   *
+   * @param vmId         the VM's id
+   * @param vmMoref      the VM
+   * @param clusterMoref its cluster, where the override is
+   * @param previous     the override it replaced, null when the VM had none: releasing restores exactly this
+   * @param set          what the guard set
+   * @param since        when it was set (wall clock)
+   * @param dryRun       set in {@code guard.mode=dry-run}: recorded and reported, vCenter untouched
+   */
+  public record Protection(String vmId, String vmMoref, String clusterMoref, DrsOverride previous, DrsOverride set,
+      Instant since, boolean dryRun) {
+
+    public Protection {
+      Checks.requiredText(vmId, "vmId");
+      Checks.requiredText(vmMoref, "vmMoref");
+      Checks.requiredText(clusterMoref, "clusterMoref");
+      Checks.required(set, "set");
+      Checks.required(since, "since");
     }
   }
 }

@@ -79,7 +79,10 @@ public final class Samples {
         new StunObservation(VC, "vm-42", "train-01", "1637000000123456", T0, 188405,
             StunObservation.StunSource.CHECKPOINT_UNSTUN, "[ds1] train-01/vmware.log", 1234),
         new VcenterCheckpoint(VC, T0, List.of(5636626L, 5636627L), T0.plusSeconds(1), Map.of("vm-42", T0),
-            List.of(new VcenterCheckpoint.PendingTask("task-77", 9001, 9001L, "vm-42", "train-01", "running"))),
+            List.of(new VcenterCheckpoint.PendingTask("task-77", 9001, 9001L, "vm-42", "train-01", "running")),
+            List.of(new VcenterCheckpoint.RecentEvent(5636626L, T0)),
+            List.of(new VcenterCheckpoint.Protection(VM, "vm-42", "domain-c7",
+                new DrsOverride(DrsOverride.Behavior.FULLY_AUTOMATED, true), DrsOverride.MANUAL, T0, false))),
         migration(),
         new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
             List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300),
@@ -96,6 +99,9 @@ public final class Samples {
             new MigrationAlert.Load(95.0, 60L, 12288L, 75.0, null, LoadSource.GUEST),
             new StunForecast(24.0, 36.0, 2.0, 12.0, 0, StunForecast.Basis.VMWARE_REFERENCE), 30.0, T0,
             T0.plusSeconds(1)),
+        new GuardAction(VM, VC, "vm-42", "train-01", new EntityRef("ClusterComputeResource", "domain-c7", "gpu"),
+            GuardAction.Kind.PROTECT, GuardAction.Result.APPLIED, DrsOverride.MANUAL, null, null,
+            "DRS set to manual for this VM", T0.plusSeconds(2)),
         DeadLetter.of("stunwatch.gpu-samples", 0, 41, T0, null, new byte[] {0, (byte) 0xff},
             DeadLetter.Stage.DESERIALIZATION, "not valid JSON", "stream-processor", T0));
   }

@@ -3,6 +3,7 @@ package io.stunwatch.processor;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
+import io.stunwatch.config.GuardKeys;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,9 +19,7 @@ import java.util.List;
  */
 public record GuardConfig(boolean enabled, Duration maxStun, Duration releaseAfter, Duration holdEvery) {
 
-  public static final ConfigKey<Boolean> ENABLED = ConfigKeys.bool("guard.enabled", false,
-      "Decide, in the processor, which busy GPU VMs DRS must not move on its own, and publish the decisions to "
-          + "stunwatch.guard-decisions.");
+  public static final ConfigKey<Boolean> ENABLED = GuardKeys.ENABLED;
   public static final ConfigKey<Duration> MAX_STUN = ConfigKeys.duration("guard.max-stun", Duration.ofSeconds(30),
       Duration.ofSeconds(1), Duration.ofHours(1),
       "A VM under load by the alert's rule and window (process.alert.*) is protected when the p95 of its forecast "

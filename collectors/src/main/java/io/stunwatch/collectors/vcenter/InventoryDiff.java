@@ -65,6 +65,11 @@ final class InventoryDiff<V> {
     return last.get(key);
   }
 
+  /** The entries of the last read. */
+  java.util.Collection<V> values() {
+    return last.values();
+  }
+
   /** Whether the last read had {@code key}. */
   boolean contains(String key) {
     return last.containsKey(key);

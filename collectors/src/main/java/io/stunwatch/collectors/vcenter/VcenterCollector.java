@@ -3,11 +3,13 @@ package io.stunwatch.collectors.vcenter;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
+import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
@@ -25,10 +27,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -80,6 +84,12 @@ public final class VcenterCollector implements AutoCloseable {
   private volatile VcenterCheckpoint checkpoint;
 
   private Producer<byte[], byte[]> producer;
+  /** The DRS guard's applier and its feed of decisions; null unless {@code guard.enabled}. */
+  private GuardApplier guard;
+  private GuardDecisionFeed decisions;
+  private final Map<String, Counter> guardActions = new ConcurrentHashMap<>();
+  private final MeterRegistry registry;
+  private final String host;
   private String vcenterUuid;
   private final InventoryDiff<VmInventoryEntry> vms = new InventoryDiff<>(VmInventoryEntry::key,
       (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
@@ -98,6 +108,11 @@ public final class VcenterCollector implements AutoCloseable {
   public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
       Clock clock, MeterRegistry registry) {
     String host = hostOf(connector.url());
+    this.host = host;
+    this.registry = registry;
+    Gauge.builder(Meters.GUARD_PROTECTED, this, c -> c.checkpoint == null ? 0
+        : c.checkpoint.protections().stream().filter(p -> !p.dryRun()).count())
+        .tag(Meters.TAG_VCENTER, host).register(registry);
     this.reconnects = Counter.builder(Meters.VCENTER_RECONNECTS).tag(Meters.TAG_VCENTER, host).register(registry);
     this.unmappable = Counter.builder(Meters.VCENTER_EVENTS_UNMAPPABLE).tag(Meters.TAG_VCENTER, host)
         .register(registry);
@@ -186,6 +201,9 @@ public final class VcenterCollector implements AutoCloseable {
         prepare(c.instanceUuid());
         while (running) {
           poll(c);
+          if (guard != null) {
+            guardPass(c);
+          }
           backoff.reset();
           if (!sleep(config.pollInterval())) {
             return;
@@ -233,6 +251,13 @@ public final class VcenterCollector implements AutoCloseable {
     producer = new KafkaProducer<>(p);
     producer.initTransactions(); // fences any older instance with the same id and aborts its open transaction
     checkpoint = new CheckpointStore(kafkaProperties).load(uuid, Duration.ofSeconds(60)).orElse(null);
+    closeGuard();
+    if (config.guard().enabled()) {
+      guard = new GuardApplier(config.guard(), clock, uuid);
+      decisions = GuardDecisionFeed.open(kafkaProperties);
+      LOG.info("vCenter {}: applying the DRS guard's decisions ({})", connector.url(),
+          config.guard().mode() == GuardApplyConfig.Mode.ENFORCE ? "enforce" : "dry-run: vCenter is not touched");
+    }
     vms.clear();
     hosts.clear();
     nextInventory = Instant.MIN;
@@ -356,6 +381,52 @@ public final class VcenterCollector implements AutoCloseable {
     published.addAndGet(events);
   }
 
+  /**
+   * Reads the guard's new decisions and applies them ({@link GuardApplier}); each change is committed with its audit
+   * records and the checkpoint that records the protections.
+   */
+  private void guardPass(VcenterConnection c) throws IOException {
+    decisions.poll().forEach(guard::decided);
+    if (checkpoint == null) {
+      return; // the first poll commits one
+    }
+    Map<String, VmInventoryEntry> byId = new HashMap<>();
+    for (VmInventoryEntry vm : vms.values()) {
+      if (vm.biosUuid() != null) {
+        byId.put(vm.biosUuid(), vm);
+      }
+    }
+    guard.pass(c, byId::get, checkpoint.protections(), (actions, protections) -> {
+      Instant now = clock.instant();
+      VcenterCheckpoint next = checkpoint.withProtections(protections, now);
+      producer.beginTransaction();
+      try {
+        for (GuardAction a : actions) {
+          producer.send(record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
+          guardActions.computeIfAbsent(a.kind() + "/" + a.result(), k -> Counter.builder(Meters.GUARD_ACTIONS)
+              .tag(Meters.TAG_VCENTER, host).tag(Meters.TAG_KIND, a.kind().name().toLowerCase(Locale.ROOT))
+              .tag(Meters.TAG_RESULT, a.result().name().toLowerCase(Locale.ROOT)).register(registry)).increment();
+          LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
+              a.result(), a.why());
+        }
+        producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
+        producer.commitTransaction();
+      } catch (RuntimeException e) {
+        abortQuietly();
+        throw e;
+      }
+      checkpoint = next;
+    });
+  }
+
+  private void closeGuard() {
+    if (decisions != null) {
+      decisions.close();
+      decisions = null;
+    }
+    guard = null;
+  }
+
   private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)
       throws IOException {
     for (InventoryDiff.Change<VmInventoryEntry> ch : vms.next(c.vms(now))) {
@@ -472,5 +543,6 @@ public final class VcenterCollector implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     closeProducer();
+    closeGuard();
   }
 }

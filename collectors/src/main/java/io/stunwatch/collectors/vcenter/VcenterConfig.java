@@ -38,18 +38,19 @@ import javax.net.ssl.X509TrustManager;
  * @param maxEventsPerTransaction the most events one transaction publishes
  * @param credentials       per vCenter login and trust, by {@code host} or {@code host:port} (see
  *                          {@link VcenterCredentials})
+ * @param guard             how the DRS guard's decisions are applied ({@code guard.*})
  */
 public record VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
     Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback,
     long logTailBytes, Duration heartbeatInterval, int metricsPort, String metricsHost, Duration eventOverlap,
-    int maxEventsPerTransaction, Map<String, VcenterCredentials> credentials) {
+    int maxEventsPerTransaction, Map<String, VcenterCredentials> credentials, GuardApplyConfig guard) {
 
   /** The settings of a test or a tool: the defaults of everything after {@code startLookback}. */
   public VcenterConfig(List<URL> urls, String username, String password, Map<String, String> thumbprints,
       Path caFile, boolean insecure, Duration pollInterval, Duration inventoryInterval, Duration startLookback) {
     this(urls, username, password, thumbprints, caFile, insecure, pollInterval, inventoryInterval, startLookback,
         LOG_TAIL_KIB.defaultValue() * 1024L, HEARTBEAT_INTERVAL.defaultValue(), 0, METRICS_HOST.defaultValue(),
-        EVENT_OVERLAP.defaultValue(), MAX_EVENTS_PER_TRANSACTION.defaultValue(), Map.of());
+        EVENT_OVERLAP.defaultValue(), MAX_EVENTS_PER_TRANSACTION.defaultValue(), Map.of(), GuardApplyConfig.OFF);
   }
 
   public static final ConfigKey<List<URL>> URLS = ConfigKeys.custom("vcenter.urls", "URL list",
@@ -123,7 +124,7 @@ public record VcenterConfig(List<URL> urls, String username, String password, Ma
     VcenterConfig c = new VcenterConfig(r.get(URLS), r.get(USERNAME), r.get(PASSWORD), r.get(THUMBPRINTS),
         r.get(CA_FILE), r.get(INSECURE), r.get(POLL_INTERVAL), r.get(INVENTORY_INTERVAL), r.get(START_LOOKBACK),
         r.get(LOG_TAIL_KIB) * 1024L, r.get(HEARTBEAT_INTERVAL), r.get(METRICS_PORT), r.get(METRICS_HOST),
-        r.get(EVENT_OVERLAP), r.get(MAX_EVENTS_PER_TRANSACTION), credentials);
+        r.get(EVENT_OVERLAP), r.get(MAX_EVENTS_PER_TRANSACTION), credentials, GuardApplyConfig.read(r));
     r.check(c.insecure || c.urls.stream().allMatch(u -> u.getProtocol().equals("https")), URLS,
         "must be https URLs: http sends the vCenter password in clear (set vcenter.insecure=true for a lab)");
     if (requireLive) {

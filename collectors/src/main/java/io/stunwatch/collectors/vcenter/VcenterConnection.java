@@ -1,5 +1,6 @@
 package io.stunwatch.collectors.vcenter;
 
+import io.stunwatch.model.DrsOverride;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VmInventoryEntry;

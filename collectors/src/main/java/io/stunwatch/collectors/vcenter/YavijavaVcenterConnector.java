@@ -1,5 +1,6 @@
 package io.stunwatch.collectors.vcenter;
 
+import io.stunwatch.model.DrsOverride;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.vmware.vim25.ArrayUpdateOperation;
 import com.vmware.vim25.ClusterConfigInfoEx;

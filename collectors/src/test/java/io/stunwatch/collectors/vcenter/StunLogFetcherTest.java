@@ -1,5 +1,6 @@
 package io.stunwatch.collectors.vcenter;
 
+import io.stunwatch.model.DrsOverride;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -3,6 +3,7 @@ package io.stunwatch.model.topic;
 import io.stunwatch.model.DeadLetter;
 import io.stunwatch.model.ExporterGpuSample;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.GpuSnapshot;
 import io.stunwatch.model.HostInventoryEntry;
@@ -36,6 +37,8 @@ public final class Topics {
   private static final Duration SAMPLE_RETENTION = Duration.ofDays(7);
   private static final Duration EVENT_RETENTION = Duration.ofDays(30);
   private static final Duration TOMBSTONE_RETENTION = Duration.ofDays(1);
+  /** An audit trail outlives the events it follows: a year. */
+  private static final Duration AUDIT_RETENTION = Duration.ofDays(365);
 
   /** nvidia-smi readings from workers. Key: VM id (canonical SMBIOS UUID). */
   public static final Topic<String, GpuSample> GPU_SAMPLES =
@@ -107,6 +110,13 @@ public final class Topics {
   public static final Topic<String, GuardDecision> GUARD_DECISIONS =
       compact("guard-decisions", GuardDecision.class);
 
+  /**
+   * The DRS guard's audit trail: every protection and release {@code collect vcenter} made, would have made (dry-run)
+   * or left to the admin. Key: VM id.
+   */
+  public static final Topic<String, GuardAction> GUARD_ACTIONS =
+      delete("guard-actions", GuardAction.class, AUDIT_RETENTION);
+
   /** Records that could not be decoded or processed. Key: source topic name. */
   public static final Topic<String, DeadLetter> DEAD_LETTERS =
       delete("dead-letters", DeadLetter.class, EVENT_RETENTION);
@@ -119,13 +129,14 @@ public final class Topics {
       EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES);
   /** What the vCenter collector writes; it also reads back its checkpoints. */
   public static final List<Topic<?, ?>> VCENTER_OUTPUTS = List.of(VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY,
-      STUN_OBSERVATIONS, VCENTER_CHECKPOINTS);
+      STUN_OBSERVATIONS, VCENTER_CHECKPOINTS, GUARD_ACTIONS);
 
   /** Every topic, in documentation order. */
   public static final List<Topic<?, ?>> ALL = List.of(
       GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
       VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
-      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, GUARD_DECISIONS, DEAD_LETTERS);
+      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, GUARD_DECISIONS, GUARD_ACTIONS,
+      DEAD_LETTERS);
 
   private Topics() {
   }

@@ -1,4 +1,4 @@
-package io.stunwatch.collectors.vcenter;
+package io.stunwatch.model;
 
 import java.util.Arrays;
 

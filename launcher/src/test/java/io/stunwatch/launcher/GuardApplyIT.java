@@ -1,0 +1,146 @@
+package io.stunwatch.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.stunwatch.collectors.vcenter.VcenterConnection;
+import io.stunwatch.collectors.vcenter.VcenterTrust;
+import io.stunwatch.collectors.vcenter.YavijavaVcenterConnector;
+import io.stunwatch.model.DrsOverride;
+import io.stunwatch.model.GuardAction;
+import io.stunwatch.model.GuardDecision;
+import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.topic.Topics;
+import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.testsupport.Await;
+import io.stunwatch.testsupport.KafkaBrokerExtension;
+import io.stunwatch.testsupport.StunwatchProcess;
+import io.stunwatch.testsupport.TopicContents;
+import io.stunwatch.testsupport.Vcsim;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The DRS guard applied by the real {@code stunwatch collect vcenter} against vcsim, each override read back from the
+ * cluster's {@code ConfigurationEx}: a protected VM gets {@code manual}, and its release removes it; an admin's override
+ * is left alone; a decision from a replay of old readings touches nothing; dry-run leaves the cluster as it was.
+ */
+class GuardApplyIT {
+
+  @RegisterExtension
+  static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.perClass();
+
+  @TempDir
+  Path dir;
+
+  private static GuardDecision decision(String vm, GuardDecision.Action action, Instant at) {
+    return new GuardDecision(vm, action, action == GuardDecision.Action.RELEASE ? List.of()
+        : List.of(MigrationAlert.Reason.GPU_UTILIZATION), new MigrationAlert.Load(95.0, 60L, 12288L, 75.0, null,
+        LoadSource.GUEST), new StunForecast(24.0, 36.0, 2.0, 12.0, 0, StunForecast.Basis.VMWARE_REFERENCE), 30.0,
+        at.minusSeconds(60), at);
+  }
+
+  private StunwatchProcess collector(Vcsim vcsim, String mode) throws Exception {
+    Path config = dir.resolve("guard-" + mode + ".properties");
+    Files.writeString(config, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1=" + vcsim.sha256()
+        + "\nvcenter.poll-interval=200ms\nkafka.bootstrap-servers=" + KAFKA.bootstrapServers()
+        + "\nguard.enabled=true\nguard.mode=" + mode + "\n");
+    Path password = dir.resolve("vc-" + mode + ".pw");
+    Files.writeString(password, vcsim.password() + "\n");
+    StunwatchProcess p = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME", vcsim.username(),
+        "STUNWATCH_VCENTER_PASSWORD_FILE", password.toString()), "collect", "vcenter", "--config", config.toString());
+    p.awaitStderr("applying the DRS guard's decisions", Duration.ofSeconds(60));
+    return p;
+  }
+
+  private static Map<String, DrsOverride> overrides(VcenterConnection vc, String cluster) {
+    try {
+      return vc.drsOverrides(cluster);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static List<GuardAction> actions() {
+    return TopicContents.readAll(KAFKA.bootstrapServers(), Topics.GUARD_ACTIONS).stream().map(r -> r.value())
+        .toList();
+  }
+
+  @Test
+  void busyVmsAreHeldOnManualAndReleasedAndNothingElseIsTouched() throws Exception {
+    try (Vcsim vcsim = Vcsim.start(true);
+        VcenterConnection vc = new YavijavaVcenterConnector(vcsim.sdk().toURL(), vcsim.username(),
+            vcsim.password().toCharArray(), VcenterTrust.pinned(vcsim.sha256())).connect();
+        TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            KAFKA.bootstrapServers()))) {
+      List<VmInventoryEntry> vms = vc.vms(Instant.now()).stream()
+          .filter(v -> v.cluster() != null && v.cluster().type().equals("ClusterComputeResource")).toList();
+      String cluster = vms.get(0).cluster().value();
+      vms = vms.stream().filter(v -> v.cluster().value().equals(cluster)).toList();
+      VmInventoryEntry busy = vms.get(0);
+      VmInventoryEntry admins = vms.get(1);
+      VmInventoryEntry replayed = vms.get(2);
+      DrsOverride adminsOwn = new DrsOverride(DrsOverride.Behavior.PARTIALLY_AUTOMATED, true);
+      vc.setDrsOverride(cluster, admins.moref(), null, adminsOwn);
+
+      // dry-run first: every action reported, the cluster as it was
+      try (StunwatchProcess dry = collector(vcsim, "dry-run")) {
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
+            Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> actions().stream()
+            .anyMatch(a -> a.result() == GuardAction.Result.DRY_RUN), "the dry-run's report",
+            () -> String.join("\n", dry.stderr()));
+        assertThat(vc.drsOverrides(cluster)).doesNotContainKey(busy.moref()).containsEntry(admins.moref(),
+            adminsOwn);
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.RELEASE,
+            Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> actions().stream().filter(a -> a.result()
+            == GuardAction.Result.DRY_RUN).count() == 2, "the dry-run's release report");
+      }
+
+      try (StunwatchProcess enforce = collector(vcsim, "enforce")) {
+        Instant now = Instant.now();
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
+            now), now);
+        p.send(Topics.GUARD_DECISIONS, admins.biosUuid(), decision(admins.biosUuid(), GuardDecision.Action.PROTECT,
+            now), now);
+        p.send(Topics.GUARD_DECISIONS, replayed.biosUuid(), decision(replayed.biosUuid(),
+            GuardDecision.Action.PROTECT, now.minus(Duration.ofDays(30))), now);
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
+            .get(busy.moref())), "the busy VM on manual", () -> String.join("\n", enforce.stderr()));
+        Await.until(Duration.ofSeconds(60), () -> actions().stream().anyMatch(a -> a.result()
+            == GuardAction.Result.LEFT_TO_ADMIN && a.vmMoref().equals(admins.moref())), "the admin's VM reported");
+        assertThat(vc.drsOverrides(cluster)).containsEntry(admins.moref(), adminsOwn)
+            .doesNotContainKey(replayed.moref());
+        GuardAction applied = actions().stream().filter(a -> a.result() == GuardAction.Result.APPLIED).findFirst()
+            .orElseThrow();
+        assertThat(applied.vmMoref()).isEqualTo(busy.moref());
+        assertThat(applied.set()).isEqualTo(DrsOverride.MANUAL);
+        assertThat(applied.previous()).isNull();
+        assertThat(applied.why()).contains("forecast stun p95 36 s over 30 s");
+
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.RELEASE,
+            Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(busy.moref()),
+            "the busy VM's override removed on release");
+        assertThat(vc.drsOverrides(cluster)).containsEntry(admins.moref(), adminsOwn);
+        assertThat(enforce.stderr()).noneMatch(l -> l.contains(" ERROR "));
+      }
+      assertThat(actions()).noneMatch(a -> a.vmMoref().equals(replayed.moref()));
+    }
+  }
+}
