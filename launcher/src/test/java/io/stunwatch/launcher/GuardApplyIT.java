@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.collectors.vcenter.VcenterConnection;
 import io.stunwatch.collectors.vcenter.VcenterTrust;
+import io.stunwatch.collectors.vcenter.VcsimAdmin;
 import io.stunwatch.collectors.vcenter.YavijavaVcenterConnector;
 import io.stunwatch.model.DrsOverride;
 import io.stunwatch.model.GuardAction;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The DRS guard applied by the real {@code stunwatch collect vcenter} against vcsim, each override read back from the
  * cluster's {@code ConfigurationEx}: a protected VM gets {@code manual}, and its release removes it; an admin's override
- * is left alone; a decision from a replay of old readings touches nothing; dry-run leaves the cluster as it was.
+ * is left alone; a decision from a replay of old readings touches nothing; a host entering maintenance mode has its
+ * VMs released at once; dry-run leaves the cluster as it was.
  */
 class GuardApplyIT {
 
@@ -125,6 +127,8 @@ class GuardApplyIT {
             == GuardAction.Result.LEFT_TO_ADMIN && a.vmMoref().equals(admins.moref())), "the admin's VM reported");
         assertThat(vc.drsOverrides(cluster)).containsEntry(admins.moref(), adminsOwn)
             .doesNotContainKey(replayed.moref());
+        Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.result()
+            == GuardAction.Result.APPLIED), "the protection audited (vCenter is changed first, then it is committed)");
         GuardAction applied = actions().stream().filter(a -> a.result() == GuardAction.Result.APPLIED).findFirst()
             .orElseThrow();
         assertThat(applied.vmMoref()).isEqualTo(busy.moref());
@@ -137,6 +141,25 @@ class GuardApplyIT {
         p.flush();
         Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(busy.moref()),
             "the busy VM's override removed on release");
+
+        // busy again, then its host enters maintenance mode: released at once, still busy or not
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
+            Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
+            .get(busy.moref())), "the busy VM on manual again");
+        VcsimAdmin admin = new VcsimAdmin(vcsim);
+        admin.postEnteringMaintenance(admin.host(busy.host().name()));
+        Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(busy.moref()),
+            "the VM released as its host enters maintenance mode", () -> String.join("\n", enforce.stderr()));
+        // vCenter is changed first, then the audit record is committed
+        Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.why().contains(
+            "entering maintenance mode")), "the maintenance release audited");
+        List<GuardAction> busys = actions().stream().filter(a -> a.vmMoref().equals(busy.moref())).toList();
+        GuardAction last = busys.get(busys.size() - 1); // one key, one partition: in order
+        assertThat(last.kind()).isEqualTo(GuardAction.Kind.RELEASE);
+        assertThat(last.result()).isEqualTo(GuardAction.Result.APPLIED);
+        assertThat(last.why()).contains("entering maintenance mode");
         assertThat(vc.drsOverrides(cluster)).containsEntry(admins.moref(), adminsOwn);
         assertThat(enforce.stderr()).noneMatch(l -> l.contains(" ERROR "));
       }

@@ -31,7 +31,9 @@ import java.util.function.Function;
  * is left as it is. A protection is released when its VM is released, or when its VM has had no decision for
  * {@code guard.max-hold} (its readings or the processor stopped). A decision older than {@code guard.max-decision-age}
  * by this collector's clock starts nothing: a replay of last month's readings does not touch today's cluster.
- * vCenter's refusal (a missing privilege) is reported and not tried again for {@link #RETRY_REFUSED}.
+ * vCenter's refusal (a missing privilege) is reported and not tried again for {@link #RETRY_REFUSED}. A host
+ * entering maintenance mode has its VMs released at once, and none protected until it leaves it, so that its
+ * evacuation is never blocked.
  *
  * <p>Each change and report is an audit record ({@link GuardAction}); in dry-run they are the same records and
  * vCenter is not touched.
@@ -55,6 +57,8 @@ final class GuardApplier {
   private final Map<String, Instant> refused = new HashMap<>();
   /** The VMs whose admin override was reported, with the protection it was reported for. */
   private final Set<String> reported = new HashSet<>();
+  /** The hosts entering or in maintenance mode, by moref, with when they began to. */
+  private final Map<String, Instant> maintenance = new HashMap<>();
   /** Whether the recorded protections were checked against vCenter since this collector started. */
   private boolean verified;
 
@@ -67,6 +71,22 @@ final class GuardApplier {
   /** A decision read from the topic; an older one than the VM's newest changes nothing. */
   void decided(GuardDecision d) {
     latest.merge(d.vmId(), d, (was, now) -> now.at().isBefore(was.at()) ? was : now);
+  }
+
+  /**
+   * A host entering maintenance mode: the VMs on it are released at the next pass and not protected while it is in
+   * maintenance, so that its evacuation is never blocked; leaving it ends that.
+   */
+  void maintenance(VimEventMapper.Maintenance m) {
+    if (m.entering()) {
+      maintenance.merge(m.host().value(), m.at(), (a, b) -> a.isBefore(b) ? a : b);
+    } else {
+      maintenance.remove(m.host().value());
+    }
+  }
+
+  private boolean inMaintenance(VmInventoryEntry vm) {
+    return vm != null && vm.host() != null && maintenance.containsKey(vm.host().value());
   }
 
   /**
@@ -88,10 +108,14 @@ final class GuardApplier {
     }
     for (Protection p : List.copyOf(held.values())) {
       GuardDecision d = latest.get(p.vmId());
+      VmInventoryEntry vm = vms.apply(p.vmId());
       boolean released = d != null && d.action() == GuardDecision.Action.RELEASE;
       boolean quiet = d == null || now.isAfter(d.at().plus(config.maxHold()));
-      if (released || quiet) {
-        release(c, vms.apply(p.vmId()), p, d, released ? "released: below the thresholds as of "
+      if (inMaintenance(vm)) {
+        release(c, vm, p, d, "host " + (vm.host().name() != null ? vm.host().name() : vm.host().value())
+            + " is entering maintenance mode: released so that its evacuation is never blocked", held, commit, now);
+      } else if (released || quiet) {
+        release(c, vm, p, d, released ? "released: below the thresholds as of "
             + d.at() : "no decision for " + config.maxHold().toMinutes()
             + " min: the VM's readings, or the processor, stopped", held, commit, now);
       }
@@ -102,8 +126,9 @@ final class GuardApplier {
         continue; // nothing to protect, protected already, or too old to act on
       }
       VmInventoryEntry vm = vms.apply(d.vmId());
-      if (vm == null || vm.cluster() == null || !"ClusterComputeResource".equals(vm.cluster().type())) {
-        continue; // another vCenter's VM, or a host without a DRS cluster
+      if (vm == null || vm.cluster() == null || !"ClusterComputeResource".equals(vm.cluster().type())
+          || inMaintenance(vm)) {
+        continue; // another vCenter's VM, a host without a DRS cluster, or one being evacuated
       }
       Instant lastRefused = refused.get(d.vmId());
       if (lastRefused != null && now.isBefore(lastRefused.plus(RETRY_REFUSED))) {

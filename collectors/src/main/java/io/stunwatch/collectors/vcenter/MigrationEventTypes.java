@@ -18,6 +18,12 @@ public final class MigrationEventTypes {
   public static final Set<String> MIGRATION_TASKS = Set.of("VirtualMachine.relocate", "VirtualMachine.migrate",
       "Drm.ExecuteVMotionLRO", "VirtualMachine.relocateVm");
 
+  /**
+   * A host entering and leaving maintenance mode: no migration event, but the DRS guard releases the VMs of a host
+   * that enters it at once, so that its evacuation is never blocked.
+   */
+  public static final Set<String> MAINTENANCE = Set.of("EnteringMaintenanceModeEvent", "ExitMaintenanceModeEvent");
+
   /** The encrypted-vMotion {@code EventEx} id. */
   public static final String ENCRYPTED_VMOTION = "com.vmware.vc.vm.VmHotMigratingWithEncryptionEvent";
 
@@ -43,7 +49,7 @@ public final class MigrationEventTypes {
    * would let none of them through, so the encrypted-vMotion id is listed itself.
    */
   public static final List<String> EVENT_TYPE_IDS = List.copyOf(
-      new TreeSet<>(union(BY_TYPE.keySet(), Set.of("TaskEvent", ENCRYPTED_VMOTION))));
+      new TreeSet<>(union(union(BY_TYPE.keySet(), Set.of("TaskEvent", ENCRYPTED_VMOTION)), MAINTENANCE)));
 
   private MigrationEventTypes() {
   }

@@ -302,6 +302,14 @@ public final class VcenterCollector implements AutoCloseable {
       if (!cursor.accept(key, created)) {
         continue; // published before
       }
+      if (guard != null) {
+        mapper.maintenance(node).ifPresent(m -> {
+          LOG.info("vCenter {}: host {} {} maintenance mode: the guard {}", connector.url(),
+              m.host().name() != null ? m.host().name() : m.host().value(), m.entering() ? "enters" : "left",
+              m.entering() ? "releases its VMs and protects none there" : "may protect its VMs again");
+          guard.maintenance(m);
+        });
+      }
       try {
         Optional<VcenterEvent> e = mapper.map(node, vcenterUuid, null);
         if (e.isPresent()) {
@@ -355,8 +363,10 @@ public final class VcenterCollector implements AutoCloseable {
       return; // nothing new, and the last checkpoint is fresh: no empty transaction
     }
     // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
-    CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position, cursor.keysAtLast(), now, lastStun,
-        List.copyOf(pending.values()), recent));
+    // the guard's protections go on unchanged: only its own pass changes them
+    CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position,
+        cursor.keysAtLast(), now, lastStun, List.copyOf(pending.values()), recent,
+        checkpoint == null ? List.of() : checkpoint.protections()));
     VcenterCheckpoint next = bounded.checkpoint();
     if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
       checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());

@@ -30,6 +30,35 @@ public final class VimEventMapper {
   }
 
   /**
+   * A host entering or leaving maintenance mode.
+   *
+   * @param host     the host
+   * @param entering whether it enters (else it left)
+   * @param at       the event's createdTime
+   */
+  public record Maintenance(EntityRef host, boolean entering, java.time.Instant at) {
+  }
+
+  /** The maintenance-mode change an event tells ({@link MigrationEventTypes#MAINTENANCE}), or empty. */
+  public Optional<Maintenance> maintenance(JsonNode event) {
+    if (event == null || !event.isObject()) {
+      return Optional.empty();
+    }
+    JsonNode e = normalize(event);
+    String type = text(e, "_typeName");
+    if (type == null || !MigrationEventTypes.MAINTENANCE.contains(type)) {
+      return Optional.empty();
+    }
+    EntityRef host = entity(e.get("host"), "HostSystem");
+    try {
+      return host == null ? Optional.empty() : Optional.of(new Maintenance(host,
+          type.equals("EnteringMaintenanceModeEvent"), instant(e, "createdTime", true)));
+    } catch (IllegalArgumentException | MappingException ex) {
+      return Optional.empty(); // no time: the migration mapping counts and logs the event
+    }
+  }
+
+  /**
    * Maps an event.
    *
    * @param event       the event tree

@@ -2,6 +2,7 @@ package io.stunwatch.collectors.vcenter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.model.DrsOverride;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.topic.Topics;
 import java.time.Instant;
@@ -42,8 +43,11 @@ class CheckpointBoundsTest {
       pending.add(new VcenterCheckpoint.PendingTask("task-" + (900_000 + i), 5_000_000L + i, 5_000_000L + i,
           "vm-" + (100_000 + i), "gpu-trainer-" + i, "running"));
     }
+    // the guard's protections are what it must restore: trimming never drops them
+    List<VcenterCheckpoint.Protection> protections = List.of(new VcenterCheckpoint.Protection(
+        "42000000-0000-4000-8000-000000000001", "vm-1", "domain-c7", null, DrsOverride.MANUAL, NOW, false));
     VcenterCheckpoint full = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(5_099_999L),
-        NOW, Map.of(), pending, recent);
+        NOW, Map.of(), pending, recent, protections);
     assertThat(Topics.VCENTER_CHECKPOINTS.encodeValue(full).length).as("unbounded").isGreaterThan(1_000_000);
 
     CheckpointBounds.Bounded b = CheckpointBounds.bound(full);
@@ -54,6 +58,7 @@ class CheckpointBoundsTest {
     // the newest events and tasks are kept: the oldest are the ones a re-read is least likely to meet again
     assertThat(b.checkpoint().recentEvents()).contains(recent.get(99_999)).doesNotContain(recent.get(0));
     assertThat(b.checkpoint().pendingTasks()).contains(pending.get(99_999)).doesNotContain(pending.get(0));
+    assertThat(b.checkpoint().protections()).isEqualTo(protections);
     // a checkpoint that fits is left as it is
     VcenterCheckpoint small = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(1L), NOW,
         Map.of(), pending.subList(0, 10), recent.subList(0, 10));

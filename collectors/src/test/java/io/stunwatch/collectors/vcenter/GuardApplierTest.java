@@ -235,4 +235,24 @@ class GuardApplierTest {
     assertThat(vcenter.changes).hasSize(1);
     assertThat(recorded).hasSize(1);
   }
+
+  @Test
+  void aHostEnteringMaintenanceHasItsVmsReleasedAtOnceAndNoneProtectedUntilItLeaves() throws Exception {
+    GuardApplier g = applier(GuardApplyConfig.Mode.ENFORCE);
+    g.decided(decision(BUSY, GuardDecision.Action.PROTECT, NOW));
+    pass(g);
+    assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
+    EntityRef host = new EntityRef("HostSystem", "host-1", "esx01");
+    g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1)));
+    g.decided(decision(BUSY, GuardDecision.Action.HOLD, NOW.plusSeconds(2)));
+    pass(g);
+    assertThat(vcenter.overrides).doesNotContainKey("vm-1");
+    assertThat(audit.get(audit.size() - 1).why()).contains("esx01 is entering maintenance mode");
+    pass(g);
+    assertThat(vcenter.overrides).as("not protected again while in maintenance").doesNotContainKey("vm-1");
+
+    g.maintenance(new VimEventMapper.Maintenance(host, false, NOW.plusSeconds(60)));
+    pass(g);
+    assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
+  }
 }

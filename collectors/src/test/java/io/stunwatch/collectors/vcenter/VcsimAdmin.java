@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.vmware.vim25.DatacenterEventArgument;
 import com.vmware.vim25.DatastoreEventArgument;
+import com.vmware.vim25.EnteringMaintenanceModeEvent;
 import com.vmware.vim25.Event;
 import com.vmware.vim25.EventFilterSpec;
 import com.vmware.vim25.EventFilterSpecByEntity;
@@ -153,6 +154,15 @@ public final class VcsimAdmin {
     si.getEventManager().postEvent(e, null);
     // PostEvent returns nothing: the newest VmMigratedEvent of this VM is ours
     return newestEventKey(vm);
+  }
+
+  /** Posts an EnteringMaintenanceModeEvent of the host, as vCenter does when an admin puts it in maintenance mode. */
+  public void postEnteringMaintenance(HostSystem h) throws Exception {
+    EnteringMaintenanceModeEvent e = new EnteringMaintenanceModeEvent();
+    e.setHost(hostArg(h));
+    e.setUserName(vcsim.username());
+    e.setCreatedTime(Calendar.getInstance());
+    si.getEventManager().postEvent(e, null);
   }
 
   /** Posts a VmPoweredOnEvent of the VM, as a host does on a power-on; its key. */

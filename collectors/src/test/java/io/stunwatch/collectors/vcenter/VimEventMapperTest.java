@@ -152,4 +152,21 @@ class VimEventMapperTest {
     a.setHost(m);
     return a;
   }
+
+  @Test
+  void aHostEnteringMaintenanceModeIsReadForTheGuardAndIsNoMigration() throws Exception {
+    String json = "{\"_typeName\":\"EnteringMaintenanceModeEvent\",\"chainId\":54,\"createdTime\":"
+        + "\"2026-11-28T16:47:37.808Z\",\"host\":{\"_typeName\":\"HostEventArgument\",\"host\":{\"_typeName\":"
+        + "\"ManagedObjectReference\",\"type\":\"HostSystem\",\"value\":\"host-50\"},\"name\":\"DC0_C0_H2\"},"
+        + "\"key\":54,\"userName\":\"user\"}";
+    var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    VimEventMapper m = new VimEventMapper();
+    assertThat(m.maintenance(node)).hasValueSatisfying(x -> {
+      assertThat(x.host().value()).isEqualTo("host-50");
+      assertThat(x.host().name()).isEqualTo("DC0_C0_H2");
+      assertThat(x.entering()).isTrue();
+      assertThat(x.at()).isEqualTo(java.time.Instant.parse("2026-11-28T16:47:37.808Z"));
+    });
+    assertThat(m.map(node, "vc", null)).isEmpty();
+  }
 }
