@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The DRS guard applied by the real {@code stunwatch collect vcenter} against vcsim, each override read back from the
  * cluster's {@code ConfigurationEx}: a protected VM gets {@code manual}, and its release removes it; an admin's override
  * is left alone; a decision from a replay of old readings touches nothing; a host entering maintenance mode has its
- * VMs released at once; dry-run leaves the cluster as it was.
+ * VMs released at once; a collector killed while it holds a VM releases it once it is back; dry-run leaves the
+ * cluster as it was.
  */
 class GuardApplyIT {
 
@@ -164,6 +165,32 @@ class GuardApplyIT {
         assertThat(enforce.stderr()).noneMatch(l -> l.contains(" ERROR "));
       }
       assertThat(actions()).noneMatch(a -> a.vmMoref().equals(replayed.moref()));
+
+      // kill -9 while a VM is held, start again: what it set is still its own to release, once
+      p.send(Topics.GUARD_DECISIONS, replayed.biosUuid(), decision(replayed.biosUuid(), GuardDecision.Action.PROTECT,
+          Instant.now()), Instant.now());
+      p.flush();
+      try (StunwatchProcess killed = collector(vcsim, "enforce")) {
+        Await.until(Duration.ofSeconds(60), () -> actions().stream().anyMatch(a -> a.vmMoref().equals(
+            replayed.moref()) && a.result() == GuardAction.Result.APPLIED), "the VM protected before the kill",
+            () -> String.join("\n", killed.stderr()));
+        killed.kill();
+      }
+      try (StunwatchProcess again = collector(vcsim, "enforce")) {
+        p.send(Topics.GUARD_DECISIONS, replayed.biosUuid(), decision(replayed.biosUuid(),
+            GuardDecision.Action.RELEASE, Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(replayed.moref()),
+            "the override set before the kill released after it", () -> String.join("\n", again.stderr()));
+        Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.vmMoref().equals(
+            replayed.moref()) && a.kind() == GuardAction.Kind.RELEASE), "its release audited");
+      }
+      List<GuardAction> replayedActions = actions().stream().filter(a -> a.vmMoref().equals(replayed.moref()))
+          .toList();
+      assertThat(replayedActions).extracting(GuardAction::kind, GuardAction::result).containsExactly(
+          org.assertj.core.groups.Tuple.tuple(GuardAction.Kind.PROTECT, GuardAction.Result.APPLIED),
+          org.assertj.core.groups.Tuple.tuple(GuardAction.Kind.RELEASE, GuardAction.Result.APPLIED));
+      assertThat(overrides(vc, cluster)).containsEntry(admins.moref(), adminsOwn).hasSize(1);
     }
   }
 }

@@ -59,6 +59,8 @@ final class GuardApplier {
   private final Set<String> reported = new HashSet<>();
   /** The hosts entering or in maintenance mode, by moref, with when they began to. */
   private final Map<String, Instant> maintenance = new HashMap<>();
+  /** When each host last left maintenance mode, by moref. */
+  private final Map<String, Instant> leftMaintenance = new HashMap<>();
   /** Whether the recorded protections were checked against vCenter since this collector started. */
   private boolean verified;
 
@@ -77,12 +79,27 @@ final class GuardApplier {
    * A host entering maintenance mode: the VMs on it are released at the next pass and not protected while it is in
    * maintenance, so that its evacuation is never blocked; leaving it ends that.
    */
-  void maintenance(VimEventMapper.Maintenance m) {
+  boolean maintenance(VimEventMapper.Maintenance m) {
+    String host = m.host().value();
     if (m.entering()) {
-      maintenance.merge(m.host().value(), m.at(), (a, b) -> a.isBefore(b) ? a : b);
-    } else {
-      maintenance.remove(m.host().value());
+      Instant since = maintenance.get(host);
+      Instant left = leftMaintenance.get(host);
+      if ((since != null && !m.at().isBefore(since)) || (left != null && !m.at().isAfter(left))) {
+        return false; // seen already, or older than the host's leaving
+      }
+      maintenance.put(host, m.at());
+      return true;
     }
+    Instant left = leftMaintenance.get(host);
+    if (left != null && !m.at().isAfter(left)) {
+      return false;
+    }
+    leftMaintenance.put(host, m.at());
+    Instant since = maintenance.get(host);
+    if (since != null && !since.isAfter(m.at())) {
+      maintenance.remove(host);
+    }
+    return true;
   }
 
   private boolean inMaintenance(VmInventoryEntry vm) {

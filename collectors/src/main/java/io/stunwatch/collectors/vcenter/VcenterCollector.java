@@ -299,16 +299,16 @@ public final class VcenterCollector implements AutoCloseable {
     for (JsonNode node : raw) {
       long key = node.path("key").asLong();
       Instant created = Instant.parse(node.path("createdTime").asText());
+      // Before the cursor's check: a collector that starts again reads the overlap window's maintenance events once
+      // more, so that a host it had seen entering maintenance stays so.
+      if (guard != null) {
+        mapper.maintenance(node).filter(guard::maintenance).ifPresent(m -> LOG.info(
+            "vCenter {}: host {} {} maintenance mode: the guard {}", connector.url(),
+            m.host().name() != null ? m.host().name() : m.host().value(), m.entering() ? "enters" : "left",
+            m.entering() ? "releases its VMs and protects none there" : "may protect its VMs again"));
+      }
       if (!cursor.accept(key, created)) {
         continue; // published before
-      }
-      if (guard != null) {
-        mapper.maintenance(node).ifPresent(m -> {
-          LOG.info("vCenter {}: host {} {} maintenance mode: the guard {}", connector.url(),
-              m.host().name() != null ? m.host().name() : m.host().value(), m.entering() ? "enters" : "left",
-              m.entering() ? "releases its VMs and protects none there" : "may protect its VMs again");
-          guard.maintenance(m);
-        });
       }
       try {
         Optional<VcenterEvent> e = mapper.map(node, vcenterUuid, null);

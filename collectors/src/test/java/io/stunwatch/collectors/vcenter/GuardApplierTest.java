@@ -243,7 +243,9 @@ class GuardApplierTest {
     pass(g);
     assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
     EntityRef host = new EntityRef("HostSystem", "host-1", "esx01");
-    g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1)));
+    assertThat(g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1)))).isTrue();
+    assertThat(g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1))))
+        .as("the same event read again in a poll's overlap window").isFalse();
     g.decided(decision(BUSY, GuardDecision.Action.HOLD, NOW.plusSeconds(2)));
     pass(g);
     assertThat(vcenter.overrides).doesNotContainKey("vm-1");
@@ -251,7 +253,9 @@ class GuardApplierTest {
     pass(g);
     assertThat(vcenter.overrides).as("not protected again while in maintenance").doesNotContainKey("vm-1");
 
-    g.maintenance(new VimEventMapper.Maintenance(host, false, NOW.plusSeconds(60)));
+    assertThat(g.maintenance(new VimEventMapper.Maintenance(host, false, NOW.plusSeconds(60)))).isTrue();
+    assertThat(g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1))))
+        .as("an entering older than the leaving, read again").isFalse();
     pass(g);
     assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
   }
