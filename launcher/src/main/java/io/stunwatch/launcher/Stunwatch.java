@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
         ApiCommand.class,
         TailCommand.class,
         PlanCommand.class,
+        GuardCommand.class,
         ConfigCommand.class,
         VersionCommand.class,
         CommandLine.HelpCommand.class},

@@ -32,11 +32,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The DRS guard applied by the real {@code stunwatch collect vcenter} against vcsim, each override read back from the
- * cluster's {@code ConfigurationEx}: a protected VM gets {@code manual}, and its release removes it; an admin's override
- * is left alone; a decision from a replay of old readings touches nothing; a host entering maintenance mode has its
- * VMs released at once; a collector killed while it holds a VM releases it once it is back; dry-run leaves the
- * cluster as it was.
+ * The DRS guard applied by the real {@code stunwatch collect vcenter} against vcsim, each override read back from
+ * the cluster's {@code ConfigurationEx}: a protected VM gets {@code manual}, and its release removes it; an admin's
+ * override is left alone; a decision from a replay of old readings touches nothing; a host entering maintenance mode
+ * has its VMs released at once; a collector killed while it holds a VM releases it once it is back;
+ * {@code stunwatch guard release --all} undoes what it holds; dry-run leaves the cluster as it was.
  */
 class GuardApplyIT {
 
@@ -56,7 +56,8 @@ class GuardApplyIT {
   private StunwatchProcess collector(Vcsim vcsim, String mode) throws Exception {
     Path config = dir.resolve("guard-" + mode + ".properties");
     Files.writeString(config, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1=" + vcsim.sha256()
-        + "\nvcenter.poll-interval=200ms\nkafka.bootstrap-servers=" + KAFKA.bootstrapServers()
+        + "\nvcenter.poll-interval=200ms\nvcenter.heartbeat-interval=1s\nkafka.bootstrap-servers="
+        + KAFKA.bootstrapServers()
         + "\nguard.enabled=true\nguard.mode=" + mode + "\n");
     Path password = dir.resolve("vc-" + mode + ".pw");
     Files.writeString(password, vcsim.password() + "\n");
@@ -191,6 +192,27 @@ class GuardApplyIT {
           org.assertj.core.groups.Tuple.tuple(GuardAction.Kind.PROTECT, GuardAction.Result.APPLIED),
           org.assertj.core.groups.Tuple.tuple(GuardAction.Kind.RELEASE, GuardAction.Result.APPLIED));
       assertThat(overrides(vc, cluster)).containsEntry(admins.moref(), adminsOwn).hasSize(1);
+
+      // `stunwatch guard release --all` while the collector holds a VM: restored, and the collector fenced
+      p.send(Topics.GUARD_DECISIONS, replayed.biosUuid(), decision(replayed.biosUuid(), GuardDecision.Action.HOLD,
+          Instant.now()), Instant.now());
+      p.flush();
+      try (StunwatchProcess running = collector(vcsim, "enforce")) {
+        Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
+            .get(replayed.moref())), "the VM held again");
+        Path config = dir.resolve("guard-enforce.properties");
+        try (StunwatchProcess release = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME", vcsim.username(),
+            "STUNWATCH_VCENTER_PASSWORD_FILE", dir.resolve("vc-enforce.pw").toString()), "guard", "release",
+            "--all", "--config", config.toString())) {
+          assertThat(release.awaitExit(Duration.ofSeconds(90))).as(String.join("\n", release.stderr())).isZero();
+          assertThat(release.stdout()).anyMatch(l -> l.startsWith("release " + replayed.name() + " ("))
+              .anyMatch(l -> l.startsWith("1 override released"));
+        }
+        assertThat(overrides(vc, cluster)).doesNotContainKey(replayed.moref()).containsEntry(admins.moref(),
+            adminsOwn);
+        assertThat(running.awaitExit(Duration.ofSeconds(60))).as("the running collector, fenced")
+            .isEqualTo(ExitCodes.FAILED);
+      }
     }
   }
 }

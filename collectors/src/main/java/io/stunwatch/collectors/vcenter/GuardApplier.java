@@ -156,6 +156,23 @@ final class GuardApplier {
     return List.copyOf(held.values());
   }
 
+  /**
+   * Releases every recorded protection, whatever the decisions say ({@code stunwatch guard release --all}): each
+   * override the guard set is restored to what it replaced, one the admin changed since is left as it is.
+   *
+   * @return the protections still recorded: those vCenter refused to release
+   */
+  List<Protection> releaseAll(VcenterConnection c, Function<String, VmInventoryEntry> vms, List<Protection> recorded,
+      Commit commit, String why) throws IOException {
+    Instant now = clock.instant();
+    Map<String, Protection> held = new LinkedHashMap<>();
+    recorded.forEach(p -> held.put(p.vmId(), p));
+    for (Protection p : List.copyOf(held.values())) {
+      release(c, vms.apply(p.vmId()), p, latest.get(p.vmId()), why, held, commit, now);
+    }
+    return List.copyOf(held.values());
+  }
+
   private void protect(VcenterConnection c, VmInventoryEntry vm, GuardDecision d, Map<String, Protection> held,
       Commit commit, Instant now) throws IOException {
     String cluster = vm.cluster().value();

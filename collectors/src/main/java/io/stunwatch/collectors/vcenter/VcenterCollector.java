@@ -234,6 +234,38 @@ public final class VcenterCollector implements AutoCloseable {
     }
   }
 
+  /**
+   * Releases every DRS override the guard set in this vCenter ({@code stunwatch guard release --all}), on the
+   * caller's thread, with this vCenter's transactional producer: a collector of the same vCenter that still runs is
+   * fenced and stops, so that it cannot set them again.
+   *
+   * @return the audit records of what was done
+   */
+  public List<GuardAction> releaseGuards() throws IOException {
+    List<GuardAction> done = new ArrayList<>();
+    try (VcenterConnection c = connector.connect()) {
+      prepare(c.instanceUuid());
+      if (checkpoint == null || checkpoint.protections().isEmpty()) {
+        return done;
+      }
+      Map<String, VmInventoryEntry> byId = new HashMap<>();
+      for (VmInventoryEntry vm : c.vms(clock.instant())) {
+        if (vm.biosUuid() != null) {
+          byId.put(vm.biosUuid(), vm);
+        }
+      }
+      GuardApplier applier = new GuardApplier(config.guard(), clock, c.instanceUuid());
+      applier.releaseAll(c, byId::get, checkpoint.protections(), (actions, protections) -> {
+        commitGuard(actions, protections);
+        done.addAll(actions);
+      }, "released by stunwatch guard release --all");
+    } finally {
+      closeProducer();
+      closeGuard();
+    }
+    return done;
+  }
+
   /** First contact with this vCenter instance: its transactional producer and its committed checkpoint. */
   private void prepare(String uuid) {
     if (uuid.equals(vcenterUuid) && producer != null) {
@@ -406,27 +438,30 @@ public final class VcenterCollector implements AutoCloseable {
         byId.put(vm.biosUuid(), vm);
       }
     }
-    guard.pass(c, byId::get, checkpoint.protections(), (actions, protections) -> {
-      Instant now = clock.instant();
-      VcenterCheckpoint next = checkpoint.withProtections(protections, now);
-      producer.beginTransaction();
-      try {
-        for (GuardAction a : actions) {
-          producer.send(record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
-          guardActions.computeIfAbsent(a.kind() + "/" + a.result(), k -> Counter.builder(Meters.GUARD_ACTIONS)
-              .tag(Meters.TAG_VCENTER, host).tag(Meters.TAG_KIND, a.kind().name().toLowerCase(Locale.ROOT))
-              .tag(Meters.TAG_RESULT, a.result().name().toLowerCase(Locale.ROOT)).register(registry)).increment();
-          LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
-              a.result(), a.why());
-        }
-        producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
-        producer.commitTransaction();
-      } catch (RuntimeException e) {
-        abortQuietly();
-        throw e;
+    guard.pass(c, byId::get, checkpoint.protections(), this::commitGuard);
+  }
+
+  /** Publishes the guard's audit records and the checkpoint with {@code protections}, in one transaction. */
+  private void commitGuard(List<GuardAction> actions, List<VcenterCheckpoint.Protection> protections) {
+    Instant now = clock.instant();
+    VcenterCheckpoint next = checkpoint.withProtections(protections, now);
+    producer.beginTransaction();
+    try {
+      for (GuardAction a : actions) {
+        producer.send(record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
+        guardActions.computeIfAbsent(a.kind() + "/" + a.result(), k -> Counter.builder(Meters.GUARD_ACTIONS)
+            .tag(Meters.TAG_VCENTER, host).tag(Meters.TAG_KIND, a.kind().name().toLowerCase(Locale.ROOT))
+            .tag(Meters.TAG_RESULT, a.result().name().toLowerCase(Locale.ROOT)).register(registry)).increment();
+        LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
+            a.result(), a.why());
       }
-      checkpoint = next;
-    });
+      producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
+      producer.commitTransaction();
+    } catch (RuntimeException e) {
+      abortQuietly();
+      throw e;
+    }
+    checkpoint = next;
   }
 
   private void closeGuard() {

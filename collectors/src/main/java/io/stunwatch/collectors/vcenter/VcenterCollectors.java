@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.URL;
 import java.time.Clock;
+import io.stunwatch.model.GuardAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,24 @@ public final class VcenterCollectors implements AutoCloseable {
     VcenterCollectors all = new VcenterCollectors(List.copyOf(out));
     all.collectors.forEach(VcenterCollector::start);
     return all;
+  }
+
+  /**
+   * Releases every DRS override the guard set in every vCenter of {@code config} ({@code stunwatch guard release
+   * --all}); a collector of those vCenters that still runs is fenced and stops.
+   *
+   * @return the audit records, vCenter by vCenter
+   */
+  public static List<GuardAction> releaseAllGuards(VcenterConfig config, Map<String, Object> kafkaProperties,
+      Clock clock) throws IOException {
+    List<GuardAction> out = new ArrayList<>();
+    for (URL url : config.urls()) {
+      String password = config.passwordFor(url);
+      VcenterConnector connector = new YavijavaVcenterConnector(url, config.usernameFor(url),
+          password == null ? new char[0] : password.toCharArray(), config.trustFor(url));
+      out.addAll(new VcenterCollector(connector, config, kafkaProperties, clock).releaseGuards());
+    }
+    return out;
   }
 
   /** The collectors, in the order of {@code vcenter.urls}. */
