@@ -53,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * all of a poll or none of it, and a restart resumes from the committed checkpoint: no gap, no duplicate. Events are
  * ordered by (createdTime, key), because vCenter's int32 key can wrap. A lost session, a restarted vCenter or a
  * network error closes the session; the collector logs in again with backoff and resumes.
+ *
+ * <p>Why one class: every transaction of a vCenter (a poll's events, inventory changes and stuns, the DRS guard's
+ * changes) goes through its one transactional producer and rewrites its one checkpoint, and the session they share
+ * is the reconnect loop's. What needs neither lives apart: {@link StunLogFetcher} (vmware.log),
+ * {@link TaskFollower} (running tasks), {@link InventoryDiff}, {@link CheckpointBounds}, {@link GuardApplier} (the
+ * guard's rules) and {@link GuardDecisionFeed}.
  */
 public final class VcenterCollector implements AutoCloseable {
 
