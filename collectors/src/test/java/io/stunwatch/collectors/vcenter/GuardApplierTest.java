@@ -2,12 +2,10 @@ package io.stunwatch.collectors.vcenter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.model.DrsOverride;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.GuardDecision;
-import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.StunForecast;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class GuardApplierTest {
@@ -31,7 +28,7 @@ class GuardApplierTest {
   static final EntityRef CLUSTER = new EntityRef("ClusterComputeResource", "domain-c7", "gpu");
 
   /** A cluster's overrides, as vCenter keeps them; refuses every change while {@link #refuse} is set. */
-  static final class Cluster implements VcenterConnection {
+  static final class Cluster extends FakeVcenter {
     final Map<String, DrsOverride> overrides = new HashMap<>();
     final List<String> changes = new ArrayList<>();
     boolean refuse;
@@ -54,45 +51,6 @@ class GuardApplierTest {
       } else {
         overrides.put(vmMoref, to);
       }
-    }
-
-    @Override
-    public String instanceUuid() {
-      return "vc";
-    }
-
-    @Override
-    public List<JsonNode> eventsSince(Instant since) {
-      return List.of();
-    }
-
-    @Override
-    public Optional<JsonNode> taskInfo(String taskKey) {
-      return Optional.empty();
-    }
-
-    @Override
-    public List<VmInventoryEntry> vms(Instant observedAt) {
-      return List.of();
-    }
-
-    @Override
-    public List<HostInventoryEntry> hosts(Instant observedAt) {
-      return List.of();
-    }
-
-    @Override
-    public Tail datastoreTail(String datacenter, String datastore, String path, long maxBytes) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public List<String> datastoreDirectory(String datacenter, String datastore, String dir) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void close() {
     }
   }
 

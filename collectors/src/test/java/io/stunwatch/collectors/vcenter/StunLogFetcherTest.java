@@ -1,10 +1,7 @@
 package io.stunwatch.collectors.vcenter;
 
-import io.stunwatch.model.DrsOverride;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VmInventoryEntry;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -16,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +23,7 @@ class StunLogFetcherTest {
       null, "DC0", "[ds1] train-01/train-01.vmx", 16384L, List.of(), null, NOW);
 
   /** A datastore of files by {@code [ds] path}; a directory lists the names under it. */
-  private static final class Datastore implements VcenterConnection {
+  private static final class Datastore extends FakeVcenter {
     final Map<String, String> files = new HashMap<>();
     final List<String> read = new ArrayList<>();
     boolean broken;
@@ -53,45 +49,6 @@ class StunLogFetcherTest {
       String prefix = "[" + datastore + "] " + dir;
       return files.keySet().stream().filter(f -> f.startsWith(prefix)).map(f -> f.substring(prefix.length()))
           .toList();
-    }
-
-    @Override
-    public String instanceUuid() {
-      return "vc";
-    }
-
-    @Override
-    public List<JsonNode> eventsSince(Instant since) {
-      return List.of();
-    }
-
-    @Override
-    public Optional<JsonNode> taskInfo(String taskKey) {
-      return Optional.empty();
-    }
-
-    @Override
-    public List<VmInventoryEntry> vms(Instant observedAt) {
-      return List.of();
-    }
-
-    @Override
-    public List<HostInventoryEntry> hosts(Instant observedAt) {
-      return List.of();
-    }
-
-    @Override
-    public Map<String, DrsOverride> drsOverrides(String clusterMoref) {
-      throw new UnsupportedOperationException("a datastore only");
-    }
-
-    @Override
-    public void setDrsOverride(String clusterMoref, String vmMoref, DrsOverride from, DrsOverride to) {
-      throw new UnsupportedOperationException("a datastore only");
-    }
-
-    @Override
-    public void close() {
     }
   }
 
