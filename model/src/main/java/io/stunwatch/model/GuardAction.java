@@ -58,9 +58,10 @@ public record GuardAction(
     DRY_RUN,
     /** The VM has an override the guard did not set: never changed, only reported. */
     LEFT_TO_ADMIN,
-    /** vCenter refused (a missing privilege, ...): counted, and not tried again for that decision. */
-    REFUSED,
-    /** vCenter could not be asked (the session failed): tried again at the next poll. */
-    FAILED
+    /**
+     * vCenter refused (a missing privilege, ...): counted, and not asked again for a while. A session that fails is
+     * no answer: the change is tried again once the collector is logged in again, and audited then.
+     */
+    REFUSED
   }
 }
