@@ -118,6 +118,11 @@ class ConsoleIT {
             + "&& document.querySelectorAll('main table tbody tr').length > 0", Duration.ofSeconds(30),
             "the utilization tables");
         browser.screenshot(SHOTS.resolve("utilization.png"));
+        // the demo runs without the DRS guard: the page says so rather than list nobody
+        browser.eval("location.hash = '#/guard'");
+        browser.await("document.querySelector('#guard-status')", Duration.ofSeconds(30), "the guard's page");
+        assertThat(browser.eval("document.querySelector('#guard-status').textContent").asText())
+            .startsWith("The guard is off (guard.enabled)");
         String host = api(url, token, "/api/vms/" + settled[0].path("migration").path("vmId").asText()
             + "/migrate-check").path("host").asText();
         browser.eval("location.hash = '#/plan?host=' + encodeURIComponent('" + host + "')");

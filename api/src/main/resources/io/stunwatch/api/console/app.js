@@ -198,6 +198,30 @@ async function utilization() {
   }
 }
 
+async function guard() {
+  show(el('h1', {}, 'DRS guard'), el('p', { class: 'muted' }, 'Loading…'));
+  try {
+    const { body } = await get('/api/guard');
+    const status = body.enabled
+      ? `DRS leaves a busy VM where it is while the p95 of its forecast stun is over ${num(body.maxStunSeconds, 0)} s, `
+        + `and lets it go after ${num(body.releaseAfterSeconds / 60, 0)} min below the thresholds. `
+        + `${body.protectedVms.length} VM${body.protectedVms.length === 1 ? '' : 's'} protected now.`
+      : 'The guard is off (guard.enabled): no VM is protected, and none is judged.';
+    show(el('h1', {}, 'DRS guard'), el('p', { id: 'guard-status', class: body.enabled ? '' : 'muted' }, status),
+      body.enabled ? table([
+        ['VM', (g) => g.vmId],
+        ['since', (g) => time(g.since)],
+        ['why', (g) => (g.decision ? g.decision.reasons.join(', ') : UNKNOWN)],
+        ['GPU', (g) => (g.decision ? num(g.decision.load.gpuUtilizationAvgPct, 0, ' %') : UNKNOWN), 'num'],
+        ['stun p95', (g) => (g.decision && g.decision.forecast
+          ? `${num(g.decision.forecast.p95Seconds)} s` : UNKNOWN), 'num'],
+        ['last busy', (g) => time(g.lastBusy)],
+      ], body.protectedVms) : el('span'));
+  } catch (e) {
+    show(el('h1', {}, 'DRS guard'), failure(e));
+  }
+}
+
 async function plan(params) {
   const hostName = params.get('host') || '';
   const input = el('input', { id: 'evacuate-host', name: 'host', value: hostName, placeholder: 'esx01.lab.local' });
@@ -250,6 +274,7 @@ function route() {
     case 'alerts': return alerts(params);
     case 'utilization': return utilization();
     case 'plan': return plan(params);
+    case 'guard': return guard();
     default: return migrations(params);
   }
 }
