@@ -65,6 +65,12 @@ class GuardIT {
     return new ObjectMapper().readTree(r.body());
   }
 
+  /** The guard's decisions as written (read_committed); one key, one partition: in order. */
+  private static List<GuardDecision> decisions() {
+    return TopicContents.readAll(KAFKA.bootstrapServers(), Topics.GUARD_DECISIONS).stream().map(r -> r.value())
+        .toList();
+  }
+
   private static void readings(TypedProducer p, String vm, Instant from, int seconds, double util, long fbUsedMiB) {
     for (int s = 0; s < seconds; s++) {
       Instant t = from.plusSeconds(s);
@@ -119,8 +125,12 @@ class GuardIT {
         }
       }, "the VM to be released after ten minutes of idle readings");
 
-      List<GuardDecision> decisions = TopicContents.readAll(KAFKA.bootstrapServers(), Topics.GUARD_DECISIONS)
-          .stream().map(r -> r.value()).toList();
+      // the store reaches RocksDB just before the commit that writes the RELEASE record: read the topic until then
+      Await.until(Duration.ofSeconds(30), () -> {
+        List<GuardDecision> all = decisions();
+        return !all.isEmpty() && all.get(all.size() - 1).action() == GuardDecision.Action.RELEASE;
+      }, "the RELEASE decision committed");
+      List<GuardDecision> decisions = decisions();
       assertThat(decisions).extracting(GuardDecision::vmId).containsOnly(BIG);
       assertThat(decisions.get(0).action()).isEqualTo(GuardDecision.Action.PROTECT);
       assertThat(decisions.get(decisions.size() - 1).action()).isEqualTo(GuardDecision.Action.RELEASE);
