@@ -5,10 +5,14 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/tls"
+	"encoding/xml"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -18,7 +22,54 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/simulator/esx"
 	"github.com/vmware/govmomi/simulator/vpx"
+	"github.com/vmware/govmomi/vim25/types"
 )
+
+// privilegeOf names the privilege a method needs on its object, for the methods -deny-privilege can refuse.
+var privilegeOf = map[string]string{
+	"ReconfigureComputeResource_Task": "Host.Inventory.EditCluster",
+}
+
+// denying refuses the SOAP calls that need a privilege in denied, with the NoPermission fault a vCenter sends to an
+// account whose role lacks it; every other call goes to next. vcsim 0.24 checks no privilege, so a role without one
+// is played here, in front of the simulator.
+func denying(next http.Handler, denied map[string]bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if method, err := simulator.UnmarshalBody(types.TypeFunc(), body); err == nil {
+			if privilege, ok := privilegeOf[method.Name]; ok && denied[privilege] {
+				fmt.Fprintf(os.Stderr, "vcsim: %s on %s refused: no %s\n", method.Name, method.This.Value, privilege)
+				w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+				w.WriteHeader(http.StatusInternalServerError)
+				fmt.Fprintf(w, `%s<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" `+
+					`xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><soapenv:Fault>`+
+					`<faultcode>ServerFaultCode</faultcode><faultstring>Permission to perform this operation was denied.`+
+					`</faultstring><detail><NoPermissionFault xmlns="urn:vim25" xsi:type="NoPermission">`+
+					`<object type="%s">%s</object><privilegeId>%s</privilegeId></NoPermissionFault></detail>`+
+					`</soapenv:Fault></soapenv:Body></soapenv:Envelope>`, xml.Header, escape(method.This.Type),
+					escape(method.This.Value), escape(privilege))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func escape(s string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
 
 func main() {
 	listen := flag.String("l", "127.0.0.1:0", "listen address")
@@ -35,6 +86,8 @@ func main() {
 	uuid := flag.String("uuid", "", "the instance UUID (default: govmomi's fixed one)")
 	newerAPI := flag.Bool("newer-api", false, "keep the ServiceContent properties newer than API 6.0")
 	vmotion := flag.Bool("vmotion", false, "select vmk0 for vMotion on every host, as a site configures it")
+	denyPrivileges := flag.String("deny-privilege", "", "comma-separated privileges the account lacks, e.g. "+
+		"Host.Inventory.EditCluster: the calls that need one are refused with NoPermission")
 	flag.Parse()
 	if *vmotion {
 		for i := range esx.HostConfigInfo.VirtualNicManagerInfo.NetConfig {
@@ -100,6 +153,14 @@ func main() {
 		}
 	}
 	server := model.Service.NewServer()
+	if *denyPrivileges != "" {
+		denied := map[string]bool{}
+		for _, p := range strings.Split(*denyPrivileges, ",") {
+			denied[strings.TrimSpace(p)] = true
+		}
+		// the server is listening but has had no request: nobody knows its URL until it is printed below
+		server.Config.Handler = denying(server.Config.Handler, denied)
+	}
 	printed := *server.URL
 	if *passwordFile != "" && printed.User != nil {
 		printed.User = url.User(printed.User.Username())

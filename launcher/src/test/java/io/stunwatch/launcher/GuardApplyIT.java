@@ -54,11 +54,15 @@ class GuardApplyIT {
   }
 
   private StunwatchProcess collector(Vcsim vcsim, String mode) throws Exception {
+    return collector(vcsim, mode, "");
+  }
+
+  private StunwatchProcess collector(Vcsim vcsim, String mode, String moreConfig) throws Exception {
     Path config = dir.resolve("guard-" + mode + ".properties");
     Files.writeString(config, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1=" + vcsim.sha256()
         + "\nvcenter.poll-interval=200ms\nvcenter.heartbeat-interval=1s\nkafka.bootstrap-servers="
         + KAFKA.bootstrapServers()
-        + "\nguard.enabled=true\nguard.mode=" + mode + "\n");
+        + "\nguard.enabled=true\nguard.mode=" + mode + "\n" + moreConfig);
     Path password = dir.resolve("vc-" + mode + ".pw");
     Files.writeString(password, vcsim.password() + "\n");
     StunwatchProcess p = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME", vcsim.username(),
@@ -212,6 +216,66 @@ class GuardApplyIT {
             adminsOwn);
         assertThat(running.awaitExit(Duration.ofSeconds(60))).as("the running collector, fenced")
             .isEqualTo(ExitCodes.FAILED);
+      }
+    }
+  }
+
+  /**
+   * An account without {@code Host.Inventory.EditCluster}: vcsim checks no privilege, so it is started with
+   * {@code -deny-privilege}, which refuses the calls that need one with vCenter's {@code NoPermission} fault.
+   */
+  @Test
+  void aMissingPrivilegeIsRefusedAuditedCountedAndNotAskedAgainInALoop() throws Exception {
+    try (Vcsim vcsim = Vcsim.start(true, "-deny-privilege", "Host.Inventory.EditCluster");
+        VcenterConnection vc = new YavijavaVcenterConnector(vcsim.sdk().toURL(), vcsim.username(),
+            vcsim.password().toCharArray(), VcenterTrust.pinned(vcsim.sha256())).connect();
+        TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            KAFKA.bootstrapServers()))) {
+      VmInventoryEntry busy = vc.vms(Instant.now()).stream().filter(v -> v.cluster() != null
+          && v.cluster().type().equals("ClusterComputeResource")).findFirst().orElseThrow();
+      String cluster = busy.cluster().value();
+      int port;
+      try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      try (StunwatchProcess enforce = collector(vcsim, "enforce", "vcenter.metrics-port=" + port + "\n")) {
+        p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
+            Instant.now()), Instant.now());
+        p.flush();
+        Await.until(Duration.ofSeconds(60), () -> actions().stream().anyMatch(a -> a.result()
+            == GuardAction.Result.REFUSED), "vCenter's refusal audited", () -> String.join("\n", enforce.stderr()));
+        GuardAction refused = actions().stream().filter(a -> a.result() == GuardAction.Result.REFUSED).findFirst()
+            .orElseThrow();
+        assertThat(refused.vmMoref()).isEqualTo(busy.moref());
+        assertThat(refused.kind()).isEqualTo(GuardAction.Kind.PROTECT);
+        assertThat(refused.why()).contains("no permission Host.Inventory.EditCluster on " + cluster);
+        assertThat(enforce.stderr()).anyMatch(l -> l.contains(" WARN ") && l.contains("REFUSED")
+            && l.contains("Host.Inventory.EditCluster"));
+
+        // the VM stays busy: HOLDs keep saying it is wanted; the collector reads them and asks vCenter no more
+        Instant lastSent = null;
+        for (int i = 0; i < 5; i++) {
+          lastSent = Instant.now();
+          p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.HOLD,
+              lastSent), lastSent);
+          p.flush();
+        }
+        Instant sent = lastSent;
+        // a checkpoint saved after the collector read the last HOLD: the pass over it is done (one thread reads the
+        // decisions, passes over them, then saves)
+        Await.until(Duration.ofSeconds(30), () -> TopicContents.readAll(KAFKA.bootstrapServers(),
+            Topics.VCENTER_CHECKPOINTS).stream().map(r -> r.value()).anyMatch(c -> c.guardDecisionsReadAt() != null
+            && c.guardDecisionsReadAt().isAfter(sent) && c.savedAt().isAfter(c.guardDecisionsReadAt())),
+            "a checkpoint after the last HOLD was read");
+        assertThat(actions()).filteredOn(a -> a.result() == GuardAction.Result.REFUSED).hasSize(1);
+        assertThat(actions()).noneMatch(a -> a.result() == GuardAction.Result.APPLIED);
+        assertThat(vc.drsOverrides(cluster)).doesNotContainKey(busy.moref());
+        java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body().lines().filter(l -> l.startsWith("stunwatch_guard_actions_total{")
+            && l.contains("kind=\"protect\"") && l.contains("result=\"refused\"")))
+            .as(metrics.body()).singleElement().satisfies(l -> assertThat(l).endsWith(" 1.0"));
       }
     }
   }

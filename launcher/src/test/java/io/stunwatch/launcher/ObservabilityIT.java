@@ -203,7 +203,9 @@ class ObservabilityIT {
     }
     try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         KAFKA.bootstrapServers()))) {
-      VcenterCheckpoint c = new VcenterCheckpoint(FleetScenario.VCENTER, now, List.of(1L), now, Map.of(), List.of());
+      // of a collector that runs the DRS guard and holds nothing
+      VcenterCheckpoint c = new VcenterCheckpoint(FleetScenario.VCENTER, now, List.of(1L), now, Map.of(), List.of(),
+          List.of(), List.of(), now);
       p.send(Topics.VCENTER_CHECKPOINTS, FleetScenario.VCENTER, c, now);
       p.flush();
     }

@@ -107,10 +107,16 @@ public final class Meters {
   /** Counter: dead letters written, by source topic and stage. */
   public static final String DEAD_LETTERS = "stunwatch.dead.letters";
   /**
-   * vCenter collector, gauge: VMs whose per-VM DRS override the DRS guard has set and not released (enforce mode), by
-   * {@link #TAG_VCENTER}.
+   * Gauge: VMs whose per-VM DRS override the DRS guard has set and not released (enforce mode), by {@link #TAG_VCENTER}
+   * (its instance UUID), from the newest checkpoint of each vCenter whose collector runs the guard.
    */
   public static final String GUARD_PROTECTED = "stunwatch.guard.protected";
+  /**
+   * Gauge, seconds: how long ago each vCenter's collector last read a decision of the DRS guard (or began to read
+   * them), by {@link #TAG_VCENTER} (its instance UUID), from its newest checkpoint; it goes on growing when the
+   * collector stops. With protections held, decisions (a HOLD a minute per protected VM) should never be minutes old.
+   */
+  public static final String GUARD_DECISIONS_AGE = "stunwatch.guard.decisions.age.seconds";
   /**
    * vCenter collector, counter: the DRS guard's audit records ({@code stunwatch.guard-actions}), by
    * {@link #TAG_VCENTER}, {@link #TAG_KIND} ({@code GuardAction.Kind}) and {@link #TAG_RESULT}

@@ -24,6 +24,10 @@ import java.util.Map;
  *                           a checkpoint written before the window existed
  * @param protections        the DRS overrides the guard set in this vCenter and has not released, each with the
  *                           override it replaced; empty when the guard set none
+ * @param guardDecisionsReadAt when this collector last read a decision of the DRS guard, or began to read them if it
+ *                           has read none since it started; null when the guard is off in this collector. Protections
+ *                           with an old value here are held while nobody decides on them (the alert
+ *                           {@code StunwatchGuardDecisionsStopped})
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
@@ -34,25 +38,35 @@ public record VcenterCheckpoint(
     Map<String, Instant> lastStunByVm,
     List<PendingTask> pendingTasks,
     List<RecentEvent> recentEvents,
-    List<Protection> protections) {
+    List<Protection> protections,
+    Instant guardDecisionsReadAt) {
 
   /** A checkpoint with no overlap window: only the keys at exactly {@code lastCreatedTime} are known. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
       Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
-    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of(), List.of());
+    this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of(), List.of(),
+        null);
   }
 
   /** A checkpoint of a vCenter where the guard has set nothing. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
       Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks, List<RecentEvent> recentEvents) {
     this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, recentEvents,
-        List.of());
+        List.of(), null);
   }
 
-  /** This checkpoint with the guard's protections as {@code now}, saved at {@code at}. */
-  public VcenterCheckpoint withProtections(List<Protection> now, Instant at) {
+  /**
+   * This checkpoint with the guard's protections as {@code now}, saved at {@code at}, its decisions last read at
+   * {@code decisionsReadAt}.
+   */
+  public VcenterCheckpoint withProtections(List<Protection> now, Instant at, Instant decisionsReadAt) {
     return new VcenterCheckpoint(vcenterUuid, lastCreatedTime, keysAtLastCreated, at, lastStunByVm, pendingTasks,
-        recentEvents, now);
+        recentEvents, now, decisionsReadAt);
+  }
+
+  /** The protections the guard set in vCenter: those of dry-run left out. */
+  public long enforcedProtections() {
+    return protections.stream().filter(p -> !p.dryRun()).count();
   }
 
   public VcenterCheckpoint {

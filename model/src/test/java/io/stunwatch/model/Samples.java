@@ -82,7 +82,7 @@ public final class Samples {
             List.of(new VcenterCheckpoint.PendingTask("task-77", 9001, 9001L, "vm-42", "train-01", "running")),
             List.of(new VcenterCheckpoint.RecentEvent(5636626L, T0)),
             List.of(new VcenterCheckpoint.Protection(VM, "vm-42", "domain-c7",
-                new DrsOverride(DrsOverride.Behavior.FULLY_AUTOMATED, true), DrsOverride.MANUAL, T0, false))),
+                new DrsOverride(DrsOverride.Behavior.FULLY_AUTOMATED, true), DrsOverride.MANUAL, T0, false)), T0),
         migration(),
         new MigrationImpact(migration(), 180.0, stun(), phase, phase, phase, 12.5,
             List.of(new TimelinePoint(T0, 88.0, 15360.0, null, 245.3)), T0.plusSeconds(300),

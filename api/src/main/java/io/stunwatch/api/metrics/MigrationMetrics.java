@@ -50,6 +50,8 @@ public final class MigrationMetrics {
   private final Set<String> countedAlerts = bounded();
   private final Set<String> underLoad = ConcurrentHashMap.newKeySet();
   private final Map<String, Instant> checkpoints = new ConcurrentHashMap<>();
+  /** The newest checkpoint of each vCenter whose collector runs the DRS guard, or ran it since this started. */
+  private final Map<String, VcenterCheckpoint> guarded = new ConcurrentHashMap<>();
   private final AtomicReference<Double> lastVcenterEvent = new AtomicReference<>();
   private final Counter undecodable;
 
@@ -116,9 +118,22 @@ public final class MigrationMetrics {
   public void onCheckpoint(VcenterCheckpoint c) {
     double saved = c.savedAt().toEpochMilli() / 1000.0;
     lastVcenterEvent.accumulateAndGet(saved, (a, b) -> a == null || b > a ? b : a);
-    if (checkpoints.put(c.vcenterUuid(), c.savedAt()) == null) {
-      registry.gauge(Meters.VCENTER_CHECKPOINT_AGE, Tags.of(Meters.TAG_VCENTER, c.vcenterUuid()), checkpoints,
-          m -> (clock.millis() - m.get(c.vcenterUuid()).toEpochMilli()) / 1000.0);
+    String vc = c.vcenterUuid();
+    if (checkpoints.put(vc, c.savedAt()) == null) {
+      registry.gauge(Meters.VCENTER_CHECKPOINT_AGE, Tags.of(Meters.TAG_VCENTER, vc), checkpoints,
+          m -> (clock.millis() - m.get(vc).toEpochMilli()) / 1000.0);
+    }
+    // the guard's meters come from the checkpoints, which record what it holds: they go on aging when its collector
+    // stops, when protections are held with nobody to release them
+    if (c.guardDecisionsReadAt() != null || guarded.containsKey(vc)) {
+      if (guarded.put(vc, c) == null) {
+        registry.gauge(Meters.GUARD_PROTECTED, Tags.of(Meters.TAG_VCENTER, vc), guarded,
+            m -> m.get(vc).enforcedProtections());
+        registry.gauge(Meters.GUARD_DECISIONS_AGE, Tags.of(Meters.TAG_VCENTER, vc), guarded, m -> {
+          Instant read = m.get(vc).guardDecisionsReadAt();
+          return read == null ? Double.NaN : (clock.millis() - read.toEpochMilli()) / 1000.0;
+        });
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.DeadLetter;
+import io.stunwatch.model.DrsOverride;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
@@ -105,5 +106,27 @@ class MigrationMetricsTest {
         .isEqualTo(T0.plusSeconds(30).getEpochSecond());
     assertThat(registry.get(Meters.VCENTER_CHECKPOINT_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value())
         .isEqualTo(60.0);
+  }
+
+  @Test
+  void theGuardsMetersComeFromTheCheckpointsAndAgeWhileNoDecisionIsRead() {
+    metrics.onCheckpoint(new VcenterCheckpoint("off", T0, List.of(1L), T0, Map.of(), List.of()));
+    assertThat(registry.find(Meters.GUARD_PROTECTED).gauges()).as("no guard, no guard meters").isEmpty();
+
+    List<VcenterCheckpoint.Protection> held = List.of(
+        new VcenterCheckpoint.Protection("id-1", "vm-1", "domain-c7", null, DrsOverride.MANUAL, T0, false),
+        new VcenterCheckpoint.Protection("id-2", "vm-2", "domain-c7", null, DrsOverride.MANUAL, T0, true));
+    metrics.onCheckpoint(new VcenterCheckpoint("vc", T0, List.of(1L), T0.plusSeconds(60), Map.of(), List.of(),
+        List.of(), held, T0.minusSeconds(400)));
+    assertThat(registry.get(Meters.GUARD_PROTECTED).tag(Meters.TAG_VCENTER, "vc").gauge().value())
+        .as("dry-run's protections are not in vCenter").isEqualTo(1.0);
+    assertThat(registry.get(Meters.GUARD_DECISIONS_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value())
+        .isEqualTo(490.0);
+
+    // the guard turned off there: nothing is held, and the age is unknown rather than zero
+    metrics.onCheckpoint(new VcenterCheckpoint("vc", T0, List.of(1L), T0.plusSeconds(80), Map.of(), List.of(),
+        List.of(), List.of(), null));
+    assertThat(registry.get(Meters.GUARD_PROTECTED).tag(Meters.TAG_VCENTER, "vc").gauge().value()).isZero();
+    assertThat(registry.get(Meters.GUARD_DECISIONS_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value()).isNaN();
   }
 }

@@ -53,7 +53,8 @@ final class CheckpointBounds {
       keepPending /= 2;
       trimmed = new VcenterCheckpoint(c.vcenterUuid(), c.lastCreatedTime(), c.keysAtLastCreated(), c.savedAt(),
           c.lastStunByVm(), pending.subList(pending.size() - keepPending, pending.size()),
-          recent.subList(recent.size() - keepRecent, recent.size()), c.protections());
+          recent.subList(recent.size() - keepRecent, recent.size()), c.protections(),
+          c.guardDecisionsReadAt());
     }
     return new Bounded(trimmed, recent.size() - keepRecent, pending.size() - keepPending);
   }

@@ -3,13 +3,13 @@ package io.stunwatch.collectors.vcenter;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.GuardAction;
+import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
@@ -93,6 +93,8 @@ public final class VcenterCollector implements AutoCloseable {
   /** The DRS guard's applier and its feed of decisions; null unless {@code guard.enabled}. */
   private GuardApplier guard;
   private GuardDecisionFeed decisions;
+  /** When a guard decision was last read, or the feed opened; null while the guard is off. */
+  private Instant decisionsReadAt;
   private final Map<String, Counter> guardActions = new ConcurrentHashMap<>();
   private final MeterRegistry registry;
   private final String host;
@@ -116,9 +118,6 @@ public final class VcenterCollector implements AutoCloseable {
     String host = hostOf(connector.url());
     this.host = host;
     this.registry = registry;
-    Gauge.builder(Meters.GUARD_PROTECTED, this, c -> c.checkpoint == null ? 0
-        : c.checkpoint.protections().stream().filter(p -> !p.dryRun()).count())
-        .tag(Meters.TAG_VCENTER, host).register(registry);
     this.reconnects = Counter.builder(Meters.VCENTER_RECONNECTS).tag(Meters.TAG_VCENTER, host).register(registry);
     this.unmappable = Counter.builder(Meters.VCENTER_EVENTS_UNMAPPABLE).tag(Meters.TAG_VCENTER, host)
         .register(registry);
@@ -293,6 +292,7 @@ public final class VcenterCollector implements AutoCloseable {
     if (config.guard().enabled()) {
       guard = new GuardApplier(config.guard(), clock, uuid);
       decisions = GuardDecisionFeed.open(kafkaProperties);
+      decisionsReadAt = clock.instant();
       LOG.info("vCenter {}: applying the DRS guard's decisions ({})", connector.url(),
           config.guard().mode() == GuardApplyConfig.Mode.ENFORCE ? "enforce" : "dry-run: vCenter is not touched");
     }
@@ -404,7 +404,7 @@ public final class VcenterCollector implements AutoCloseable {
     // the guard's protections go on unchanged: only its own pass changes them
     CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position,
         cursor.keysAtLast(), now, lastStun, List.copyOf(pending.values()), recent,
-        checkpoint == null ? List.of() : checkpoint.protections()));
+        checkpoint == null ? List.of() : checkpoint.protections(), decisionsReadAt));
     VcenterCheckpoint next = bounded.checkpoint();
     if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
       checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());
@@ -434,7 +434,11 @@ public final class VcenterCollector implements AutoCloseable {
    * records and the checkpoint that records the protections.
    */
   private void guardPass(VcenterConnection c) throws IOException {
-    decisions.poll().forEach(guard::decided);
+    List<GuardDecision> read = decisions.poll();
+    if (!read.isEmpty()) {
+      decisionsReadAt = clock.instant();
+    }
+    read.forEach(guard::decided);
     if (checkpoint == null) {
       return; // the first poll commits one
     }
@@ -450,7 +454,7 @@ public final class VcenterCollector implements AutoCloseable {
   /** Publishes the guard's audit records and the checkpoint with {@code protections}, in one transaction. */
   private void commitGuard(List<GuardAction> actions, List<VcenterCheckpoint.Protection> protections) {
     Instant now = clock.instant();
-    VcenterCheckpoint next = checkpoint.withProtections(protections, now);
+    VcenterCheckpoint next = checkpoint.withProtections(protections, now, decisionsReadAt);
     producer.beginTransaction();
     try {
       for (GuardAction a : actions) {
@@ -458,8 +462,13 @@ public final class VcenterCollector implements AutoCloseable {
         guardActions.computeIfAbsent(a.kind() + "/" + a.result(), k -> Counter.builder(Meters.GUARD_ACTIONS)
             .tag(Meters.TAG_VCENTER, host).tag(Meters.TAG_KIND, a.kind().name().toLowerCase(Locale.ROOT))
             .tag(Meters.TAG_RESULT, a.result().name().toLowerCase(Locale.ROOT)).register(registry)).increment();
-        LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
-            a.result(), a.why());
+        if (a.result() == GuardAction.Result.REFUSED) {
+          LOG.warn("vCenter {}: guard {} {} ({}): {}: {} (not asked again for {} min)", connector.url(), a.kind(),
+              a.vmName(), a.vmMoref(), a.result(), a.why(), GuardApplier.RETRY_REFUSED.toMinutes());
+        } else {
+          LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
+              a.result(), a.why());
+        }
       }
       producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
       producer.commitTransaction();
@@ -476,6 +485,7 @@ public final class VcenterCollector implements AutoCloseable {
       decisions = null;
     }
     guard = null;
+    decisionsReadAt = null;
   }
 
   private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)

@@ -47,7 +47,7 @@ class CheckpointBoundsTest {
     List<VcenterCheckpoint.Protection> protections = List.of(new VcenterCheckpoint.Protection(
         "42000000-0000-4000-8000-000000000001", "vm-1", "domain-c7", null, DrsOverride.MANUAL, NOW, false));
     VcenterCheckpoint full = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(5_099_999L),
-        NOW, Map.of(), pending, recent, protections);
+        NOW, Map.of(), pending, recent, protections, NOW);
     assertThat(Topics.VCENTER_CHECKPOINTS.encodeValue(full).length).as("unbounded").isGreaterThan(1_000_000);
 
     CheckpointBounds.Bounded b = CheckpointBounds.bound(full);
