@@ -109,6 +109,7 @@ public final class InternalEndpoint {
     });
     router.get(PATH + "host-gpus").handler(rc -> respond.json(rc, threads.run(local::hostGpus)));
     router.get(PATH + "guarded").handler(rc -> respond.json(rc, threads.run(local::guarded)));
+    router.get(PATH + "guard-trails").handler(rc -> respond.json(rc, threads.run(local::guardTrails)));
     router.get(PATH + "utilization").handler(rc -> {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
       respond.json(rc, threads.run(() -> local.utilization(r.from(), r.to())));

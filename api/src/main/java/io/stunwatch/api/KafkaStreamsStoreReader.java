@@ -8,6 +8,7 @@ import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.GuardState;
+import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.MigrationRow;
@@ -171,6 +172,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   @Override
   public Future<List<GuardState>> guarded() {
     return everywhere(local::guarded, h -> instances.json(h, "guarded", GuardState.class));
+  }
+
+  @Override
+  public Future<List<GuardTrail>> guardTrails() {
+    return everywhere(local::guardTrails, h -> instances.json(h, "guard-trails", GuardTrail.class));
   }
 
   @Override

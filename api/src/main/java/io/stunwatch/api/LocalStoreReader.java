@@ -6,6 +6,7 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.GuardState;
+import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -248,6 +249,15 @@ final class LocalStoreReader {
   List<GuardState> guarded() {
     List<GuardState> out = new ArrayList<>();
     try (KeyValueIterator<String, GuardState> it = this.<GuardState>kv(StoreNames.GUARD_STATE).all()) {
+      it.forEachRemaining(kv -> out.add(kv.value));
+    }
+    return out;
+  }
+
+  /** The guard's audit trails held by this instance's tasks. */
+  List<GuardTrail> guardTrails() {
+    List<GuardTrail> out = new ArrayList<>();
+    try (KeyValueIterator<String, GuardTrail> it = this.<GuardTrail>kv(StoreNames.GUARD_TRAIL).all()) {
       it.forEachRemaining(kv -> out.add(kv.value));
     }
     return out;

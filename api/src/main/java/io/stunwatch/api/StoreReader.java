@@ -9,6 +9,7 @@ import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.GuardState;
+import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -107,6 +108,12 @@ public interface StoreReader {
    * processor does not run the guard ({@code guard.enabled}).
    */
   Future<List<GuardState>> guarded();
+
+  /**
+   * The DRS guard's audit trail of every VM it acted on ({@code guard-trail}, from {@code stunwatch.guard-actions}),
+   * in no order; fails when the processor does not run the guard.
+   */
+  Future<List<GuardTrail>> guardTrails();
 
   /** Days of the utilization audit within {@code [from, to]}, one row per VM, day and host. */
   Future<List<UtilizationRow>> utilization(Instant from, Instant to);

@@ -13,6 +13,8 @@ import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.GuardDecision;
+import io.stunwatch.model.DrsOverride;
+import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -26,6 +28,7 @@ import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.GuardState;
+import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
@@ -119,6 +122,7 @@ class ApiServerTest {
     boolean ready = true;
     List<MigrationSummary> migrations = new ArrayList<>();
     List<GuardState> guarded = new ArrayList<>();
+    List<GuardTrail> trails = new ArrayList<>();
     /** The rows the time-range reads have returned. */
     final AtomicLong rowsRead = new AtomicLong();
 
@@ -201,6 +205,11 @@ class ApiServerTest {
     @Override
     public Future<List<GuardState>> guarded() {
       return unless(guarded);
+    }
+
+    @Override
+    public Future<List<GuardTrail>> guardTrails() {
+      return unless(trails);
     }
 
     @Override
@@ -860,6 +869,25 @@ class ApiServerTest {
         .containsExactly("vm-b", "vm-a");
     assertThat(on.getJsonArray("protectedVms").getJsonObject(1).getJsonObject("decision")
         .getJsonObject("forecast").getDouble("p95Seconds")).isEqualTo(36.0);
+    assertThat(on.getJsonArray("actions")).as("no collector has acted yet").isEmpty();
+
+    // the audit trails of two VMs, as two instances hold them: one list, newest first
+    EntityRef cluster = new EntityRef("ClusterComputeResource", "domain-c7", "gpu");
+    GuardAction applied = new GuardAction("vm-a", "vc", "vm-1", "train-a", cluster, GuardAction.Kind.PROTECT,
+        GuardAction.Result.APPLIED, DrsOverride.MANUAL, null, protect, "DRS set to manual", T0.plusSeconds(5));
+    GuardAction released = new GuardAction("vm-a", "vc", "vm-1", "train-a", cluster, GuardAction.Kind.RELEASE,
+        GuardAction.Result.APPLIED, null, DrsOverride.MANUAL, null, "released", T0.plusSeconds(700));
+    GuardAction refused = new GuardAction("vm-b", "vc", "vm-2", "train-b", cluster, GuardAction.Kind.PROTECT,
+        GuardAction.Result.REFUSED, null, null, protect, "no permission Host.Inventory.EditCluster",
+        T0.plusSeconds(40));
+    stores.trails.add(new GuardTrail("vm-b", List.of(refused)));
+    stores.trails.add(new GuardTrail("vm-a", List.of(applied, released)));
+    JsonObject trail = client.request(HttpMethod.GET, guarded, "127.0.0.1", "/api/guard")
+        .bearerTokenAuthentication(TOKEN).send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
+    assertThat(trail.getJsonArray("actions").stream().map(o -> ((JsonObject) o).getString("at")))
+        .containsExactly(T0.plusSeconds(700).toString(), T0.plusSeconds(40).toString(), T0.plusSeconds(5).toString());
+    assertThat(trail.getJsonArray("actions").getJsonObject(1).getString("result")).isEqualTo("REFUSED");
+    assertThat(trail.getJsonArray("actions").getJsonObject(1).getString("why")).contains("Host.Inventory.EditCluster");
 
     stores.ready = false; // rebalancing: unavailable, not an empty guard
     assertThat(client.request(HttpMethod.GET, guarded, "127.0.0.1", "/api/guard").bearerTokenAuthentication(TOKEN)

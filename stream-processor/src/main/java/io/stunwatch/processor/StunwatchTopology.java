@@ -22,6 +22,7 @@ import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.node.CatalogRouting;
 import io.stunwatch.processor.node.Decoder;
 import io.stunwatch.processor.node.GuardProcessor;
+import io.stunwatch.processor.node.GuardTrailProcessor;
 import io.stunwatch.processor.node.HistoryUpdate;
 import io.stunwatch.processor.node.IdentityResolver;
 import io.stunwatch.processor.node.InventoryIndex;
@@ -43,6 +44,7 @@ import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.GuardState;
+import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.ValueCodecs;
 import io.stunwatch.processor.view.VmSamples;
@@ -198,6 +200,11 @@ public final class StunwatchTopology {
           StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(GuardState.class))));
       gpu.process(() -> new GuardProcessor(config, index), Named.as("drs-guard"), GuardProcessor.stores())
           .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("guard-out"));
+      // what the vCenter collectors did with the decisions, for GET /api/guard
+      b.addStateStore(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+          StoreNames.GUARD_TRAIL), Serdes.String(), JsonSerde.of(GuardTrail.class))));
+      decoded(b, Topics.GUARD_ACTIONS, clock).process(GuardTrailProcessor::new, Named.as("guard-trail"),
+          StoreNames.GUARD_TRAIL);
     }
     KStream<String, RdmaCounterSample> rdma = decoded(b, Topics.RDMA_SAMPLES, clock);
     rdma.process(() -> new RdmaProcessor(config), Named.as("vm-rdma"), StoreNames.RDMA_LAST, StoreNames.VM_SAMPLES,

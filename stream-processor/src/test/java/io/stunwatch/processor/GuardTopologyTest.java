@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.GuardDecision;
+import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.view.GuardTrail;
+import io.stunwatch.model.DrsOverride;
+import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.StunForecast;
@@ -198,5 +202,36 @@ class GuardTopologyTest {
       assertThat(decisions(d)).isEmpty();
       assertThat(d.getAllStateStores()).doesNotContainKey("guard-state");
     }
+  }
+
+  private static GuardAction action(String vm, GuardAction.Kind kind, GuardAction.Result result, Instant at) {
+    return new GuardAction(vm, VC, "vm-" + vm.hashCode(), "train", new EntityRef("ClusterComputeResource",
+        "domain-c7", "gpu"), kind, result, kind == GuardAction.Kind.PROTECT ? DrsOverride.MANUAL : null, null, null,
+        kind + " " + result, at);
+  }
+
+  @Test
+  void eachVmsAuditTrailIsTheSameInWhateverOrderItsActionsArriveAndOnceEach() {
+    List<GuardAction> actions = new java.util.ArrayList<>();
+    for (int i = 0; i < GuardTrail.KEPT + 10; i++) {
+      actions.add(action(vmUuid(1), i % 2 == 0 ? GuardAction.Kind.PROTECT : GuardAction.Kind.RELEASE,
+          GuardAction.Result.APPLIED, T0.plusSeconds(60L * i)));
+    }
+    // two of one instant, told apart by what they are
+    actions.add(action(vmUuid(1), GuardAction.Kind.PROTECT, GuardAction.Result.REFUSED, T0.plusSeconds(60)));
+    List<GuardAction> shuffled = new java.util.ArrayList<>(actions);
+    java.util.Collections.shuffle(shuffled, new java.util.Random(7));
+    shuffled.addAll(actions.subList(0, 20)); // read again, as after a replay of the topic
+    List<GuardTrail> trails = new java.util.ArrayList<>();
+    for (List<GuardAction> feed : List.of(actions, shuffled)) {
+      try (TopologyTestDriver d = driver(GUARDED, dir.resolve("trail-" + trails.size()))) {
+        TestInputTopic<String, GuardAction> in = input(d, Topics.GUARD_ACTIONS);
+        feed.forEach(a -> in.pipeInput(a.vmId(), a));
+        trails.add(d.<String, GuardTrail>getKeyValueStore(StoreNames.GUARD_TRAIL).get(vmUuid(1)));
+      }
+    }
+    assertThat(trails.get(0).actions()).hasSize(GuardTrail.KEPT).isSortedAccordingTo(GuardTrail.ORDER)
+        .as("the newest kept").contains(actions.get(GuardTrail.KEPT + 9)).doesNotContain(actions.get(0));
+    assertThat(trails.get(1)).isEqualTo(trails.get(0));
   }
 }

@@ -207,16 +207,28 @@ async function guard() {
         + `and lets it go after ${num(body.releaseAfterSeconds / 60, 0)} min below the thresholds. `
         + `${body.protectedVms.length} VM${body.protectedVms.length === 1 ? '' : 's'} protected now.`
       : 'The guard is off (guard.enabled): no VM is protected, and none is judged.';
+    // the processor knows VMs by id; the collectors' audit records name them
+    const names = new Map(body.actions.map((a) => [a.vmId, a.vmName]));
+    const override = (o) => (o ? `${o.behavior || 'cluster default'}${o.enabled === false ? ' (off)' : ''}` : 'none');
     show(el('h1', {}, 'DRS guard'), el('p', { id: 'guard-status', class: body.enabled ? '' : 'muted' }, status),
       body.enabled ? table([
-        ['VM', (g) => g.vmId],
+        ['VM', (g) => names.get(g.vmId) || g.vmId],
         ['since', (g) => time(g.since)],
         ['why', (g) => (g.decision ? g.decision.reasons.join(', ') : UNKNOWN)],
         ['GPU', (g) => (g.decision ? num(g.decision.load.gpuUtilizationAvgPct, 0, ' %') : UNKNOWN), 'num'],
         ['stun p95', (g) => (g.decision && g.decision.forecast
           ? `${num(g.decision.forecast.p95Seconds)} s` : UNKNOWN), 'num'],
         ['last busy', (g) => time(g.lastBusy)],
-      ], body.protectedVms) : el('span'));
+      ], body.protectedVms) : el('span'),
+      body.enabled ? el('h2', {}, 'Audit trail') : el('span'),
+      body.enabled ? table([
+        ['at', (a) => time(a.at)],
+        ['VM', (a) => a.vmName || a.vmMoref],
+        ['action', (a) => a.kind.toLowerCase()],
+        ['result', (a) => a.result.toLowerCase().replaceAll('_', ' ')],
+        ['DRS override', (a) => `${override(a.previous)} → ${override(a.set)}`],
+        ['why', (a) => a.why],
+      ], body.actions) : el('span'));
   } catch (e) {
     show(el('h1', {}, 'DRS guard'), failure(e));
   }

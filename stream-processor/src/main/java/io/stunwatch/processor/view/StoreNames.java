@@ -72,6 +72,8 @@ public final class StoreNames {
   public static final String VM_MIGRATIONS = "vm-migrations";
   /** By VM id: the DRS guard's protection of the VM ({@link GuardState}), while it lasts. */
   public static final String GUARD_STATE = "guard-state";
+  /** By VM id: the DRS guard's audit trail of the VM ({@link GuardTrail}), from {@code stunwatch.guard-actions}. */
+  public static final String GUARD_TRAIL = "guard-trail";
   /** By VM id: recent vmware.log stun observations. */
   public static final String VM_STUNS = "vm-stuns";
 

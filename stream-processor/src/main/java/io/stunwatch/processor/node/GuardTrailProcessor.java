@@ -1,0 +1,38 @@
+package io.stunwatch.processor.node;
+
+import io.stunwatch.model.GuardAction;
+import io.stunwatch.processor.view.GuardTrail;
+import io.stunwatch.processor.view.StoreNames;
+import java.util.List;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps each VM's audit trail of the DRS guard ({@link GuardTrail}) from {@code stunwatch.guard-actions}, which the
+ * vCenter collectors write, for {@code GET /api/guard}. The trail is keyed by the action's VM id, whatever the record's
+ * key.
+ */
+public final class GuardTrailProcessor implements Processor<String, GuardAction, Void, Void> {
+
+  private KeyValueStore<String, GuardTrail> trails;
+
+  @Override
+  public void init(ProcessorContext<Void, Void> context) {
+    trails = context.getStateStore(StoreNames.GUARD_TRAIL);
+  }
+
+  @Override
+  public void process(Record<String, GuardAction> record) {
+    GuardAction a = record.value();
+    if (a == null) {
+      return;
+    }
+    GuardTrail was = trails.get(a.vmId());
+    GuardTrail now = (was == null ? new GuardTrail(a.vmId(), List.of()) : was).with(a);
+    if (now != was) {
+      trails.put(a.vmId(), now);
+    }
+  }
+}
