@@ -7,9 +7,13 @@ import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.model.DrsOverride;
+import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
@@ -82,8 +86,9 @@ class ObservabilityIT {
     KafkaClientConfig kafka = new KafkaClientConfig(KAFKA.bootstrapServers());
     ApiConfig apiConfig = new ApiConfig("127.0.0.1", 0, "127.0.0.1", TOKEN, false, 1000, Duration.ofDays(92), null,
         null);
+    // with the DRS guard, whose panels and rule read its meters and audit trail
     try (ApiApplication api = ApiApplication.start(apiConfig, ProcessorConfig.defaults().withIdentity("obs-it",
-        dir.resolve("state")), kafka, Clock.systemUTC())) {
+        dir.resolve("state")).withGuard(GuardConfig.OFF.withEnabled(true)), kafka, Clock.systemUTC())) {
       Await.until(Duration.ofSeconds(90), () -> api.processor().streams().state()
           == KafkaStreams.State.RUNNING, "processor running");
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
@@ -194,7 +199,10 @@ class ObservabilityIT {
     }
   }
 
-  /** Sends what the real peers would: one record a collector's bug could produce, one vCenter checkpoint. */
+  /**
+   * Sends what the real peers would: one record a collector's bug could produce, one vCenter checkpoint, one audit
+   * record of the DRS guard.
+   */
   private static void sendBadRecordAndCheckpoint(Instant now) {
     try (var raw = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         KAFKA.bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -207,6 +215,12 @@ class ObservabilityIT {
       VcenterCheckpoint c = new VcenterCheckpoint(FleetScenario.VCENTER, now, List.of(1L), now, Map.of(), List.of(),
           List.of(), List.of(), now);
       p.send(Topics.VCENTER_CHECKPOINTS, FleetScenario.VCENTER, c, now);
+      // and one audit record of its guard
+      GuardAction a = new GuardAction("4210000b-0000-4000-8000-00000000000b", FleetScenario.VCENTER, "vm-111",
+          "gpu-vm-11", new EntityRef("ClusterComputeResource", "domain-c8", "gpu-cluster"), GuardAction.Kind.PROTECT,
+          GuardAction.Result.DRY_RUN, DrsOverride.MANUAL, null, null,
+          "would set DRS to manual for this VM (guard.mode=dry-run)", now);
+      p.send(Topics.GUARD_ACTIONS, a.vmId(), a, now);
       p.flush();
     }
   }
