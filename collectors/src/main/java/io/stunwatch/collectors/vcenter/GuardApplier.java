@@ -114,7 +114,7 @@ final class GuardApplier {
    * @param recorded the protections recorded in the checkpoint
    * @return the protections now recorded
    */
-  List<Protection> pass(VcenterConnection c, Function<String, VmInventoryEntry> vms, List<Protection> recorded,
+  List<Protection> pass(DrsOverrideControl c, Function<String, VmInventoryEntry> vms, List<Protection> recorded,
       Commit commit) throws IOException {
     Instant now = clock.instant();
     Map<String, Protection> held = new LinkedHashMap<>();
@@ -162,7 +162,7 @@ final class GuardApplier {
    *
    * @return the protections still recorded: those vCenter refused to release
    */
-  List<Protection> releaseAll(VcenterConnection c, Function<String, VmInventoryEntry> vms, List<Protection> recorded,
+  List<Protection> releaseAll(DrsOverrideControl c, Function<String, VmInventoryEntry> vms, List<Protection> recorded,
       Commit commit, String why) throws IOException {
     Instant now = clock.instant();
     Map<String, Protection> held = new LinkedHashMap<>();
@@ -173,7 +173,7 @@ final class GuardApplier {
     return List.copyOf(held.values());
   }
 
-  private void protect(VcenterConnection c, VmInventoryEntry vm, GuardDecision d, Map<String, Protection> held,
+  private void protect(DrsOverrideControl c, VmInventoryEntry vm, GuardDecision d, Map<String, Protection> held,
       Commit commit, Instant now) throws IOException {
     String cluster = vm.cluster().value();
     DrsOverride current = c.drsOverrides(cluster).get(vm.moref());
@@ -208,7 +208,7 @@ final class GuardApplier {
         null, "DRS set to manual for this VM; " + because(d), now)), List.copyOf(held.values()));
   }
 
-  private void release(VcenterConnection c, VmInventoryEntry vm, Protection p, GuardDecision d, String why,
+  private void release(DrsOverrideControl c, VmInventoryEntry vm, Protection p, GuardDecision d, String why,
       Map<String, Protection> held, Commit commit, Instant now) throws IOException {
     VmInventoryEntry known = vm != null ? vm : placeholder(p);
     if (p.dryRun()) {
@@ -249,7 +249,7 @@ final class GuardApplier {
    * The recorded protections against vCenter, once after a start: one recorded but never set (the collector stopped
    * between the two) is set now if it is still wanted, or forgotten.
    */
-  private void verify(VcenterConnection c, Function<String, VmInventoryEntry> vms, Map<String, Protection> held,
+  private void verify(DrsOverrideControl c, Function<String, VmInventoryEntry> vms, Map<String, Protection> held,
       Commit commit, Instant now) throws IOException {
     boolean changed = false;
     for (Protection p : List.copyOf(held.values())) {

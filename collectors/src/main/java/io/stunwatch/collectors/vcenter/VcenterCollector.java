@@ -9,7 +9,6 @@ import io.stunwatch.collectors.worker.Backoff;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.GuardAction;
-import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.StunObservation;
@@ -27,12 +26,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -57,8 +54,8 @@ import org.slf4j.LoggerFactory;
  * <p>Why one class: every transaction of a vCenter (a poll's events, inventory changes and stuns, the DRS guard's
  * changes) goes through its one transactional producer and rewrites its one checkpoint, and the session they share
  * is the reconnect loop's. What needs neither lives apart: {@link StunLogFetcher} (vmware.log),
- * {@link TaskFollower} (running tasks), {@link InventoryDiff}, {@link CheckpointBounds}, {@link GuardApplier} (the
- * guard's rules) and {@link GuardDecisionFeed}.
+ * {@link TaskFollower} (running tasks), {@link InventoryDiff}, {@link CheckpointBounds} and {@link DrsGuard} (the
+ * guard's decisions and rules).
  */
 public final class VcenterCollector implements AutoCloseable {
 
@@ -90,12 +87,8 @@ public final class VcenterCollector implements AutoCloseable {
   private volatile VcenterCheckpoint checkpoint;
 
   private Producer<byte[], byte[]> producer;
-  /** The DRS guard's applier and its feed of decisions; null unless {@code guard.enabled}. */
-  private GuardApplier guard;
-  private GuardDecisionFeed decisions;
-  /** When a guard decision was last read, or the feed opened; null while the guard is off. */
-  private Instant decisionsReadAt;
-  private final Map<String, Counter> guardActions = new ConcurrentHashMap<>();
+  /** The DRS guard; null unless {@code guard.enabled}. */
+  private DrsGuard guard;
   private final MeterRegistry registry;
   private final String host;
   private String vcenterUuid;
@@ -259,8 +252,9 @@ public final class VcenterCollector implements AutoCloseable {
           byId.put(vm.biosUuid(), vm);
         }
       }
-      GuardApplier applier = new GuardApplier(config.guard(), clock, c.instanceUuid());
-      applier.releaseAll(c, byId::get, checkpoint.protections(), (actions, protections) -> {
+      guard = DrsGuard.forRelease(config.guard(), clock, c.instanceUuid(), connector.url().toString(), host,
+          registry);
+      guard.releaseAll(c, byId::get, checkpoint.protections(), (actions, protections) -> {
         commitGuard(actions, protections);
         done.addAll(actions);
       }, "released by stunwatch guard release --all");
@@ -290,11 +284,8 @@ public final class VcenterCollector implements AutoCloseable {
     checkpoint = new CheckpointStore(kafkaProperties).load(uuid, Duration.ofSeconds(60)).orElse(null);
     closeGuard();
     if (config.guard().enabled()) {
-      guard = new GuardApplier(config.guard(), clock, uuid);
-      decisions = GuardDecisionFeed.open(kafkaProperties);
-      decisionsReadAt = clock.instant();
-      LOG.info("vCenter {}: applying the DRS guard's decisions ({})", connector.url(),
-          config.guard().mode() == GuardApplyConfig.Mode.ENFORCE ? "enforce" : "dry-run: vCenter is not touched");
+      guard = DrsGuard.open(config.guard(), clock, uuid, connector.url().toString(), host, kafkaProperties,
+          registry);
     }
     vms.clear();
     hosts.clear();
@@ -340,10 +331,7 @@ public final class VcenterCollector implements AutoCloseable {
       // Before the cursor's check: a collector that starts again reads the overlap window's maintenance events once
       // more, so that a host it had seen entering maintenance stays so.
       if (guard != null) {
-        mapper.maintenance(node).filter(guard::maintenance).ifPresent(m -> LOG.info(
-            "vCenter {}: host {} {} maintenance mode: the guard {}", connector.url(),
-            m.host().name() != null ? m.host().name() : m.host().value(), m.entering() ? "enters" : "left",
-            m.entering() ? "releases its VMs and protects none there" : "may protect its VMs again"));
+        mapper.maintenance(node).ifPresent(guard::maintenance);
       }
       if (!cursor.accept(key, created)) {
         continue; // published before
@@ -404,7 +392,8 @@ public final class VcenterCollector implements AutoCloseable {
     // the guard's protections go on unchanged: only its own pass changes them
     CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position,
         cursor.keysAtLast(), now, lastStun, List.copyOf(pending.values()), recent,
-        checkpoint == null ? List.of() : checkpoint.protections(), decisionsReadAt));
+        checkpoint == null ? List.of() : checkpoint.protections(),
+        guard == null ? null : guard.decisionsReadAt()));
     VcenterCheckpoint next = bounded.checkpoint();
     if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
       checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());
@@ -434,11 +423,6 @@ public final class VcenterCollector implements AutoCloseable {
    * records and the checkpoint that records the protections.
    */
   private void guardPass(VcenterConnection c) throws IOException {
-    List<GuardDecision> read = decisions.poll();
-    if (!read.isEmpty()) {
-      decisionsReadAt = clock.instant();
-    }
-    read.forEach(guard::decided);
     if (checkpoint == null) {
       return; // the first poll commits one
     }
@@ -454,21 +438,12 @@ public final class VcenterCollector implements AutoCloseable {
   /** Publishes the guard's audit records and the checkpoint with {@code protections}, in one transaction. */
   private void commitGuard(List<GuardAction> actions, List<VcenterCheckpoint.Protection> protections) {
     Instant now = clock.instant();
-    VcenterCheckpoint next = checkpoint.withProtections(protections, now, decisionsReadAt);
+    VcenterCheckpoint next = checkpoint.withProtections(protections, now,
+        guard == null ? null : guard.decisionsReadAt());
     producer.beginTransaction();
     try {
       for (GuardAction a : actions) {
         producer.send(record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
-        guardActions.computeIfAbsent(a.kind() + "/" + a.result(), k -> Counter.builder(Meters.GUARD_ACTIONS)
-            .tag(Meters.TAG_VCENTER, host).tag(Meters.TAG_KIND, a.kind().name().toLowerCase(Locale.ROOT))
-            .tag(Meters.TAG_RESULT, a.result().name().toLowerCase(Locale.ROOT)).register(registry)).increment();
-        if (a.result() == GuardAction.Result.REFUSED) {
-          LOG.warn("vCenter {}: guard {} {} ({}): {}: {} (not asked again for {} min)", connector.url(), a.kind(),
-              a.vmName(), a.vmMoref(), a.result(), a.why(), GuardApplier.RETRY_REFUSED.toMinutes());
-        } else {
-          LOG.info("vCenter {}: guard {} {} ({}): {}: {}", connector.url(), a.kind(), a.vmName(), a.vmMoref(),
-              a.result(), a.why());
-        }
       }
       producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
       producer.commitTransaction();
@@ -480,12 +455,10 @@ public final class VcenterCollector implements AutoCloseable {
   }
 
   private void closeGuard() {
-    if (decisions != null) {
-      decisions.close();
-      decisions = null;
+    if (guard != null) {
+      guard.close();
     }
     guard = null;
-    decisionsReadAt = null;
   }
 
   private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)

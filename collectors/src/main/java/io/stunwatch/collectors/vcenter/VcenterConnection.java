@@ -1,14 +1,11 @@
 package io.stunwatch.collectors.vcenter;
 
-import io.stunwatch.model.DrsOverride;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.VmInventoryEntry;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,7 +13,7 @@ import java.util.Optional;
  * SDK later: {@link YavijavaVcenterConnector}). Every method may throw {@link IOException} when the session or the
  * network is lost; the caller reconnects.
  */
-public interface VcenterConnection extends AutoCloseable {
+public interface VcenterConnection extends DrsOverrideControl, AutoCloseable {
 
   /** The vCenter's instance UUID ({@code about.instanceUuid}). */
   String instanceUuid();
@@ -66,24 +63,6 @@ public interface VcenterConnection extends AutoCloseable {
    */
   record Tail(byte[] content, long offset) {
   }
-
-  /**
-   * The per-VM DRS overrides of cluster {@code clusterMoref} ({@code ConfigurationEx.drsVmConfig}), by VM moref.
-   *
-   * @throws FileNotFoundException when vCenter has no such cluster
-   */
-  Map<String, DrsOverride> drsOverrides(String clusterMoref) throws IOException;
-
-  /**
-   * Sets ({@code to} not null) or removes ({@code to} null) VM {@code vmMoref}'s DRS override in cluster
-   * {@code clusterMoref} ({@code ReconfigureComputeResource_Task} with a {@code drsVmConfigSpec}), and waits for the
-   * task. {@code from} is the override the VM has now, null for none: an add when it has none, an edit otherwise.
-   * The change is incremental: every other VM's override stays as it is.
-   *
-   * @throws VcenterRefusedException when vCenter refuses the change (a missing privilege, an override that is not as
-   *                                 {@code from} says), naming its fault
-   */
-  void setDrsOverride(String clusterMoref, String vmMoref, DrsOverride from, DrsOverride to) throws IOException;
 
   /** Logs out; never throws. */
   @Override
