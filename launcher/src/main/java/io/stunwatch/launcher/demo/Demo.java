@@ -3,7 +3,9 @@ package io.stunwatch.launcher.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.launcher.sim.StunLaw;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.Json;
+import io.stunwatch.model.topic.Topic;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -21,15 +23,20 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A whole Stunwatch site on this machine, fed by a simulated fleet: {@link DemoSite} (broker, processor, API) and a
- * {@link FleetScenario} released through the collectors by {@link CollectorFeed} on a {@link SimulatedClock}.
+ * {@link FleetScenario} released through the collectors by {@link CollectorFeed} on a {@link SimulatedClock}. The DRS
+ * guard runs in enforce mode ({@link DemoGuard}) against the simulated vCenter, whose DRS honours its overrides
+ * ({@link SimulatedDrs}).
  *
- * <p>What it shows is read back through the API only ({@link #summary}); the fleet never writes a result.
+ * <p>What it shows is read back through the API ({@link #summary}); the fleet never writes a result. The one figure
+ * no record holds, the DRS migrations that did not happen, is the simulated DRS's.
  */
 public final class Demo implements AutoCloseable {
 
@@ -83,9 +90,14 @@ public final class Demo implements AutoCloseable {
     }
   }
 
-  /** What the API says so far. */
+  /**
+   * What the API says so far.
+   *
+   * @param guardHeld VMs the DRS guard protects now ({@code GET /api/guard})
+   * @param prevented DRS migrations of VMs under load that did not happen for the guard's override
+   */
   public record Summary(Instant simulatedNow, double speed, Instant fleetAt, int migrations, boolean more,
-      int alerts, String lastStun, int hostOnly) {
+      int alerts, String lastStun, int hostOnly, int guardHeld, int prevented) {
     /** One line for the terminal. */
     public String line() {
       long behind = fleetAt == null ? 0 : Duration.between(fleetAt, simulatedNow).toMinutes();
@@ -94,7 +106,9 @@ public final class Demo implements AutoCloseable {
           speed > 1 ? "x" + Math.round(speed) : "live",
           behind >= 1 ? ", fleet " + behind + " min behind: this machine is busy" : "",
           more ? "over " : "", migrations, alerts, lastStun == null ? "none yet" : lastStun)
-          + (hostOnly > 0 ? " | " + hostOnly + " seen only from their hosts" : "");
+          + (hostOnly > 0 ? " | " + hostOnly + " seen only from their hosts" : "")
+          + String.format(" | DRS guard: %d VM%s held, %d move%s under load prevented", guardHeld,
+              guardHeld == 1 ? "" : "s", prevented, prevented == 1 ? "" : "s");
     }
   }
 
@@ -105,14 +119,19 @@ public final class Demo implements AutoCloseable {
   private final DemoSite site;
   private final CollectorFeed feed;
   private final FleetScenario scenario;
+  private final SimulatedDrs drs;
+  private final DemoGuard guard;
   /** How often the simulated ESXi hosts run {@code nvidia-smi vgpu -q}: the host collector's default interval. */
   static final Duration HOST_VIEW_EVERY = Duration.ofSeconds(5);
   private final Thread fleet;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private volatile Throwable fleetFailure;
 
+  /** The simulated vCenter's VMs by VM id, as its inventory says now: what the guard acts on. */
+  private final Map<String, VmInventoryEntry> vms;
+
   private Demo(Options options, Instant start, SimulatedClock clock, String token, DemoSite site, CollectorFeed feed,
-      FleetScenario scenario) {
+      FleetScenario scenario, SimulatedDrs drs, DemoGuard guard, Map<String, VmInventoryEntry> vms) {
     this.options = options;
     this.start = start;
     this.clock = clock;
@@ -120,6 +139,9 @@ public final class Demo implements AutoCloseable {
     this.site = site;
     this.feed = feed;
     this.scenario = scenario;
+    this.drs = drs;
+    this.guard = guard;
+    this.vms = vms;
     this.fleet = new Thread(this::runFleet, "stunwatch-demo-fleet");
   }
 
@@ -150,7 +172,17 @@ public final class Demo implements AutoCloseable {
     // guest's, and each GPU's scheduler policy
     FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(o.seed(), o.vms(), o.hosts(), start,
         o.history().plus(PLANNED), o.migrationEvery()), 1000, HOST_VIEW_EVERY, o.stunLaw());
-    Demo d = new Demo(o, start, clock, token, site, feed, scenario);
+    SimulatedDrs drs = new SimulatedDrs();
+    Map<String, VmInventoryEntry> vms = new ConcurrentHashMap<>();
+    DemoGuard guard;
+    try {
+      guard = DemoGuard.start(site.bootstrapServers(), clock, o.speed(), drs, vms, feed.registry());
+    } catch (RuntimeException | Error e) {
+      feed.close();
+      site.close();
+      throw e;
+    }
+    Demo d = new Demo(o, start, clock, token, site, feed, scenario, drs, guard, vms);
     d.fleet.start();
     return d;
   }
@@ -194,7 +226,15 @@ public final class Demo implements AutoCloseable {
 
   private void runFleet() {
     try {
-      scenario.run(feed);
+      scenario.run(new FleetScenario.Sink() {
+        @Override
+        public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+          feed.send(topic, key, value, at);
+          if (value instanceof VmInventoryEntry vm && vm.biosUuid() != null) {
+            vms.put(vm.biosUuid(), vm); // once released: the vCenter's inventory as of the simulated now
+          }
+        }
+      }, drs);
       LOG.info("The simulated fleet reached the end of its {} plan", PLANNED);
     } catch (CollectorFeed.Stopped stopped) {
       // closed
@@ -256,8 +296,9 @@ public final class Demo implements AutoCloseable {
     for (JsonNode m : migrations) {
       hostOnly += "HOST".equals(m.path("loadSource").asText()) ? 1 : 0; // a VM with no worker in its guest
     }
-    return new Summary(now, clock.speedNow(), feed.lastReleased(), migrations.size(), migrations.size() >= 1000, alerts.size(),
-        lastStun, hostOnly);
+    int guardHeld = get("/api/guard").path("protectedVms").size();
+    return new Summary(now, clock.speedNow(), feed.lastReleased(), migrations.size(), migrations.size() >= 1000,
+        alerts.size(), lastStun, hostOnly, guardHeld, drs.heldBackUnderLoad());
   }
 
   private JsonNode get(String path) throws IOException, InterruptedException {
@@ -280,6 +321,7 @@ public final class Demo implements AutoCloseable {
     try {
       feed.stop();
       fleet.join(Duration.ofSeconds(15).toMillis()); // a record being sent completes first
+      guard.close();
       feed.close();
     } finally {
       site.close();

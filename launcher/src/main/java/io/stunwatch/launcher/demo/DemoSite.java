@@ -5,6 +5,7 @@ import io.stunwatch.api.ApiConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -54,8 +55,9 @@ public final class DemoSite implements AutoCloseable {
         0, 0, 3, true));
     try {
       KafkaClientConfig kafka = new KafkaClientConfig(broker.bootstrapServers());
+      // with the DRS guard's decisions, which the demo's vCenter applies (DemoGuard)
       ProcessorConfig processor = ProcessorConfig.defaults().withIdentity(APPLICATION_ID, dataDir.resolve("state"))
-          .withInstanceId("demo-1");
+          .withInstanceId("demo-1").withGuard(GuardConfig.OFF.withEnabled(true));
       ApiConfig api = new ApiConfig("127.0.0.1", apiPort, "127.0.0.1", token, true, 1000, Duration.ofDays(92), null,
           null);
       DemoSite site = new DemoSite(broker, api, processor, kafka, clock);

@@ -20,10 +20,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -66,6 +68,36 @@ public final class FleetScenario {
     <V> void send(Topic<String, V> topic, String key, V value, Instant at);
   }
 
+  /**
+   * The cluster's DRS as the fleet's vCenter runs it. A DRS migration goes ahead only if DRS may move the VM on its
+   * own; one held back (a per-VM override of {@code manual}, which the DRS guard sets) sends nothing, and the VM stays
+   * where it is. A user's migration is not DRS's: it always goes ahead.
+   */
+  public interface Drs {
+    /** DRS moves every VM on its own: no override. */
+    Drs AUTOMATIC = new Drs() {
+      @Override
+      public boolean movesOnItsOwn(Vm vm) {
+        return true;
+      }
+
+      @Override
+      public void heldBack(Plan plan, boolean underLoad) {
+        throw new IllegalStateException("no DRS migration is held back without an override");
+      }
+    };
+
+    /** Whether DRS may move {@code vm} on its own now. */
+    boolean movesOnItsOwn(Vm vm);
+
+    /**
+     * A DRS migration that did not happen, at its planned start.
+     *
+     * @param underLoad whether the VM was under load then (a training VM, busy but for its allreduce dips)
+     */
+    void heldBack(Plan plan, boolean underLoad);
+  }
+
   /** A VM's load pattern. */
   public enum Pattern { TRAINING, INFERENCE, IDLE }
 
@@ -83,6 +115,18 @@ public final class FleetScenario {
     /** The id the processor gives this migration. */
     public String migrationId() {
       return Keys.migration(VCENTER, chain);
+    }
+
+    /**
+     * This migration from {@code host}, where the VM is when it starts: an earlier one held back left it elsewhere
+     * than planned. Its destination stays, unless that is {@code host}; then it goes where it was planned to leave.
+     */
+    Plan from(int host) {
+      if (host == fromHost) {
+        return this;
+      }
+      return new Plan(vm, chain, start, seconds, stunMillis, drs, fails, logged, host, toHost == host ? fromHost
+          : toHost);
     }
 
     /** The stun: the last {@code stunMillis} before the end. */
@@ -176,10 +220,21 @@ public final class FleetScenario {
     return List.copyOf(plans);
   }
 
-  /** Sends every record of the scenario, in event-time order. */
+  /** Sends every record of the scenario, in event-time order, every migration carried out. */
   public void run(Sink sink) {
+    run(sink, Drs.AUTOMATIC);
+  }
+
+  /**
+   * Sends every record of the scenario, in event-time order; each DRS migration goes ahead only if {@code drs} lets
+   * it when it starts. With {@link Drs#AUTOMATIC} the records are those of {@link #run(Sink)}.
+   */
+  public void run(Sink sink, Drs drs) {
     Instant t0 = settings.start();
-    TreeMap<Instant, List<Runnable>> events = inventoryAndSchedule(sink);
+    inventory(sink);
+    // a migration's vCenter side is scheduled when it starts, from where its VM is then
+    TreeMap<Instant, List<Runnable>> events = new TreeMap<>();
+    Set<Long> heldBack = new HashSet<>();
     Random noise = new Random(settings.seed() * 31 + 7);
     long[] rdmaWords = new long[vms.size()];
     // Each VM's plans in start order, never overlapping: a cursor per VM finds the one under way in O(1), so a
@@ -196,12 +251,25 @@ public final class FleetScenario {
         int i = vm.index();
         while (cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).end())) {
           Plan done = mine.get(cursor[i]);
-          if (!done.fails()) {
+          if (!done.fails() && !heldBack.contains(done.chain())) {
             on[i] = done.toHost();
           }
           cursor[i]++;
         }
         Plan moving = cursor[i] < mine.size() && !t.isBefore(mine.get(cursor[i]).start()) ? mine.get(cursor[i]) : null;
+        if (moving != null && t.equals(moving.start())) {
+          if (moving.drs() && !drs.movesOnItsOwn(vm)) {
+            heldBack.add(moving.chain());
+            drs.heldBack(moving, vm.pattern() == Pattern.TRAINING);
+          } else {
+            moving = moving.from(on[i]);
+            mine.set(cursor[i], moving);
+            schedule(events, moving, sink);
+          }
+        }
+        if (moving != null && heldBack.contains(moving.chain())) {
+          moving = null; // the VM runs on where it is
+        }
         long fbUsed = Math.round(vm.profile().framebufferMiB() * vm.fbShare());
         boolean hostReads = hostViewEvery > 0 && s % hostViewEvery == 0;
         if (moving != null && moving.stunned(t)) {
@@ -255,16 +323,20 @@ public final class FleetScenario {
 
   /** Sends the starting inventory; returns the vCenter side of every migration, by the second it is due. */
   private TreeMap<Instant, List<Runnable>> inventoryAndSchedule(Sink sink) {
-    Instant t0 = settings.start();
-    for (Vm vm : vms) {
-      VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
-      sink.send(Topics.VM_INVENTORY, e.key(), e, t0);
-    }
+    inventory(sink);
     TreeMap<Instant, List<Runnable>> events = new TreeMap<>();
     for (Plan p : plans) {
       schedule(events, p, sink);
     }
     return events;
+  }
+
+  private void inventory(Sink sink) {
+    Instant t0 = settings.start();
+    for (Vm vm : vms) {
+      VmInventoryEntry e = inventory(vm, hostOf[vm.index()], t0);
+      sink.send(Topics.VM_INVENTORY, e.key(), e, t0);
+    }
   }
 
   /** The samples {@link #run} sends per second: each VM's GPU, RDMA unless idle, throughput when training. */
@@ -379,7 +451,8 @@ public final class FleetScenario {
     return new EntityRef("HostSystem", "host-" + (10 + h), String.format("esx%02d.lab.local", h + 1));
   }
 
-  static EntityRef cluster() {
+  /** The simulated vCenter's one cluster. */
+  public static EntityRef cluster() {
     return new EntityRef("ClusterComputeResource", "domain-c8", "gpu-cluster");
   }
 

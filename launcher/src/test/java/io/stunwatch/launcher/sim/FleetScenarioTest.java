@@ -3,6 +3,9 @@ package io.stunwatch.launcher.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VcenterEventCategory;
+import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
@@ -56,6 +59,74 @@ class FleetScenarioTest {
     assertThat(a).isEqualTo(records(scenario(3, 8, Duration.ofMinutes(10))));
     assertThat(a).isNotEqualTo(records(scenario(4, 8, Duration.ofMinutes(10))));
     assertThat(scenario(3, 8, Duration.ofMinutes(10)).count()).isEqualTo(a.size());
+  }
+
+  @Test
+  void theVcenterSideOfARunIsThatOfItsMigrationsAloneWhenDrsMovesEveryVm() {
+    FleetScenario s = scenario(3, 8, Duration.ofMinutes(20));
+    List<String> vcenterSide = records(s).stream().filter(r -> r.startsWith(Topics.VCENTER_EVENTS.name() + " ")
+        || r.startsWith(Topics.VM_INVENTORY.name() + " ") || r.startsWith(Topics.STUN_OBSERVATIONS.name() + " "))
+        .toList();
+    List<String> migrationsOnly = new ArrayList<>();
+    Instant end = START.plus(Duration.ofMinutes(20));
+    s.runMigrationsOnly(new FleetScenario.Sink() {
+      @Override
+      public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+        if (at.isBefore(end)) { // a run ends with its last second, a migration still under way or not
+          migrationsOnly.add(topic.name() + " " + key + " " + at + " " + value);
+        }
+      }
+    });
+    assertThat(vcenterSide).hasSizeGreaterThan(100).isEqualTo(migrationsOnly);
+  }
+
+  @Test
+  void aDrsMigrationHeldBackSendsNothingAndItsVmMovesOnFromWhereItStayed() {
+    FleetScenario s = scenario(5, 8, Duration.ofMinutes(60));
+    FleetScenario.Vm held = s.vms().get(0);
+    List<FleetScenario.Plan> mine = s.plans().stream().filter(p -> p.vm().equals(held)).toList();
+    assertThat(mine).anyMatch(FleetScenario.Plan::drs).anyMatch(p -> !p.drs());
+    List<FleetScenario.Plan> heldBack = new ArrayList<>();
+    List<Boolean> underLoad = new ArrayList<>();
+    List<VcenterEvent> events = new ArrayList<>();
+    List<VmInventoryEntry> placements = new ArrayList<>();
+    s.run(new FleetScenario.Sink() {
+      @Override
+      public <V> void send(Topic<String, V> topic, String key, V value, Instant at) {
+        if (value instanceof VcenterEvent e && e.vm() != null && e.vm().value().equals(held.moref())) {
+          events.add(e);
+        } else if (value instanceof VmInventoryEntry v && v.moref().equals(held.moref())) {
+          placements.add(v);
+        }
+      }
+    }, new FleetScenario.Drs() {
+      @Override
+      public boolean movesOnItsOwn(FleetScenario.Vm vm) {
+        return !vm.equals(held);
+      }
+
+      @Override
+      public void heldBack(FleetScenario.Plan plan, boolean busy) {
+        heldBack.add(plan);
+        underLoad.add(busy);
+      }
+    });
+    assertThat(heldBack).isEqualTo(mine.stream().filter(FleetScenario.Plan::drs).toList());
+    assertThat(underLoad).containsOnly(held.pattern() == FleetScenario.Pattern.TRAINING);
+    assertThat(events).isNotEmpty().allMatch(e -> e.chainId() == null || mine.stream().anyMatch(p -> !p.drs()
+        && p.chain() == e.chainId()));
+    // each user's migration leaves from where the VM is: its first placement, or where the last one took it
+    String at = placements.get(0).host().value();
+    for (VmInventoryEntry v : placements.subList(1, placements.size())) {
+      assertThat(v.host().value()).isNotEqualTo(at);
+      at = v.host().value();
+    }
+    for (VcenterEvent e : events) {
+      if (e.sourceHost() != null && e.category() == VcenterEventCategory.MIGRATION_STARTED) {
+        assertThat(placements.stream().filter(v -> !v.observedAt().isAfter(e.createdTime())).reduce((a, b) -> b)
+            .orElseThrow().host().value()).as("the source of " + e).isEqualTo(e.sourceHost().value());
+      }
+    }
   }
 
   @Test
