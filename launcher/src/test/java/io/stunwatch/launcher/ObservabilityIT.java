@@ -213,7 +213,7 @@ class ObservabilityIT {
         KAFKA.bootstrapServers()))) {
       // of a collector that runs the DRS guard and holds nothing
       VcenterCheckpoint c = new VcenterCheckpoint(FleetScenario.VCENTER, now, List.of(1L), now, Map.of(), List.of(),
-          List.of(), List.of(), now);
+          List.of(), List.of(), now, List.of());
       p.send(Topics.VCENTER_CHECKPOINTS, FleetScenario.VCENTER, c, now);
       // and one audit record of its guard
       GuardAction a = new GuardAction("4210000b-0000-4000-8000-00000000000b", FleetScenario.VCENTER, "vm-111",

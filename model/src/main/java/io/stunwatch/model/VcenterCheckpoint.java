@@ -28,6 +28,9 @@ import java.util.Map;
  *                           has read none since it started; null when the guard is off in this collector. Protections
  *                           with an old value here are held while nobody decides on them (the alert
  *                           {@code StunwatchGuardDecisionsStopped})
+ * @param hostsInMaintenance the hosts the guard saw entering maintenance mode and not leaving it since, where it
+ *                           protects no VM: kept here so that a collector that starts again, however long after the
+ *                           event, does not block an evacuation still under way; empty when none or the guard is off
  */
 @Schema(name = "vcenter-checkpoint")
 public record VcenterCheckpoint(
@@ -39,29 +42,31 @@ public record VcenterCheckpoint(
     List<PendingTask> pendingTasks,
     List<RecentEvent> recentEvents,
     List<Protection> protections,
-    Instant guardDecisionsReadAt) {
+    Instant guardDecisionsReadAt,
+    List<Maintenance> hostsInMaintenance) {
 
   /** A checkpoint with no overlap window: only the keys at exactly {@code lastCreatedTime} are known. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
       Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks) {
     this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, List.of(), List.of(),
-        null);
+        null, List.of());
   }
 
   /** A checkpoint of a vCenter where the guard has set nothing. */
   public VcenterCheckpoint(String vcenterUuid, Instant lastCreatedTime, List<Long> keysAtLastCreated, Instant savedAt,
       Map<String, Instant> lastStunByVm, List<PendingTask> pendingTasks, List<RecentEvent> recentEvents) {
     this(vcenterUuid, lastCreatedTime, keysAtLastCreated, savedAt, lastStunByVm, pendingTasks, recentEvents,
-        List.of(), null);
+        List.of(), null, List.of());
   }
 
   /**
    * This checkpoint with the guard's protections as {@code now}, saved at {@code at}, its decisions last read at
-   * {@code decisionsReadAt}.
+   * {@code decisionsReadAt}, the hosts in maintenance as {@code maintenance}.
    */
-  public VcenterCheckpoint withProtections(List<Protection> now, Instant at, Instant decisionsReadAt) {
+  public VcenterCheckpoint withProtections(List<Protection> now, Instant at, Instant decisionsReadAt,
+      List<Maintenance> maintenance) {
     return new VcenterCheckpoint(vcenterUuid, lastCreatedTime, keysAtLastCreated, at, lastStunByVm, pendingTasks,
-        recentEvents, now, decisionsReadAt);
+        recentEvents, now, decisionsReadAt, maintenance);
   }
 
   /** The protections the guard set in vCenter: those of dry-run left out. */
@@ -78,6 +83,7 @@ public record VcenterCheckpoint(
     pendingTasks = Checks.list(pendingTasks);
     recentEvents = Checks.list(recentEvents);
     protections = Checks.list(protections);
+    hostsInMaintenance = Checks.list(hostsInMaintenance);
   }
 
   /**
@@ -131,6 +137,21 @@ public record VcenterCheckpoint(
       Checks.requiredText(vmMoref, "vmMoref");
       Checks.requiredText(clusterMoref, "clusterMoref");
       Checks.required(set, "set");
+      Checks.required(since, "since");
+    }
+  }
+
+  /**
+   * A host entering or in maintenance mode, as the guard saw it.
+   *
+   * @param hostMoref the host
+   * @param hostName  its name, for the log
+   * @param since     the createdTime of its {@code EnteringMaintenanceModeEvent}
+   */
+  public record Maintenance(String hostMoref, String hostName, Instant since) {
+
+    public Maintenance {
+      Checks.requiredText(hostMoref, "hostMoref");
       Checks.required(since, "since");
     }
   }

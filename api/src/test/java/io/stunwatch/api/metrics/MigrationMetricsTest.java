@@ -117,7 +117,7 @@ class MigrationMetricsTest {
         new VcenterCheckpoint.Protection("id-1", "vm-1", "domain-c7", null, DrsOverride.MANUAL, T0, false),
         new VcenterCheckpoint.Protection("id-2", "vm-2", "domain-c7", null, DrsOverride.MANUAL, T0, true));
     metrics.onCheckpoint(new VcenterCheckpoint("vc", T0, List.of(1L), T0.plusSeconds(60), Map.of(), List.of(),
-        List.of(), held, T0.minusSeconds(400)));
+        List.of(), held, T0.minusSeconds(400), List.of()));
     assertThat(registry.get(Meters.GUARD_PROTECTED).tag(Meters.TAG_VCENTER, "vc").gauge().value())
         .as("dry-run's protections are not in vCenter").isEqualTo(1.0);
     assertThat(registry.get(Meters.GUARD_DECISIONS_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value())
@@ -125,7 +125,7 @@ class MigrationMetricsTest {
 
     // the guard turned off there: nothing is held, and the age is unknown rather than zero
     metrics.onCheckpoint(new VcenterCheckpoint("vc", T0, List.of(1L), T0.plusSeconds(80), Map.of(), List.of(),
-        List.of(), List.of(), null));
+        List.of(), List.of(), null, List.of()));
     assertThat(registry.get(Meters.GUARD_PROTECTED).tag(Meters.TAG_VCENTER, "vc").gauge().value()).isZero();
     assertThat(registry.get(Meters.GUARD_DECISIONS_AGE).tag(Meters.TAG_VCENTER, "vc").gauge().value()).isNaN();
   }

@@ -54,7 +54,7 @@ final class CheckpointBounds {
       trimmed = new VcenterCheckpoint(c.vcenterUuid(), c.lastCreatedTime(), c.keysAtLastCreated(), c.savedAt(),
           c.lastStunByVm(), pending.subList(pending.size() - keepPending, pending.size()),
           recent.subList(recent.size() - keepRecent, recent.size()), c.protections(),
-          c.guardDecisionsReadAt());
+          c.guardDecisionsReadAt(), c.hostsInMaintenance());
     }
     return new Bounded(trimmed, recent.size() - keepRecent, pending.size() - keepPending);
   }

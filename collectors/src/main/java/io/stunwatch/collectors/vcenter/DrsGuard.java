@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.GuardDecision;
+import io.stunwatch.model.VcenterCheckpoint.Maintenance;
 import io.stunwatch.model.VcenterCheckpoint.Protection;
 import io.stunwatch.model.VmInventoryEntry;
 import java.io.IOException;
@@ -105,6 +106,20 @@ public final class DrsGuard implements AutoCloseable {
         m.host().name() != null ? m.host().name() : m.host().value(), m.entering() ? "enters" : "left",
         m.entering() ? "releases its VMs and protects none there" : "may protect its VMs again");
     return true;
+  }
+
+  /** The hosts entering or in maintenance mode, as the checkpoint keeps them. */
+  public List<Maintenance> hostsInMaintenance() {
+    return applier.hostsInMaintenance();
+  }
+
+  /** The hosts a checkpoint recorded in maintenance mode, when the collector starts. */
+  public void restoreMaintenance(List<Maintenance> recorded) {
+    applier.restoreMaintenance(recorded);
+    if (!recorded.isEmpty()) {
+      LOG.info("vCenter {}: the guard protects no VM on {}, in maintenance mode as last seen", vcenter,
+          recorded.stream().map(m -> m.hostName() != null ? m.hostName() : m.hostMoref()).toList());
+    }
   }
 
   /**

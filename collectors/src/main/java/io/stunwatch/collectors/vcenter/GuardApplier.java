@@ -4,6 +4,7 @@ import io.stunwatch.model.DrsOverride;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GuardAction;
 import io.stunwatch.model.GuardDecision;
+import io.stunwatch.model.VcenterCheckpoint.Maintenance;
 import io.stunwatch.model.VcenterCheckpoint.Protection;
 import io.stunwatch.model.VmInventoryEntry;
 import java.io.IOException;
@@ -58,7 +59,7 @@ final class GuardApplier {
   /** The VMs whose admin override was reported, with the protection it was reported for. */
   private final Set<String> reported = new HashSet<>();
   /** The hosts entering or in maintenance mode, by moref, with when they began to. */
-  private final Map<String, Instant> maintenance = new HashMap<>();
+  private final Map<String, Maintenance> maintenance = new HashMap<>();
   /** When each host last left maintenance mode, by moref. */
   private final Map<String, Instant> leftMaintenance = new HashMap<>();
   /** Whether the recorded protections were checked against vCenter since this collector started. */
@@ -82,12 +83,12 @@ final class GuardApplier {
   boolean maintenance(VimEventMapper.Maintenance m) {
     String host = m.host().value();
     if (m.entering()) {
-      Instant since = maintenance.get(host);
+      Maintenance since = maintenance.get(host);
       Instant left = leftMaintenance.get(host);
-      if ((since != null && !m.at().isBefore(since)) || (left != null && !m.at().isAfter(left))) {
+      if ((since != null && !m.at().isBefore(since.since())) || (left != null && !m.at().isAfter(left))) {
         return false; // seen already, or older than the host's leaving
       }
-      maintenance.put(host, m.at());
+      maintenance.put(host, new Maintenance(host, m.host().name(), m.at()));
       return true;
     }
     Instant left = leftMaintenance.get(host);
@@ -95,11 +96,24 @@ final class GuardApplier {
       return false;
     }
     leftMaintenance.put(host, m.at());
-    Instant since = maintenance.get(host);
-    if (since != null && !since.isAfter(m.at())) {
+    Maintenance since = maintenance.get(host);
+    if (since != null && !since.since().isAfter(m.at())) {
       maintenance.remove(host);
     }
     return true;
+  }
+
+  /** The hosts entering or in maintenance mode as seen so far, by moref: what a checkpoint keeps. */
+  List<Maintenance> hostsInMaintenance() {
+    return maintenance.values().stream().sorted(java.util.Comparator.comparing(Maintenance::hostMoref)).toList();
+  }
+
+  /**
+   * The hosts a checkpoint recorded in maintenance mode, at a start: a host that entered it long before, its
+   * evacuation perhaps still under way, is one still, until its leaving is read.
+   */
+  void restoreMaintenance(List<Maintenance> recorded) {
+    recorded.forEach(m -> maintenance.merge(m.hostMoref(), m, (a, b) -> a.since().isAfter(b.since()) ? a : b));
   }
 
   private boolean inMaintenance(VmInventoryEntry vm) {

@@ -286,6 +286,9 @@ public final class VcenterCollector implements AutoCloseable {
     if (config.guard().enabled()) {
       guard = DrsGuard.open(config.guard(), clock, uuid, connector.url().toString(), host, kafkaProperties,
           registry);
+      if (checkpoint != null) {
+        guard.restoreMaintenance(checkpoint.hostsInMaintenance());
+      }
     }
     vms.clear();
     hosts.clear();
@@ -379,11 +382,15 @@ public final class VcenterCollector implements AutoCloseable {
     Instant position = cursor.last() != null ? cursor.last() : firstStart;
     CheckpointBounds.prune(lastStun, position);
     List<VcenterCheckpoint.RecentEvent> recent = cursor.recent();
+    // a collector with the guard off keeps what the last one with it saw, for when it is on again
+    List<VcenterCheckpoint.Maintenance> maintenance = guard != null ? guard.hostsInMaintenance()
+        : checkpoint == null ? List.of() : checkpoint.hostsInMaintenance();
     boolean moved = checkpoint == null
         || !position.equals(checkpoint.lastCreatedTime())
         || !recent.equals(checkpoint.recentEvents())
         || !lastStun.equals(checkpoint.lastStunByVm())
-        || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks());
+        || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks())
+        || !maintenance.equals(checkpoint.hostsInMaintenance());
     boolean heartbeat = checkpoint == null || !now.isBefore(checkpoint.savedAt().plus(config.heartbeatInterval()));
     if (out.isEmpty() && !moved && !heartbeat) {
       return; // nothing new, and the last checkpoint is fresh: no empty transaction
@@ -393,7 +400,7 @@ public final class VcenterCollector implements AutoCloseable {
     CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position,
         cursor.keysAtLast(), now, lastStun, List.copyOf(pending.values()), recent,
         checkpoint == null ? List.of() : checkpoint.protections(),
-        guard == null ? null : guard.decisionsReadAt()));
+        guard == null ? null : guard.decisionsReadAt(), maintenance));
     VcenterCheckpoint next = bounded.checkpoint();
     if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
       checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());
@@ -439,7 +446,8 @@ public final class VcenterCollector implements AutoCloseable {
   private void commitGuard(List<GuardAction> actions, List<VcenterCheckpoint.Protection> protections) {
     Instant now = clock.instant();
     VcenterCheckpoint next = checkpoint.withProtections(protections, now,
-        guard == null ? null : guard.decisionsReadAt());
+        guard == null ? null : guard.decisionsReadAt(), guard == null ? checkpoint.hostsInMaintenance()
+        : guard.hostsInMaintenance());
     producer.beginTransaction();
     try {
       for (GuardAction a : actions) {

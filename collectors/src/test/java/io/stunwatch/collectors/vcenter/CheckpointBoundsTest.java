@@ -47,7 +47,8 @@ class CheckpointBoundsTest {
     List<VcenterCheckpoint.Protection> protections = List.of(new VcenterCheckpoint.Protection(
         "42000000-0000-4000-8000-000000000001", "vm-1", "domain-c7", null, DrsOverride.MANUAL, NOW, false));
     VcenterCheckpoint full = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(5_099_999L),
-        NOW, Map.of(), pending, recent, protections, NOW);
+        NOW, Map.of(), pending, recent, protections, NOW,
+        List.of(new VcenterCheckpoint.Maintenance("host-7", "esx07", NOW)));
     assertThat(Topics.VCENTER_CHECKPOINTS.encodeValue(full).length).as("unbounded").isGreaterThan(1_000_000);
 
     CheckpointBounds.Bounded b = CheckpointBounds.bound(full);
@@ -59,6 +60,7 @@ class CheckpointBoundsTest {
     assertThat(b.checkpoint().recentEvents()).contains(recent.get(99_999)).doesNotContain(recent.get(0));
     assertThat(b.checkpoint().pendingTasks()).contains(pending.get(99_999)).doesNotContain(pending.get(0));
     assertThat(b.checkpoint().protections()).isEqualTo(protections);
+    assertThat(b.checkpoint().hostsInMaintenance()).isEqualTo(full.hostsInMaintenance());
     // a checkpoint that fits is left as it is
     VcenterCheckpoint small = new VcenterCheckpoint("f1e2d3c4-0000-4000-8000-000000000001", NOW, List.of(1L), NOW,
         Map.of(), pending.subList(0, 10), recent.subList(0, 10));

@@ -9,6 +9,7 @@ import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.VcenterCheckpoint.Maintenance;
 import io.stunwatch.model.VcenterCheckpoint.Protection;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.testsupport.ManualClock;
@@ -215,6 +216,29 @@ class GuardApplierTest {
     assertThat(g.maintenance(new VimEventMapper.Maintenance(host, true, NOW.plusSeconds(1))))
         .as("an entering older than the leaving, read again").isFalse();
     pass(g);
+    assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
+  }
+
+  @Test
+  void aHostInMaintenanceAsTheCheckpointRecordedItStaysSoForACollectorThatStartsAgainLongAfter() throws Exception {
+    GuardApplier before = applier(GuardApplyConfig.Mode.ENFORCE);
+    EntityRef host = new EntityRef("HostSystem", "host-1", "esx01");
+    before.maintenance(new VimEventMapper.Maintenance(host, true, NOW.minus(Duration.ofHours(3))));
+    List<Maintenance> saved = before.hostsInMaintenance();
+    assertThat(saved).containsExactly(new Maintenance("host-1", "esx01", NOW.minus(Duration.ofHours(3))));
+
+    // hours later, its event long out of the overlap window a start reads again
+    GuardApplier after = applier(GuardApplyConfig.Mode.ENFORCE);
+    after.restoreMaintenance(saved);
+    after.decided(decision(BUSY, GuardDecision.Action.PROTECT, NOW));
+    pass(after);
+    assertThat(vcenter.overrides).as("no VM protected on a host being evacuated").doesNotContainKey("vm-1");
+    assertThat(after.maintenance(new VimEventMapper.Maintenance(host, true, NOW.minus(Duration.ofHours(3)))))
+        .as("its entering read again").isFalse();
+
+    assertThat(after.maintenance(new VimEventMapper.Maintenance(host, false, NOW.minusSeconds(30)))).isTrue();
+    assertThat(after.hostsInMaintenance()).isEmpty();
+    pass(after);
     assertThat(vcenter.overrides).containsEntry("vm-1", DrsOverride.MANUAL);
   }
 }
