@@ -386,6 +386,10 @@ final class BenchCommand implements Runnable {
         + "one, deleted afterwards).")
     Path dataDir;
 
+    @Option(names = "--guard", description = "Also run the topology with the DRS guard's decisions (guard.enabled), "
+        + "each round beside the topology without it.")
+    boolean guard;
+
     @Option(names = "--streams-config", paramLabel = "KEY=VALUE", description = "A Kafka Streams setting over the "
         + "processor's own, for the passthrough, the topology and the latency phase (repeatable; client settings "
         + "with Streams' prefixes, e.g. main.consumer.max.poll.records=5000). For experiments: the processor itself "
@@ -416,7 +420,7 @@ final class BenchCommand implements Runnable {
       Path dir = dataDir != null ? dataDir : Files.createTempDirectory("stunwatch-bench-");
       try {
         ProcessorBenchmark.Result r = new ProcessorBenchmark(new ProcessorBenchmark.Settings(records, rate,
-            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions, overrides, maxWarmups),
+            Duration.ofSeconds(latencySeconds), dir, threads, rounds, partitions, overrides, maxWarmups, guard),
             ctx.out()).run();
         ctx.out().printf("%n| records | raw rec/s | passthrough rec/s (ratio) | topology rec/s (ratio to raw) "
             + "| alerts | alert p50 | alert p99 | at samples/s |%n|---|---|---|---|---|---|---|---|%n");

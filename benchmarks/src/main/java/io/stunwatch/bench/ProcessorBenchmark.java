@@ -5,6 +5,7 @@ import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StunwatchTopology;
 import io.stunwatch.processor.node.LiveCommits;
@@ -65,9 +66,11 @@ public final class ProcessorBenchmark {
    *                      latency phase alike (checked by {@link StreamsOverrides}); empty for the processor's own
    * @param maxWarmups    the most unmeasured passes of a phase: each phase warms up until a pass leaves the JIT
    *                      compilers quiet ({@link Jit#SETTLED_SHARE}) or it has run this many
+   * @param guard         whether a fourth phase runs the topology with the DRS guard's decisions
+   *                      ({@code guard.enabled}), measured against the topology without it in the same rounds
    */
   public record Settings(int records, int rate, Duration latencyLength, Path dir, int threads, int rounds,
-      int partitions, Map<String, String> streamsConfig, int maxWarmups) {
+      int partitions, Map<String, String> streamsConfig, int maxWarmups, boolean guard) {
     public Settings {
       streamsConfig = Map.copyOf(streamsConfig);
       if (rounds < 1) {
@@ -195,13 +198,20 @@ public final class ProcessorBenchmark {
       Set<String> streamSources = new HashSet<>(inputs);
       streamSources.remove(Topics.VM_INVENTORY.name());
       StreamsPass streams = new StreamsPass(settings, log);
-      List<PhaseRuns> phases = List.of(
+      List<PhaseRuns> phases = new ArrayList<>(List.of(
           new PhaseRuns("raw produce+consume", "bench-raw",
               name -> RawPass.run(bootstrap, inputs, fleet.size(), name, settings.threads())),
           new PhaseRuns("Streams passthrough", "bench-passthrough",
               name -> streams.run(bootstrap, passthroughTopology(inputs), name, inputs)),
           new PhaseRuns("topology", "bench-topology",
-              name -> streams.run(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), name, streamSources)));
+              name -> streams.run(bootstrap, StunwatchTopology.build(config, Clock.systemUTC()), name, streamSources))));
+      if (settings.guard()) {
+        // the guard reads each GPU reading's alert window again: what that costs the same records
+        ProcessorConfig guarded = config.withGuard(GuardConfig.OFF.withEnabled(true)).withIdentity("bench-guard",
+            settings.dir().resolve("state-guard"));
+        phases.add(new PhaseRuns("topology with the DRS guard", "bench-guard",
+            name -> streams.run(bootstrap, StunwatchTopology.build(guarded, Clock.systemUTC()), name, streamSources)));
+      }
       // Every phase runs unmeasured first until a pass leaves the JIT compilers quiet, so that the measured passes
       // show steady state: after one pass, C2 still took 0.2-0.4 of a core through the topology's measured pass on
       // a 2-core machine (most of its code compiles last). What the compilers used in each measured pass is printed.
@@ -227,6 +237,15 @@ public final class ProcessorBenchmark {
       flushPrintf("topology's stream threads' CPU per record against the passthrough's of the same round: median "
           + "%.2f (every round: %s)%n", median(cpu), Arrays.stream(cpu).mapToObj(x -> String.format(
               "%.2f", x)).collect(Collectors.joining(", ")));
+      if (settings.guard()) {
+        Phase guard = phases.get(3).median();
+        double[] guardCpu = cpuAgainstPassthrough(phases.get(3).results(), phases.get(2).results());
+        flushPrintf("topology with the DRS guard: %,.0f records/s steady = %.2f of the topology's; its stream threads' "
+            + "CPU per record against the topology's of the same round: median %.2f (every round: %s)%n",
+            guard.rate().steadyPerSec(), guard.rate().steadyPerSec() / topology.rate().steadyPerSec(),
+            median(guardCpu), Arrays.stream(guardCpu).mapToObj(x -> String.format("%.2f", x))
+                .collect(Collectors.joining(", ")));
+      }
       double allThreads = phases.get(2).medianAllThreads();
       flushPrintf("topology with every stream thread at work: %,.0f records/s, median of the measured passes that had "
           + "half a second of it = %.2f of raw%n", allThreads, allThreads / raw.rate().steadyPerSec());

@@ -123,6 +123,11 @@ public final class Meters {
    * ({@code GuardAction.Result}): a refusal of vCenter (a missing privilege) counts as {@code refused}.
    */
   public static final String GUARD_ACTIONS = "stunwatch.guard.actions";
+  /**
+   * vCenter collector, counter: records of {@code stunwatch.guard-decisions} that did not decode, logged with their
+   * partition and offset and skipped, by {@link #TAG_VCENTER}.
+   */
+  public static final String GUARD_DECISIONS_UNDECODABLE = "stunwatch.guard.decisions.undecodable";
   /** What a guard action did: {@code protect} or {@code release}. */
   public static final String TAG_KIND = "kind";
   /** vCenter collector: sessions re-established after a failure, by {@link #TAG_VCENTER} (its host, and port when not 443). */

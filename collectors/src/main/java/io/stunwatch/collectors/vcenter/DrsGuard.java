@@ -72,7 +72,10 @@ public final class DrsGuard implements AutoCloseable {
    */
   public static DrsGuard open(GuardApplyConfig config, Clock clock, String vcenterUuid, String vcenter, String tag,
       Map<String, Object> kafka, MeterRegistry registry) {
-    DrsGuard g = new DrsGuard(config, clock, vcenterUuid, GuardDecisionFeed.open(kafka), vcenter, tag, registry);
+    Counter undecodable = Counter.builder(Meters.GUARD_DECISIONS_UNDECODABLE).tag(Meters.TAG_VCENTER, tag)
+        .register(registry);
+    DrsGuard g = new DrsGuard(config, clock, vcenterUuid, GuardDecisionFeed.open(kafka, undecodable::increment),
+        vcenter, tag, registry);
     LOG.info("vCenter {}: applying the DRS guard's decisions ({})", vcenter,
         config.mode() == GuardApplyConfig.Mode.ENFORCE ? "enforce" : "dry-run: vCenter is not touched");
     return g;

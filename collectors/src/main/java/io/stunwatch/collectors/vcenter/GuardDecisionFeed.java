@@ -26,12 +26,15 @@ final class GuardDecisionFeed implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GuardDecisionFeed.class);
 
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Runnable undecodable;
 
-  private GuardDecisionFeed(KafkaConsumer<byte[], byte[]> consumer) {
+  private GuardDecisionFeed(KafkaConsumer<byte[], byte[]> consumer, Runnable undecodable) {
     this.consumer = consumer;
+    this.undecodable = undecodable;
   }
 
-  static GuardDecisionFeed open(Map<String, Object> kafkaProperties) {
+  /** @param undecodable told of each record skipped because it does not decode (it is logged too) */
+  static GuardDecisionFeed open(Map<String, Object> kafkaProperties, Runnable undecodable) {
     Map<String, Object> p = new HashMap<>();
     kafkaProperties.forEach((k, v) -> {
       if (ConsumerConfig.configNames().contains(k)) {
@@ -50,7 +53,7 @@ final class GuardDecisionFeed implements AutoCloseable {
     }
     c.assign(parts);
     c.seekToBeginning(parts);
-    return new GuardDecisionFeed(c);
+    return new GuardDecisionFeed(c, undecodable);
   }
 
   /** The decisions that came since the last call; every decision there is, at the first. */
@@ -68,6 +71,7 @@ final class GuardDecisionFeed implements AutoCloseable {
         try {
           out.add(Topics.GUARD_DECISIONS.valueSerde().decode(r.value()));
         } catch (RuntimeException e) {
+          undecodable.run();
           LOG.warn("{}-{} offset {}: skipped, not a guard decision: {}", r.topic(), r.partition(), r.offset(),
               e.getMessage());
         }
