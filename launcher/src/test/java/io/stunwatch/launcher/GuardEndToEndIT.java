@@ -40,7 +40,11 @@ import org.slf4j.LoggerFactory;
  * The DRS guard end to end through the real CLI: a VM of vcsim's cluster, inventoried by {@code stunwatch collect
  * vcenter}, turns busy in its guest's readings; the processor of {@code stunwatch api} protects it, the collector sets
  * {@code manual} on it in vCenter at its next poll (read back from {@code ConfigurationEx}), and {@code GET /api/guard}
- * lists the protection with the collector's audit record.
+ * lists the protection with the collector's audit record. Ten minutes of idle readings later the processor releases it,
+ * and the override is gone from vCenter.
+ *
+ * <p>The readings start 13 minutes back, so that the idle time has passed by the end of the test; the collector is
+ * told to act on decisions up to 15 minutes old ({@code guard.max-decision-age}, 2 min by default) for that.
  */
 class GuardEndToEndIT {
 
@@ -73,7 +77,7 @@ class GuardEndToEndIT {
       Path config = dir.resolve("vcenter.properties");
       Files.writeString(config, "vcenter.urls=" + vcsim.sdk() + "\nvcenter.thumbprints=127.0.0.1=" + vcsim.sha256()
           + "\nvcenter.poll-interval=" + POLL.toMillis() + "ms\nkafka.bootstrap-servers=" + KAFKA.bootstrapServers()
-          + "\nguard.enabled=true\nguard.mode=enforce\n");
+          + "\nguard.enabled=true\nguard.mode=enforce\nguard.max-decision-age=15m\n");
       Path password = dir.resolve("vc.pw");
       Files.writeString(password, vcsim.password() + "\n");
       int port = freePort();
@@ -91,15 +95,9 @@ class GuardEndToEndIT {
             + "/migrate-check").path("host").asText()), "the VM placed by the processor",
             () -> String.join("\n", api.stderr()));
 
-        // a minute and a half of its guest's readings, up to now: busy, 12 GiB of framebuffer in use
-        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        for (int s = 90; s >= 0; s--) {
-          Instant t = now.minusSeconds(s);
-          p.send(Topics.GPU_SAMPLES, vm.biosUuid(), new GpuSample(vm.biosUuid(), vm.name(), t, 0, "GPU-0",
-              "GRID T4-16C", null, 95.0, 40.0, 12288L, 16384L, null, null, 1590L, "P0",
-              VgpuProfile.parse("GRID T4-16C").orElseThrow()), t);
-        }
-        p.flush();
+        // a minute and a half of its guest's readings: busy, 12 GiB of framebuffer in use
+        Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofMinutes(13));
+        readings(p, vm, t0, 90, 95.0, 12288);
         long sent = System.nanoTime();
         Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
             .get(vm.moref())), "the busy VM on manual in vCenter", () -> String.join("\n", collector.stderr()));
@@ -119,6 +117,18 @@ class GuardEndToEndIT {
         assertThat(action.path("result").asText()).isEqualTo("APPLIED");
         assertThat(action.path("set").path("behavior").asText()).isEqualTo("MANUAL");
         assertThat(action.path("cluster").path("value").asText()).isEqualTo(cluster);
+
+        // then idle, a few MiB in use, until now: released after ten minutes of it
+        readings(p, vm, t0.plusSeconds(90), 13 * 60 - 90, 1.0, 300);
+        Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(vm.moref()),
+            "the override removed once the VM has been idle for guard.release-after",
+            () -> String.join("\n", collector.stderr()));
+        Await.until(Duration.ofSeconds(30), () -> answer(port, "/api/guard").path("protectedVms").isEmpty()
+            && answer(port, "/api/guard").path("actions").size() == 2, "the release and its audit record");
+        JsonNode released = get(port, "/api/guard").path("actions").get(0);
+        assertThat(released.path("kind").asText()).isEqualTo("RELEASE");
+        assertThat(released.path("result").asText()).isEqualTo("APPLIED");
+        assertThat(released.path("previous").path("behavior").asText()).isEqualTo("MANUAL");
       }
     }
   }
@@ -131,6 +141,17 @@ class GuardEndToEndIT {
       throw new IOException(path + " answered " + r.statusCode() + ": " + r.body());
     }
     return Json.mapper().readTree(r.body());
+  }
+
+  private static void readings(TypedProducer p, VmInventoryEntry vm, Instant from, int seconds, double util,
+      long fbUsedMiB) {
+    for (int s = 0; s < seconds; s++) {
+      Instant t = from.plusSeconds(s);
+      p.send(Topics.GPU_SAMPLES, vm.biosUuid(), new GpuSample(vm.biosUuid(), vm.name(), t, 0, "GPU-0",
+          "GRID T4-16C", null, util, util / 2, fbUsedMiB, 16384L, null, null, 1590L, "P0",
+          VgpuProfile.parse("GRID T4-16C").orElseThrow()), t);
+    }
+    p.flush();
   }
 
   /** The answer, or a missing node while the API cannot give it yet (503 before its stores run). */
