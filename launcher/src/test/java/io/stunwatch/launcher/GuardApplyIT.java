@@ -12,6 +12,7 @@ import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.StunForecast;
+import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
@@ -217,6 +218,11 @@ class GuardApplyIT {
         assertThat(running.awaitExit(Duration.ofSeconds(60))).as("the running collector, fenced")
             .isEqualTo(ExitCodes.FAILED);
       }
+      // the host that entered maintenance mode is in it still: every collector since, and the release, kept it so
+      List<VcenterCheckpoint> checkpoints = TopicContents.readAll(KAFKA.bootstrapServers(),
+          Topics.VCENTER_CHECKPOINTS).stream().map(r -> r.value()).toList();
+      assertThat(checkpoints.get(checkpoints.size() - 1).hostsInMaintenance())
+          .extracting(VcenterCheckpoint.Maintenance::hostMoref).containsExactly(busy.host().value());
     }
   }
 

@@ -119,7 +119,7 @@ public final class DrsGuard implements AutoCloseable {
   /** The hosts a checkpoint recorded in maintenance mode, when the collector starts. */
   public void restoreMaintenance(List<Maintenance> recorded) {
     applier.restoreMaintenance(recorded);
-    if (!recorded.isEmpty()) {
+    if (!recorded.isEmpty() && decisions != null) {
       LOG.info("vCenter {}: the guard protects no VM on {}, in maintenance mode as last seen", vcenter,
           recorded.stream().map(m -> m.hostName() != null ? m.hostName() : m.hostMoref()).toList());
     }

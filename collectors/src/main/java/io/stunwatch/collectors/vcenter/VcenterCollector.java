@@ -196,7 +196,7 @@ public final class VcenterCollector implements AutoCloseable {
       }
       try (VcenterConnection c = connector.connect()) {
         LOG.info("Logged in to {} (instance {})", connector.url(), c.instanceUuid());
-        prepare(c.instanceUuid());
+        prepare(c.instanceUuid(), true);
         while (running) {
           poll(c);
           if (guard != null) {
@@ -242,7 +242,7 @@ public final class VcenterCollector implements AutoCloseable {
   public List<GuardAction> releaseGuards() throws IOException {
     List<GuardAction> done = new ArrayList<>();
     try (VcenterConnection c = connector.connect()) {
-      prepare(c.instanceUuid());
+      prepare(c.instanceUuid(), false);
       if (checkpoint == null || checkpoint.protections().isEmpty()) {
         return done;
       }
@@ -254,6 +254,7 @@ public final class VcenterCollector implements AutoCloseable {
       }
       guard = DrsGuard.forRelease(config.guard(), clock, c.instanceUuid(), connector.url().toString(), host,
           registry);
+      guard.restoreMaintenance(checkpoint.hostsInMaintenance()); // kept in the checkpoints it writes
       guard.releaseAll(c, byId::get, checkpoint.protections(), (actions, protections) -> {
         commitGuard(actions, protections);
         done.addAll(actions);
@@ -265,8 +266,11 @@ public final class VcenterCollector implements AutoCloseable {
     return done;
   }
 
-  /** First contact with this vCenter instance: its transactional producer and its committed checkpoint. */
-  private void prepare(String uuid) {
+  /**
+   * First contact with this vCenter instance: its transactional producer and its committed checkpoint, and, with
+   * {@code applyGuard} and {@code guard.enabled}, the DRS guard reading its decisions.
+   */
+  private void prepare(String uuid, boolean applyGuard) {
     if (uuid.equals(vcenterUuid) && producer != null) {
       return;
     }
@@ -283,7 +287,7 @@ public final class VcenterCollector implements AutoCloseable {
     producer.initTransactions(); // fences any older instance with the same id and aborts its open transaction
     checkpoint = new CheckpointStore(kafkaProperties).load(uuid, Duration.ofSeconds(60)).orElse(null);
     closeGuard();
-    if (config.guard().enabled()) {
+    if (applyGuard && config.guard().enabled()) {
       guard = DrsGuard.open(config.guard(), clock, uuid, connector.url().toString(), host, kafkaProperties,
           registry);
       if (checkpoint != null) {

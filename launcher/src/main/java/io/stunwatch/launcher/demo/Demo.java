@@ -24,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -270,6 +271,14 @@ public final class Demo implements AutoCloseable {
 
   public Path tokenFile() {
     return options.dataDir().resolve("api-token");
+  }
+
+  /**
+   * The planned migrations ({@link FleetScenario#plans}) that DRS did not make for the guard's override, by migration
+   * id: every other planned migration that has started is one the simulated vCenter made.
+   */
+  public Set<String> heldBackMigrations() {
+    return drs.heldBackIds();
   }
 
   /** Why the fleet stopped on its own, or null while it runs (or after a clean stop). */

@@ -5,6 +5,7 @@ import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.DrsOverride;
 import java.io.FileNotFoundException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -28,6 +29,8 @@ final class SimulatedDrs implements DrsOverrideControl, FleetScenario.Drs {
   private final Map<String, DrsOverride> overrides = new ConcurrentHashMap<>();
   private final AtomicInteger heldBack = new AtomicInteger();
   private final AtomicInteger heldBackUnderLoad = new AtomicInteger();
+  /** The ids the processor would have given the migrations held back. */
+  private final Set<String> heldBackIds = ConcurrentHashMap.newKeySet();
 
   @Override
   public Map<String, DrsOverride> drsOverrides(String clusterMoref) throws FileNotFoundException {
@@ -61,12 +64,18 @@ final class SimulatedDrs implements DrsOverrideControl, FleetScenario.Drs {
 
   @Override
   public void heldBack(FleetScenario.Plan plan, boolean underLoad) {
+    heldBackIds.add(plan.migrationId());
     heldBack.incrementAndGet();
     if (underLoad) {
       heldBackUnderLoad.incrementAndGet();
     }
     LOG.info("DRS did not move {} at {}: its override is {}{}", plan.vm().name(), plan.start(),
         overrides.get(plan.vm().moref()), underLoad ? ", and it is under load" : "");
+  }
+
+  /** The planned migrations DRS did not make, by the id the processor would have given them. */
+  Set<String> heldBackIds() {
+    return Set.copyOf(heldBackIds);
   }
 
   /** DRS migrations not made for a VM's override. */
