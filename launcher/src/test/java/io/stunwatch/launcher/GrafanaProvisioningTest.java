@@ -292,8 +292,9 @@ class GrafanaProvisioningTest {
   void grafanaAlertRulesAreThePrometheusRulesWithTheSameExpressionsAndThresholds() {
     Map<String, String> prometheus = GrafanaFiles.prometheusRules();
     assertThat(prometheus.keySet()).containsExactlyInAnyOrder("StunwatchMigrationUnderLoad",
-        "StunwatchStunTimeHigh", "StunwatchCollectorSilent", "StunwatchCheckpointStale", "StunwatchGuardDecisionsStopped",
-        "StunwatchDeadLettersGrowing", "StunwatchTargetDown", "StunwatchApiNotScraped");
+        "StunwatchStunTimeHigh", "StunwatchCollectorSilent", "StunwatchCheckpointStale",
+        "StunwatchGuardDecisionsStopped", "StunwatchDeadLettersGrowing", "StunwatchTargetDown",
+        "StunwatchApiNotScraped");
     List<Map<String, Object>> groups = (List<Map<String, Object>>) GrafanaFiles.yaml(
         "grafana/provisioning/alerting/stunwatch.yml").get("groups");
     Map<String, Map<String, Object>> grafana = new HashMap<>();
