@@ -1,6 +1,7 @@
 package io.stunwatch.launcher.demo;
 
 import io.stunwatch.collectors.vcenter.DrsOverrideControl;
+import io.stunwatch.launcher.sim.FleetDrs;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.DrsOverride;
 import java.io.FileNotFoundException;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: the guard changes the overrides while the fleet's thread reads them.
  */
-final class SimulatedDrs implements DrsOverrideControl, FleetScenario.Drs {
+final class SimulatedDrs implements DrsOverrideControl, FleetDrs {
 
   private static final Logger LOG = LoggerFactory.getLogger(SimulatedDrs.class);
 

@@ -68,36 +68,6 @@ public final class FleetScenario {
     <V> void send(Topic<String, V> topic, String key, V value, Instant at);
   }
 
-  /**
-   * The cluster's DRS as the fleet's vCenter runs it. A DRS migration goes ahead only if DRS may move the VM on its
-   * own; one held back (a per-VM override of {@code manual}, which the DRS guard sets) sends nothing, and the VM stays
-   * where it is. A user's migration is not DRS's: it always goes ahead.
-   */
-  public interface Drs {
-    /** DRS moves every VM on its own: no override. */
-    Drs AUTOMATIC = new Drs() {
-      @Override
-      public boolean movesOnItsOwn(Vm vm) {
-        return true;
-      }
-
-      @Override
-      public void heldBack(Plan plan, boolean underLoad) {
-        throw new IllegalStateException("no DRS migration is held back without an override");
-      }
-    };
-
-    /** Whether DRS may move {@code vm} on its own now. */
-    boolean movesOnItsOwn(Vm vm);
-
-    /**
-     * A DRS migration that did not happen, at its planned start.
-     *
-     * @param underLoad whether the VM was under load then (a training VM, busy but for its allreduce dips)
-     */
-    void heldBack(Plan plan, boolean underLoad);
-  }
-
   /** A VM's load pattern. */
   public enum Pattern { TRAINING, INFERENCE, IDLE }
 
@@ -222,14 +192,14 @@ public final class FleetScenario {
 
   /** Sends every record of the scenario, in event-time order, every migration carried out. */
   public void run(Sink sink) {
-    run(sink, Drs.AUTOMATIC);
+    run(sink, FleetDrs.AUTOMATIC);
   }
 
   /**
    * Sends every record of the scenario, in event-time order; each DRS migration goes ahead only if {@code drs} lets
-   * it when it starts. With {@link Drs#AUTOMATIC} the records are those of {@link #run(Sink)}.
+   * it when it starts. With {@link FleetDrs#AUTOMATIC} the records are those of {@link #run(Sink)}.
    */
-  public void run(Sink sink, Drs drs) {
+  public void run(Sink sink, FleetDrs drs) {
     Instant t0 = settings.start();
     inventory(sink);
     // a migration's vCenter side is scheduled when it starts, from where its VM is then

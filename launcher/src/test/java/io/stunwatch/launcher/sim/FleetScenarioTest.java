@@ -99,7 +99,7 @@ class FleetScenarioTest {
           placements.add(v);
         }
       }
-    }, new FleetScenario.Drs() {
+    }, new FleetDrs() {
       @Override
       public boolean movesOnItsOwn(FleetScenario.Vm vm) {
         return !vm.equals(held);
