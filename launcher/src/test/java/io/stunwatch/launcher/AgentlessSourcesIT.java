@@ -208,7 +208,7 @@ class AgentlessSourcesIT {
             return false;
           }
           return unresolved[0] > 0;
-        }, "unresolved readings counted on /metrics");
+        }, "unresolved readings counted on /metrics", () -> "unresolved_gpu_samples_total " + unresolved[0]);
         assertThat(unresolved[0]).as("one idle vGPU of another VM per host reading, on each host (esx02's from 300 s)")
             .isEqualTo((2.0 * SECONDS - IDLE_HOST_SECONDS) / 5);
       }

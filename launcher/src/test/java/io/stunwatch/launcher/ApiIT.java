@@ -113,7 +113,8 @@ class ApiIT {
         ApiApplication b = ApiApplication.start(api, base.withIdentity("api-it", dir.resolve("b")), kafka,
             Clock.systemUTC())) {
       Await.until(Duration.ofSeconds(90), () -> ready(a) && ready(b) && tasks(a) > 0 && tasks(b) > 0,
-          "both instances ready with partitions of their own");
+          "both instances ready with partitions of their own",
+          () -> "a: ready " + ready(a) + ", " + tasks(a) + " tasks; b: ready " + ready(b) + ", " + tasks(b) + " tasks");
 
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
 
@@ -129,7 +130,16 @@ class ApiIT {
         } catch (Exception e) {
           return false; // 503 while a rebalance settles
         }
-      }, "every migration listed and every settled one with its stun");
+      }, "every migration listed and every settled one with its stun", () -> {
+        try {
+          Set<String> missing = new java.util.TreeSet<>(started);
+          missing.removeAll(ids(a.port(), ""));
+          return "not listed by a: " + missing + "; settled on a: " + settledOn(a.port(), settled) + "; " + onePath
+              + " on b: " + get(b.port(), onePath).path("stun");
+        } catch (Exception e) {
+          return e.toString();
+        }
+      });
 
       // each instance answers for both
       assertThat(ids(b.port(), "")).isEqualTo(ids(a.port(), ""));
@@ -191,7 +201,14 @@ class ApiIT {
         } catch (Exception e) {
           return false;
         }
-      }, "the stun-time model of the settled migrations, on both instances");
+      }, "the stun-time model of the settled migrations, on both instances", () -> {
+        try {
+          return "a: " + get(a.port(), "/api/stun-time/stats?groupBy=profile") + "; b: "
+              + get(b.port(), "/api/stun-time/stats?groupBy=profile");
+        } catch (Exception e) {
+          return e.toString();
+        }
+      });
       var forecast = get(b.port(), "/api/stun-time/forecast?vm=" + drs.vm().id());
       assertThat(forecast.get("forecast").get("p50Seconds").asDouble()).isGreaterThan(0);
 
@@ -208,7 +225,8 @@ class ApiIT {
         List<String> both = new ArrayList<>(vmsOnMetrics(a.port()));
         both.addAll(vmsOnMetrics(b.port()));
         return both.size() >= scenario.vms().size();
-      }, "every VM's GPU gauge on one of the instances");
+      }, "every VM's GPU gauge on one of the instances",
+          () -> "a: " + vmsOnMetrics(a.port()) + "; b: " + vmsOnMetrics(b.port()) + "; of " + scenario.vms().size());
       List<String> onA = vmsOnMetrics(a.port());
       List<String> onB = vmsOnMetrics(b.port());
       assertThat(onA).as("on a").isNotEmpty();

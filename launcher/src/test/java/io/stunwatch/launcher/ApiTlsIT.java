@@ -86,7 +86,7 @@ class ApiTlsIT {
         ApiApplication b = ApiApplication.start(api, base.withIdentity("api-tls-it", dir.resolve("b")), kafka,
             Clock.systemUTC())) {
       Await.until(Duration.ofSeconds(90), () -> ready(a) && ready(b), "both instances ready with partitions of "
-          + "their own");
+          + "their own", () -> "a ready " + ready(a) + ", b ready " + ready(b));
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
       Await.until(Duration.ofSeconds(120), () -> {
         try {
@@ -94,7 +94,13 @@ class ApiTlsIT {
         } catch (Exception | AssertionError e) {
           return false; // 503 while a rebalance settles
         }
-      }, "every migration listed by both instances, each half fetched from the other over TLS");
+      }, "every migration listed by both instances, each half fetched from the other over TLS", () -> {
+        try {
+          return "started " + started + "; a lists " + ids(a.port()) + "; b lists " + ids(b.port());
+        } catch (Exception | AssertionError e) {
+          return e.toString();
+        }
+      });
 
       // the internal routes take the instances' credential only; the public ones refuse it
       String lastHour = "/internal/migrations?from=" + start.minusSeconds(3600).toEpochMilli() + "&to="

@@ -138,7 +138,14 @@ class ConsoleIT {
           } catch (Exception e) {
             throw new IllegalStateException(e);
           }
-        }, "protected VMs, by the names their audit trail gives them, on the guard's page");
+        }, "protected VMs, by the names their audit trail gives them, on the guard's page", () -> {
+          try {
+            return "protected rows " + browser.eval(protectedVms).asInt() + ", trail rows " + browser.eval(trail).asInt()
+                + ", names '" + browser.eval(names).asText() + "'";
+          } catch (Exception e) {
+            return e.toString();
+          }
+        });
         assertThat(browser.eval("document.querySelector('#guard-status').textContent").asText())
             .startsWith("DRS leaves a busy VM where it is").contains("protected now");
         assertThat(browser.eval("document.querySelectorAll('main table')[1].querySelector('tbody tr')"

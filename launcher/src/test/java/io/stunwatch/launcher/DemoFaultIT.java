@@ -46,7 +46,11 @@ class DemoFaultIT {
 
   @Test
   void restartingTheProcessorAndApiLosesNoMigrationAndTheApiAnswersAgainWithin30Seconds() throws Exception {
-    try (Demo demo = Demo.start(new Demo.Options(60, Duration.ofHours(1), 16, 7, dir.resolve("demo"), 0,
+    // Six simulated hours of history at x60 are six real minutes: the whole test, restart and the five simulated
+    // minutes after it, happens while the fleet is sped up, however slow the machine. With one hour, a machine that
+    // took over a minute to list the first migrations restarted the site after the fleet went live (x1), and the
+    // five simulated minutes after the restart took five real ones.
+    try (Demo demo = Demo.start(new Demo.Options(60, Duration.ofHours(6), 16, 7, dir.resolve("demo"), 0,
         Duration.ofSeconds(40)), Clock.systemUTC())) {
       String token = Files.readString(demo.tokenFile()).trim();
       Instant start = demo.simulationStart();
@@ -61,11 +65,14 @@ class DemoFaultIT {
         cutoff.set(fleetAt.minusSeconds(60));
         Set<String> started = startedBy(demo, start, cutoff.get());
         return started.size() >= 10 && started.equals(listed(demo, token, start, cutoff.get()).keySet());
-      }, "the API to list every migration started in the first simulated minutes");
+      }, "the API to list every migration started in the first simulated minutes",
+          () -> diagnosis(demo, token, start, cutoff.get()));
       Instant before = cutoff.get();
       Map<String, String> listedBefore = listed(demo, token, start, before);
       LOG.info("{} migrations listed before the restart (started by {})", listedBefore.size(), before);
 
+      assertThat(demo.clock().live()).as("the fleet still sped up at the restart: %s",
+          diagnosis(demo, token, start, before)).isFalse();
       long t0 = System.nanoTime();
       demo.site().restartApi();
       Await.until(Duration.ofSeconds(30).minusNanos(System.nanoTime() - t0), () -> {
@@ -74,7 +81,8 @@ class DemoFaultIT {
         } catch (Exception e) {
           return false;
         }
-      }, "the API to answer again within 30 s of the restart");
+      }, "the API to answer again within 30 s of the restart", () -> "the API answers "
+          + statusOrWhy(demo, token, "/api/migrations?limit=1"));
       long answeredAfterMillis = (System.nanoTime() - t0) / 1_000_000;
       LOG.info("the API answered {} ms after the restart began", answeredAfterMillis);
       assertThat(answeredAfterMillis).isLessThanOrEqualTo(30_000);
@@ -98,7 +106,8 @@ class DemoFaultIT {
         }
         Instant by = cutoff.get();
         return startedBy(demo, start, by).equals(listed(demo, token, start, by).keySet());
-      }, "every migration started across the restart to be listed");
+      }, "every migration started across the restart to be listed", () -> "restarted at fleet time " + restartedAt
+          + ", waiting for " + restartedAt.plusSeconds(360) + "; " + diagnosis(demo, token, start, cutoff.get()));
       assertThat(demo.fleetFailure()).isNull();
     }
   }
@@ -128,6 +137,68 @@ class DemoFaultIT {
       return Map.of();
     }
     return out;
+  }
+
+  /**
+   * Where the comparison stands: the fleet's and the simulation's time and speed, and each migration the vCenter
+   * started and the API does not list (with its plan), or the API lists and the vCenter did not start (with its
+   * state there).
+   */
+  String diagnosis(Demo demo, String token, Instant from, Instant to) {
+    StringBuilder out = new StringBuilder();
+    out.append("fleet at ").append(demo.feed().lastReleased()).append(", simulated now ")
+        .append(demo.clock().instant()).append(demo.clock().live() ? " (live, x1)" : " (x" + demo.clock().speedNow()
+        + ")").append(", compared up to ").append(to);
+    if (to == null) {
+      return out.toString();
+    }
+    Set<String> started = startedBy(demo, from, to);
+    Map<String, String> listed = listed(demo, token, from, to);
+    out.append("; ").append(started.size()).append(" started, ").append(listed.size()).append(" listed");
+    if (listed.isEmpty()) {
+      out.append(" (the API answers ").append(statusOrWhy(demo, token, "/api/migrations?limit=1")).append(')');
+    }
+    Map<String, FleetScenario.Plan> plans = demo.scenario().plans().stream()
+        .collect(Collectors.toMap(FleetScenario.Plan::migrationId, p -> p, (a, b) -> a));
+    for (String id : started) {
+      if (!listed.containsKey(id)) {
+        FleetScenario.Plan p = plans.get(id);
+        out.append("\n  missing ").append(id).append(": started ").append(p.start()).append(" for ").append(p.seconds())
+            .append(" s").append(p.drs() ? ", DRS" : "").append(p.fails() ? ", to fail" : "").append(", ")
+            .append(state(demo, token, id));
+      }
+    }
+    listed.forEach((id, state) -> {
+      if (!started.contains(id)) {
+        FleetScenario.Plan p = plans.get(id);
+        out.append("\n  listed, not started: ").append(id).append(' ').append(state)
+            .append(p == null ? ", not planned" : ", planned at " + p.start())
+            .append(demo.heldBackMigrations().contains(id) ? ", held back by the guard" : "");
+      }
+    });
+    return out.toString();
+  }
+
+  /** The API's answer for one migration: its state, or the HTTP status. */
+  String state(Demo demo, String token, String id) {
+    try {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(demo.site().apiUrl()
+          + "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8)))
+          .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200
+          ? "in the API as " + Json.mapper().readTree(r.body()).path("migration").path("state").asText()
+          : "GET /api/migrations/{id}: " + r.statusCode();
+    } catch (Exception e) {
+      return "GET /api/migrations/{id}: " + e;
+    }
+  }
+
+  String statusOrWhy(Demo demo, String token, String path) {
+    try {
+      return String.valueOf(status(demo, token, path));
+    } catch (Exception e) {
+      return e.toString();
+    }
   }
 
   int status(Demo demo, String token, String path) throws Exception {

@@ -116,7 +116,8 @@ class GuardApplyIT {
             Instant.now()), Instant.now());
         p.flush();
         Await.until(Duration.ofSeconds(60), () -> actions().stream().filter(a -> a.result()
-            == GuardAction.Result.DRY_RUN).count() == 2, "the dry-run's release report");
+            == GuardAction.Result.DRY_RUN).count() == 2, "the dry-run's release report",
+            () -> "audit records " + actions() + "\n" + String.join("\n", dry.stderr()));
       }
 
       try (StunwatchProcess enforce = collector(vcsim, "enforce")) {
@@ -131,11 +132,13 @@ class GuardApplyIT {
         Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
             .get(busy.moref())), "the busy VM on manual", () -> String.join("\n", enforce.stderr()));
         Await.until(Duration.ofSeconds(60), () -> actions().stream().anyMatch(a -> a.result()
-            == GuardAction.Result.LEFT_TO_ADMIN && a.vmMoref().equals(admins.moref())), "the admin's VM reported");
+            == GuardAction.Result.LEFT_TO_ADMIN && a.vmMoref().equals(admins.moref())), "the admin's VM reported",
+            () -> "audit records " + actions() + "\n" + String.join("\n", enforce.stderr()));
         assertThat(vc.drsOverrides(cluster)).containsEntry(admins.moref(), adminsOwn)
             .doesNotContainKey(replayed.moref());
         Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.result()
-            == GuardAction.Result.APPLIED), "the protection audited (vCenter is changed first, then it is committed)");
+            == GuardAction.Result.APPLIED), "the protection audited (vCenter is changed first, then it is committed)",
+            () -> "audit records " + actions() + "\n" + String.join("\n", enforce.stderr()));
         GuardAction applied = actions().stream().filter(a -> a.result() == GuardAction.Result.APPLIED).findFirst()
             .orElseThrow();
         assertThat(applied.vmMoref()).isEqualTo(busy.moref());
@@ -147,21 +150,23 @@ class GuardApplyIT {
             Instant.now()), Instant.now());
         p.flush();
         Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(busy.moref()),
-            "the busy VM's override removed on release");
+            "the busy VM's override removed on release",
+            () -> "overrides " + overrides(vc, cluster) + "; audit records " + actions());
 
         // busy again, then its host enters maintenance mode: released at once, still busy or not
         p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
             Instant.now()), Instant.now());
         p.flush();
         Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
-            .get(busy.moref())), "the busy VM on manual again");
+            .get(busy.moref())), "the busy VM on manual again",
+            () -> "overrides " + overrides(vc, cluster) + "; audit records " + actions());
         VcsimAdmin admin = new VcsimAdmin(vcsim);
         admin.postEnteringMaintenance(admin.host(busy.host().name()));
         Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(busy.moref()),
             "the VM released as its host enters maintenance mode", () -> String.join("\n", enforce.stderr()));
         // vCenter is changed first, then the audit record is committed
         Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.why().contains(
-            "entering maintenance mode")), "the maintenance release audited");
+            "entering maintenance mode")), "the maintenance release audited", () -> "audit records " + actions());
         List<GuardAction> busys = actions().stream().filter(a -> a.vmMoref().equals(busy.moref())).toList();
         GuardAction last = busys.get(busys.size() - 1); // one key, one partition: in order
         assertThat(last.kind()).isEqualTo(GuardAction.Kind.RELEASE);
@@ -189,7 +194,8 @@ class GuardApplyIT {
         Await.until(Duration.ofSeconds(60), () -> !overrides(vc, cluster).containsKey(replayed.moref()),
             "the override set before the kill released after it", () -> String.join("\n", again.stderr()));
         Await.until(Duration.ofSeconds(30), () -> actions().stream().anyMatch(a -> a.vmMoref().equals(
-            replayed.moref()) && a.kind() == GuardAction.Kind.RELEASE), "its release audited");
+            replayed.moref()) && a.kind() == GuardAction.Kind.RELEASE), "its release audited",
+            () -> "audit records " + actions());
       }
       List<GuardAction> replayedActions = actions().stream().filter(a -> a.vmMoref().equals(replayed.moref()))
           .toList();
@@ -204,7 +210,8 @@ class GuardApplyIT {
       p.flush();
       try (StunwatchProcess running = collector(vcsim, "enforce")) {
         Await.until(Duration.ofSeconds(60), () -> DrsOverride.MANUAL.equals(overrides(vc, cluster)
-            .get(replayed.moref())), "the VM held again");
+            .get(replayed.moref())), "the VM held again",
+            () -> "overrides " + overrides(vc, cluster) + "; audit records " + actions());
         Path config = dir.resolve("guard-enforce.properties");
         try (StunwatchProcess release = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME", vcsim.username(),
             "STUNWATCH_VCENTER_PASSWORD_FILE", dir.resolve("vc-enforce.pw").toString()), "guard", "release",
@@ -272,7 +279,9 @@ class GuardApplyIT {
         Await.until(Duration.ofSeconds(30), () -> TopicContents.readAll(KAFKA.bootstrapServers(),
             Topics.VCENTER_CHECKPOINTS).stream().map(r -> r.value()).anyMatch(c -> c.guardDecisionsReadAt() != null
             && c.guardDecisionsReadAt().isAfter(sent) && c.savedAt().isAfter(c.guardDecisionsReadAt())),
-            "a checkpoint after the last HOLD was read");
+            "a checkpoint after the last HOLD was read", () -> "HOLD sent at " + sent + "; checkpoints (decisions read, "
+                + "saved): " + TopicContents.readAll(KAFKA.bootstrapServers(), Topics.VCENTER_CHECKPOINTS).stream()
+                .map(r -> r.value().guardDecisionsReadAt() + " " + r.value().savedAt()).toList());
         assertThat(actions()).filteredOn(a -> a.result() == GuardAction.Result.REFUSED).hasSize(1);
         assertThat(actions()).noneMatch(a -> a.result() == GuardAction.Result.APPLIED);
         assertThat(vc.drsOverrides(cluster)).doesNotContainKey(busy.moref());

@@ -109,7 +109,7 @@ class GuardEndToEndIT {
         Await.until(Duration.ofSeconds(30), () -> {
           JsonNode guard = answer(port, "/api/guard");
           return guard.path("protectedVms").size() == 1 && guard.path("actions").size() == 1;
-        }, "the protection and its audit record in GET /api/guard");
+        }, "the protection and its audit record in GET /api/guard", () -> "GET /api/guard: " + answer(port, "/api/guard"));
         JsonNode guard = get(port, "/api/guard");
         assertThat(guard.path("protectedVms").get(0).path("vmId").asText()).isEqualTo(vm.biosUuid());
         JsonNode action = guard.path("actions").get(0);
@@ -124,7 +124,8 @@ class GuardEndToEndIT {
             "the override removed once the VM has been idle for guard.release-after",
             () -> String.join("\n", collector.stderr()));
         Await.until(Duration.ofSeconds(30), () -> answer(port, "/api/guard").path("protectedVms").isEmpty()
-            && answer(port, "/api/guard").path("actions").size() == 2, "the release and its audit record");
+            && answer(port, "/api/guard").path("actions").size() == 2, "the release and its audit record",
+            () -> "GET /api/guard: " + answer(port, "/api/guard"));
         JsonNode released = get(port, "/api/guard").path("actions").get(0);
         assertThat(released.path("kind").asText()).isEqualTo("RELEASE");
         assertThat(released.path("result").asText()).isEqualTo("APPLIED");

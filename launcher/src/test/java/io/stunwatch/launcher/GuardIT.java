@@ -56,6 +56,15 @@ class GuardIT {
 
   final HttpClient http = HttpClient.newHttpClient();
 
+  /** GET /api/guard, or why it has no answer. */
+  String guardOrWhy(int port) {
+    try {
+      return "GET /api/guard: " + guard(port);
+    } catch (Exception e) {
+      return "GET /api/guard: " + e;
+    }
+  }
+
   JsonNode guard(int port) throws Exception {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/guard"))
         .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
@@ -108,7 +117,7 @@ class GuardIT {
         } catch (Exception e) {
           return false; // 503 until the processor runs
         }
-      }, "the busy VM with the large framebuffer to be protected");
+      }, "the busy VM with the large framebuffer to be protected", () -> guardOrWhy(app.port()));
       JsonNode protectedVm = guard(app.port()).path("protectedVms").get(0);
       assertThat(protectedVm.path("vmId").asText()).isEqualTo(BIG);
       assertThat(protectedVm.path("since").asText()).isEqualTo(t0.plusSeconds(1).toString());
@@ -123,13 +132,13 @@ class GuardIT {
         } catch (Exception e) {
           return false;
         }
-      }, "the VM to be released after ten minutes of idle readings");
+      }, "the VM to be released after ten minutes of idle readings", () -> guardOrWhy(app.port()));
 
       // the store reaches RocksDB just before the commit that writes the RELEASE record: read the topic until then
       Await.until(Duration.ofSeconds(30), () -> {
         List<GuardDecision> all = decisions();
         return !all.isEmpty() && all.get(all.size() - 1).action() == GuardDecision.Action.RELEASE;
-      }, "the RELEASE decision committed");
+      }, "the RELEASE decision committed", () -> "decisions " + decisions());
       List<GuardDecision> decisions = decisions();
       assertThat(decisions).extracting(GuardDecision::vmId).containsOnly(BIG);
       assertThat(decisions.get(0).action()).isEqualTo(GuardDecision.Action.PROTECT);

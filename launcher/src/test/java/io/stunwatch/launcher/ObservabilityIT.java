@@ -90,7 +90,7 @@ class ObservabilityIT {
     try (ApiApplication api = ApiApplication.start(apiConfig, ProcessorConfig.defaults().withIdentity("obs-it",
         dir.resolve("state")).withGuard(GuardConfig.OFF.withEnabled(true)), kafka, Clock.systemUTC())) {
       Await.until(Duration.ofSeconds(90), () -> api.processor().streams().state()
-          == KafkaStreams.State.RUNNING, "processor running");
+          == KafkaStreams.State.RUNNING, "processor running", () -> api.processor().streams().state());
       ScenarioReplay.replay(KAFKA.bootstrapServers(), scenario);
       sendBadRecordAndCheckpoint(Instant.now());
       AtomicReference<Object> waitingFor = new AtomicReference<>();

@@ -104,7 +104,8 @@ class ProcessBesideApiIT {
 
       process.terminate(Duration.ofSeconds(60));
       Await.until(Duration.ofSeconds(120), () -> answers(port, "/api/migrations", 200, "[")
-          && answers(port, "/ready", 200, "READY"), "the API alone answers for every partition");
+          && answers(port, "/ready", 200, "READY"), "the API alone answers for every partition",
+          () -> String.join("\n", api.stderr()));
     }
   }
 

@@ -118,7 +118,7 @@ class ProcessorCrashIT {
         p.awaitStderr("-> RUNNING", Duration.ofSeconds(90));
         long killAt = sent.get() + 1_000 + random.nextInt(5_000);
         Await.until(Duration.ofSeconds(120), () -> sent.get() >= killAt || !producer.isAlive(),
-            "the replay to reach record " + killAt);
+            "the replay to reach record " + killAt, () -> sent.get() + " sent; producer alive " + producer.isAlive());
         p.kill();
         kills++;
         LOG.info("killed the processor ({} of 5) after {} of {} records were sent", kills, sent.get(), records);

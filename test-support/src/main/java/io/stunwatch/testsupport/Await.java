@@ -13,6 +13,8 @@ public final class Await {
   /**
    * Returns as soon as {@code condition} holds.
    *
+   * @param state what the system under test shows when the wait fails: the values the condition compares, which
+   *              of the awaited things are missing and why, not a constant
    * @throws AssertionError with {@code what} and the last {@code state} when it does not hold within {@code timeout}
    */
   public static void until(Duration timeout, BooleanSupplier condition, String what, Supplier<?> state) {
@@ -38,9 +40,5 @@ public final class Await {
         throw new AssertionError("interrupted while waiting for " + what, e);
       }
     }
-  }
-
-  public static void until(Duration timeout, BooleanSupplier condition, String what) {
-    until(timeout, condition, what, () -> "n/a");
   }
 }

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Debian's OpenSSH server as a child process on a loopback port, playing one host for ITs: its own host key, one
  * authorized key for the user running the test, and a directory put first on the PATH of its sessions (where a test
- * puts the commands the host has, such as a fake {@code nvidia-smi}). Missing sshd skips the IT, or fails it under
+ * puts the commands the host has, such as a fake {@code nvidia-smi}). Its sessions read none of that user's shell
+ * startup files: the host is the same on every machine. Missing sshd skips the IT, or fails it under
  * {@code STUNWATCH_STRICT=1}.
  */
 public final class OpenSshServer implements AutoCloseable {
@@ -93,7 +94,10 @@ public final class OpenSshServer implements AutoCloseable {
         "KbdInteractiveAuthentication no",
         "PubkeyAuthentication yes",
         "PermitRootLogin prohibit-password",
-        "SetEnv PATH=" + dir.resolve("bin") + ":/usr/local/bin:/usr/bin:/bin",
+        // SHLVL=1: bash then takes itself for a nested shell and reads no ~/.bashrc, which it otherwise does for
+        // every command sshd starts; a real ESXi host runs no startup files of the test runner's user (see
+        // OpenSshServerIT for what pyenv's there did)
+        "SetEnv PATH=" + dir.resolve("bin") + ":/usr/local/bin:/usr/bin:/bin SHLVL=1",
         "LogLevel VERBOSE", ""));
     List<String> cmd = new ArrayList<>(List.of(RealPeers.sshd().toString(), "-D", "-e", "-f", config.toString()));
     process = new ProcessBuilder(cmd).redirectErrorStream(true)

@@ -61,6 +61,22 @@ public final class StunwatchProcess implements AutoCloseable {
   }
 
   /**
+   * Starts a checkout's own {@code stunwatch} command, as a user types it in that checkout: {@code root/stunwatch
+   * ARGS}, in {@code root}, with extra environment variables. It builds its jar when it has none.
+   */
+  public static StunwatchProcess script(Path root, Map<String, String> env, String... args) {
+    List<String> cmd = new ArrayList<>(List.of(root.resolve("stunwatch").toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile());
+    pb.environment().putAll(env);
+    try {
+      return new StunwatchProcess(pb.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + cmd, e);
+    }
+  }
+
+  /**
    * Waits for a stdout line matching {@code regex} and returns its match.
    *
    * @throws AssertionError naming the pattern and showing the output when it does not appear in time, or the

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * GPU samples from ONE long-running {@code nvidia-smi --query-gpu=... --format=csv,noheader,nounits -lms N} child:
  * nvidia-smi keeps NVML open and prints a line per GPU per interval, which costs a fraction of forking it for every
  * sample. When the child exits, it is restarted with exponential backoff; lines it prints that do not parse are
- * counted and skipped. A child that prints nothing for three intervals (a hung driver call) is killed with all it
- * started, and restarted the same way; its first line may take {@link #STARTUP_GRACE}, as NVML initialises.
+ * counted and skipped. A child that prints nothing for longer than its {@link SilenceWatchdog} allows (three intervals,
+ * at least 10 s; {@link #STARTUP_GRACE} for its first line, as NVML initialises), which is a hung driver call, is
+ * killed with all it started, and restarted the same way. A stun of the whole VM, as every vMotion makes, is not
+ * the child's silence: it keeps its child, and the readings right after the migration.
  */
 public final class NvidiaSmiStreamingSource implements CollectorSource {
 
@@ -41,10 +43,10 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   private final Backoff backoff;
   private final Thread thread;
   private final ScheduledExecutorService watchdog;
+  private final Duration checkEvery;
+  private final SilenceWatchdog silence;
   private volatile boolean running;
   private volatile Process child;
-  private volatile long lastLine;
-  private volatile boolean seenLine;
 
   /**
    * @param config its settings
@@ -52,11 +54,18 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
    * @param inputs where samples and errors go
    */
   public NvidiaSmiStreamingSource(NvidiaSmiConfig config, ZoneId zone, Inputs inputs) {
+    this(config, zone, inputs, SilenceWatchdog.FLOOR);
+  }
+
+  /** As the public constructor, with the silence limit's floor given (tests of a hung child). */
+  NvidiaSmiStreamingSource(NvidiaSmiConfig config, ZoneId zone, Inputs inputs, Duration silenceFloor) {
     this.config = config;
     this.zone = zone;
     this.inputs = inputs;
     this.backoff = new Backoff(Duration.ofSeconds(1).compareTo(config.restartBackoffMax()) > 0
         ? config.restartBackoffMax() : Duration.ofSeconds(1), config.restartBackoffMax());
+    this.checkEvery = Duration.ofMillis(Math.max(50, Math.min(1000, config.interval().toMillis() / 2)));
+    this.silence = new SilenceWatchdog(config.interval(), STARTUP_GRACE, silenceFloor, checkEvery, inputs.clock());
     this.thread = new Thread(this::run, "stunwatch-nvidia-smi");
     this.thread.setDaemon(true);
     this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -68,23 +77,23 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
 
   /** How long a child may print nothing, after its first line. */
   Duration silenceLimit() {
-    return config.interval().multipliedBy(3);
+    return silence.limit();
   }
 
   /** Kills the child when it has been silent too long: its reader then sees the end and restarts it. */
   private void watch() {
     Process p = child;
-    if (p == null || !p.isAlive()) {
+    SilenceWatchdog.Verdict verdict = silence.check();
+    if (verdict == SilenceWatchdog.Verdict.PAUSED) {
+      LOG.info("This VM or process did not run for {} ms (a vMotion stun, or a paused JVM): nvidia-smi's silence "
+          + "counts from now", silence.pausedMs());
+    }
+    if (p == null || !p.isAlive() || verdict != SilenceWatchdog.Verdict.HUNG) {
       return;
     }
-    Duration limit = seenLine ? silenceLimit()
-        : STARTUP_GRACE.compareTo(silenceLimit()) > 0 ? STARTUP_GRACE : silenceLimit();
-    long silent = System.nanoTime() - lastLine;
-    if (silent > limit.toNanos()) {
-      LOG.warn("nvidia-smi printed nothing for {} ms (limit {} ms); killing it to restart", silent / 1_000_000,
-          limit.toMillis());
-      Commands.kill(p);
-    }
+    LOG.warn("nvidia-smi printed nothing for {} ms (limit {} ms); killing it to restart", silence.silentMs(),
+        silence.currentLimit().toMillis());
+    Commands.kill(p);
   }
 
   @Override
@@ -95,8 +104,8 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
   @Override
   public void start() {
     running = true;
-    long period = Math.max(50, Math.min(1000, config.interval().toMillis() / 2));
-    watchdog.scheduleWithFixedDelay(this::watch, period, period, TimeUnit.MILLISECONDS);
+    watchdog.scheduleWithFixedDelay(this::watch, checkEvery.toMillis(), checkEvery.toMillis(),
+        TimeUnit.MILLISECONDS);
     thread.start();
   }
 
@@ -152,16 +161,14 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     Process p = new ProcessBuilder(command(query))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
-    seenLine = false;
-    lastLine = System.nanoTime();
+    silence.started();
     child = p;
     LineReader lines = new LineReader(p.getInputStream(), MAX_LINE);
     long lineNumber = 0;
     try {
       String line;
       while ((line = lines.readLine()) != null) {
-        lastLine = System.nanoTime();
-        seenLine = true;
+        silence.line();
         lineNumber++;
         if (line.isBlank()) {
           continue;
@@ -174,7 +181,6 @@ public final class NvidiaSmiStreamingSource implements CollectorSource {
     }
   }
 
-  /** Parses and publishes one line: the live path, which replay and tests take as well. */
   /**
    * Parses and publishes one CSV line, or counts and logs why it is not a sample: the live path, which replay and
    * the demo's simulated workers take as well.

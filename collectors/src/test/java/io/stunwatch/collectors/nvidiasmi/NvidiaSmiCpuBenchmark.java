@@ -126,7 +126,8 @@ class NvidiaSmiCpuBenchmark {
     source.start();
     long threadId = source.thread().getId();
     Await.until(Duration.ofSeconds(120), () -> inputs.metrics().readCount(CollectorInput.NVIDIA_SMI) >= n,
-        n + " streamed samples");
+        n + " streamed samples", () -> inputs.metrics().readCount(CollectorInput.NVIDIA_SMI) + " read, "
+        + inputs.metrics().parseErrorCount(CollectorInput.NVIDIA_SMI) + " unparsable");
     long threadCpu = THREADS.getThreadCpuTime(threadId);
     long read = inputs.metrics().readCount(CollectorInput.NVIDIA_SMI);
     source.close(); // the child is killed and reaped: its CPU time lands in this JVM's cutime/cstime

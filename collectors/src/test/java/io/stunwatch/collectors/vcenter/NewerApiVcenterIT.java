@@ -40,7 +40,9 @@ class NewerApiVcenterIT {
         int key = site.relocateAndPost(site.vms().get(0));
         Await.until(Duration.ofSeconds(60), () -> TopicContents.readAll(KAFKA.bootstrapServers(),
             Topics.VCENTER_EVENTS).stream().map(TypedRecord::value).anyMatch(e -> e.eventKey() == key),
-            "the migration, read through answers the binding only partly knows");
+            "the migration, read through answers the binding only partly knows",
+            () -> "event keys on the topic: " + TopicContents.readAll(KAFKA.bootstrapServers(), Topics.VCENTER_EVENTS)
+                .stream().map(r -> r.value().eventKey()).toList() + ", waiting for " + key);
         assertThat(TopicContents.readAll(KAFKA.bootstrapServers(), Topics.VM_INVENTORY)).isNotEmpty();
         assertThat(collectors.collectors().get(0).reconnects()).as("no answer failed").isZero();
         // vcsim's ServiceContent has six managers newer than API 6.0

@@ -59,19 +59,23 @@ class SeveralVcentersIT {
       try (VcenterCollectors collectors = VcenterCollectors.start(config,
           Map.of("bootstrap.servers", KAFKA.bootstrapServers()), Clock.systemUTC(), new SimpleMeterRegistry())) {
         Await.until(Duration.ofSeconds(60), () -> checkpointed(UUID_A) && checkpointed(UUID_B),
-            "a checkpoint of each vCenter");
+            "a checkpoint of each vCenter", () -> "A " + checkpointed(UUID_A) + ", B " + checkpointed(UUID_B));
         VcsimAdmin siteB = new VcsimAdmin(b);
         int first = siteB.relocateAndPost(siteB.vms().get(0));
         int fromA = new VcsimAdmin(a).relocateAndPost(new VcsimAdmin(a).vms().get(0));
         Await.until(Duration.ofSeconds(60), () -> published(UUID_B).contains(first)
-            && published(UUID_A).contains(fromA), "a migration of each vCenter");
+            && published(UUID_A).contains(fromA), "a migration of each vCenter",
+            () -> "A published " + published(UUID_A) + " (waiting for " + fromA + "), B " + published(UUID_B)
+                + " (waiting for " + first + ")");
 
         a.close(); // vCenter A goes away
         int second = siteB.relocateAndPost(siteB.vms().get(1));
         Await.until(Duration.ofSeconds(60), () -> published(UUID_B).contains(second),
-            "vCenter B's migration after A went down");
+            "vCenter B's migration after A went down",
+            () -> "B published " + published(UUID_B) + ", waiting for " + second);
         VcenterCollector collectorA = collectors.collectors().get(0);
-        Await.until(Duration.ofSeconds(60), () -> collectorA.reconnects() > 0, "A trying to log in again");
+        Await.until(Duration.ofSeconds(60), () -> collectorA.reconnects() > 0, "A trying to log in again",
+            () -> collectorA.reconnects() + " reconnects");
         assertThat(collectors.fatal().toCompletableFuture()).as("one vCenter down stops nothing").isNotDone();
         assertThat(collectors.collectors().get(1).reconnects()).as("B never lost its session").isZero();
       }

@@ -91,7 +91,8 @@ class VcenterCollectorIT {
       posted.add(site.relocateAndPost(vms.get(0)));
       posted.add(site.relocateAndPost(vms.get(1)));
       awaitPublished(posted);
-      Await.until(Duration.ofSeconds(30), () -> stuns().size() >= 1, "the planted vmware.log stun");
+      Await.until(Duration.ofSeconds(30), () -> stuns().size() >= 1, "the planted vmware.log stun",
+          () -> "stuns published: " + stuns() + "; log lines skipped: " + first.logLinesSkipped());
       assertThat(first.logLinesSkipped()).as("the 20-digit figure, the future line, the bad UTF-8, at each read")
           .isPositive().matches(n -> n % 3 == 0, "a multiple of 3");
       assertThat(first.reconnects()).as("a hostile log is no reason to reconnect").isZero();
@@ -118,7 +119,8 @@ class VcenterCollectorIT {
       admin.getSessionManager().terminateSession(others.toArray(String[]::new));
       posted.add(site.relocateAndPost(vms.get(3)));
       awaitPublished(posted);
-      Await.until(Duration.ofSeconds(30), () -> stuns().size() >= 2, "the second stun of the first VM");
+      Await.until(Duration.ofSeconds(30), () -> stuns().size() >= 2, "the second stun of the first VM",
+          () -> "stuns published: " + stuns() + "; reconnects: " + second.reconnects());
       assertThat(second.reconnects()).as("logged in again after the session was terminated").isPositive();
     }
 

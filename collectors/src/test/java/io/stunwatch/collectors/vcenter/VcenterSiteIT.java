@@ -102,7 +102,8 @@ class VcenterSiteIT {
         String why = first.fatal().toCompletableFuture().get(60, TimeUnit.SECONDS);
         assertThat(why).contains("another collector instance took over").contains("fenced");
         int before = checkpoints().size();
-        Await.until(Duration.ofSeconds(30), () -> checkpoints().size() > before + 1, "the second carries on");
+        Await.until(Duration.ofSeconds(30), () -> checkpoints().size() > before + 1, "the second carries on",
+            () -> checkpoints().size() + " checkpoints, " + before + " before");
         assertThat(second.fatal().toCompletableFuture()).isNotDone();
       }
     }
@@ -123,7 +124,8 @@ class VcenterSiteIT {
 
     try (VcenterCollector c = collector(64 * 1024, Duration.ofSeconds(60), 1000)) {
       site.relocateAndPost(vm);
-      Await.until(Duration.ofSeconds(60), () -> !stuns().isEmpty(), "the stun of the rotated log");
+      Await.until(Duration.ofSeconds(60), () -> !stuns().isEmpty(), "the stun of the rotated log",
+          () -> "no stun published; " + checkpoints().size() + " checkpoints");
     }
     List<StunObservation> stuns = stuns();
     assertThat(stuns).as("the newest rotated log's last stun, read from its last 64 KiB only").singleElement()
@@ -158,7 +160,8 @@ class VcenterSiteIT {
     }
     int before = checkpoints().size();
     try (VcenterCollector c = collector(64 * 1024, Duration.ofSeconds(60), 50)) {
-      Await.until(Duration.ofSeconds(60), () -> publishedKeys().containsAll(posted), "the 120 events");
+      Await.until(Duration.ofSeconds(60), () -> publishedKeys().containsAll(posted), "the 120 events",
+          () -> "not yet published: " + posted.stream().filter(k -> !publishedKeys().contains(k)).toList());
     }
     List<VcenterCheckpoint> parts = checkpoints().subList(before, checkpoints().size());
     assertThat(parts).as("120 events, 50 a transaction, a checkpoint each").hasSizeGreaterThanOrEqualTo(3);
