@@ -72,7 +72,7 @@ final class EvacuationEndpoint {
         String reason;
         if (l.underLoad() == null) {
           action = Action.MOVE_LAST;
-          reason = "no GPU readings in the last " + human(planner.busy().window()) + ": its load is unknown";
+          reason = l.unknownBecause(clock.instant(), planner.busy().window()) + ": its load is unknown";
         } else if (!l.underLoad()) {
           action = Action.MOVE;
           reason = "idle" + (fc == null ? "" : String.format(Locale.ROOT, ": %.1f s stun forecast", fc.p50Seconds()));
@@ -87,7 +87,7 @@ final class EvacuationEndpoint {
               Locale.ROOT, ": %.1f s stun forecast, within the %d s limit", fc.p50Seconds(), maxStun.toSeconds()));
         }
         return new Row(0, action, reason, vmId, vm.name(), f.inputs().vgpuProfile(), l.fbUsedMiB(),
-            l.gpuUtilizationPct(), l.underLoad(), l.source(), fc, duration);
+            l.gpuUtilizationPct(), l.underLoad(), l.sampledAt(), l.source(), fc, duration);
       });
     });
   }
@@ -124,10 +124,6 @@ final class EvacuationEndpoint {
         anyStun ? p50 : null, anyStun ? p95 : null, unknownStun, anyDuration ? duration : null, unknownDuration));
   }
 
-  private static String human(Duration d) {
-    return d.toSeconds() % 60 == 0 ? d.toMinutes() + " min" : d.toSeconds() + " s";
-  }
-
   /** The answer. */
   record Plan(String host, Instant at, long maxStunSeconds, List<Row> vms, Totals totals) {
   }
@@ -141,12 +137,12 @@ final class EvacuationEndpoint {
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record Row(int order, Action action, String reason, String vmId, String vmName, String vgpuProfile, Long fbUsedMiB,
-      Double gpuUtilizationPct, Boolean underLoad, LoadSource loadSource, StunForecast forecast,
-      Planner.DurationEstimate duration) {
+      Double gpuUtilizationPct, Boolean underLoad, Instant newestReadingAt, LoadSource loadSource,
+      StunForecast forecast, Planner.DurationEstimate duration) {
 
     Row withOrder(int n) {
       return new Row(n, action, reason, vmId, vmName, vgpuProfile, fbUsedMiB, gpuUtilizationPct, underLoad,
-          loadSource, forecast, duration);
+          newestReadingAt, loadSource, forecast, duration);
     }
   }
 

@@ -110,8 +110,8 @@ final class MigrateCheckEndpoint {
       List<Hour> profile) {
     List<Why> why = new ArrayList<>();
     if (load.underLoad() == null) {
-      why.add(new Why(Reason.LOAD_UNKNOWN, "no GPU readings of this VM in the last " + busy.window().toSeconds()
-          + " s: its load is unknown, not low"));
+      why.add(new Why(Reason.LOAD_UNKNOWN, load.unknownBecause(clock.instant(), busy.window())
+          + ": its load is unknown, not low"));
     } else if (load.underLoad()) {
       why.add(new Why(Reason.UNDER_LOAD, String.format(Locale.ROOT, "GPU %s %% over the last %d s (threshold %.0f %%), "
               + "framebuffer %s %% used (threshold %.0f %%)", fmt(load.gpuUtilizationPct()), busy.window().toSeconds(),

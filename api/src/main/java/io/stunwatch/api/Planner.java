@@ -132,6 +132,26 @@ final class Planner {
 
     static final LoadNow UNKNOWN = new LoadNow(null, null, null, null, null, null, null, List.of());
 
+    /**
+     * Readings too old to judge the load now by: only when the newest was taken, and the profile (which a reading
+     * that old still names rightly). A site whose readings lag (catching up on a backlog, a collector stopped)
+     * then says how old they are, not only that the load is unknown.
+     */
+    static LoadNow stale(CurrentLoad c, LoadSource source) {
+      return new LoadNow(null, null, null, c.vgpuProfile() == null ? null : c.vgpuProfile().name(), source,
+          c.latest(), null, List.of());
+    }
+
+    /** Why the load is unknown, in words, at {@code now} with the busy window {@code window}. */
+    String unknownBecause(Instant now, Duration window) {
+      if (sampledAt == null) {
+        return "no GPU readings of it in the last " + human(window);
+      }
+      return "its newest GPU reading is " + human(Duration.between(sampledAt, now)) + " old (" + sampledAt
+          + "), older than the " + human(window) + " its load is judged on: the site's readings lag, or its collector "
+          + "stopped";
+    }
+
     /** The latest readings of {@code c}, however old, with no verdict on load. */
     static LoadNow latest(CurrentLoad c, LoadSource source) {
       Long used = c.fbUsedMiB();
@@ -148,8 +168,11 @@ final class Planner {
     Instant from = now.minus(busy.window());
     return LoadViews.of(stores, vmId).compose(views -> {
       Optional<CurrentLoad> load = views.load();
-      if (load.isEmpty() || load.get().latest() == null || load.get().latest().isBefore(from)) {
+      if (load.isEmpty() || load.get().latest() == null) {
         return Future.succeededFuture(LoadNow.UNKNOWN);
+      }
+      if (load.get().latest().isBefore(from)) {
+        return Future.succeededFuture(LoadNow.stale(load.get(), views.chosen().orElse(null)));
       }
       CurrentLoad c = load.get();
       LoadSource source = views.chosen().orElseThrow();
@@ -270,5 +293,18 @@ final class Planner {
 
   private static String name(String name, String moref) {
     return name != null ? name : moref;
+  }
+
+  /** A duration as an admin reads it: "45 s", "4 min", "3 h", "2 d" (rounded down). */
+  static String human(Duration d) {
+    long s = d.toSeconds();
+    if (s < 60 || (s < 120 && s % 60 != 0)) {
+      return s + " s";
+    }
+    long m = s / 60;
+    if (m < 120) {
+      return m + " min";
+    }
+    return m / 60 < 48 ? m / 60 + " h" : m / 60 / 24 + " d";
   }
 }

@@ -652,6 +652,29 @@ class ApiServerTest {
   }
 
   @Test
+  void onASiteWhoseReadingsLagAnEvacuationSaysHowOldTheNewestReadingIsNotJustUnknown() throws Exception {
+    planningSite();
+    // the dark VM's newest reading is four minutes old: a site catching up on a backlog, or a stopped collector
+    VgpuProfile t4 = VgpuProfile.parse("grid_t4-16c").orElseThrow();
+    GpuSample old = new GpuSample(DARK, "dark-c", CLOCK.instant().minusSeconds(240), 0, "GPU-1", "GRID T4-16C", null,
+        97.0, 50.0, 15000L, 16384L, null, null, null, null, t4);
+    stores.loads.put(DARK, new CurrentLoad(DARK, Map.of("GPU-1", old), "esx01", "dark-c", true));
+    JsonArray vms = get("/api/hosts/esx01/evacuation", true).bodyAsJsonObject().getJsonArray("vms");
+    JsonObject dark = vms.stream().map(o -> (JsonObject) o).filter(o -> "dark-c".equals(o.getString("vmName")))
+        .findFirst().orElseThrow();
+    assertThat(dark.getString("action")).isEqualTo("MOVE_LAST");
+    assertThat(dark.getValue("underLoad")).as("a load four minutes old is not the load now").isNull();
+    assertThat(dark.getValue("gpuUtilizationPct")).isNull();
+    assertThat(dark.getString("reason")).contains("newest GPU reading is 4 min old", "unknown");
+    assertThat(dark.getString("newestReadingAt")).isEqualTo(CLOCK.instant().minusSeconds(240).toString());
+
+    JsonObject check = get("/api/vms/" + DARK + "/migrate-check", true).bodyAsJsonObject();
+    assertThat(check.getJsonArray("reasons").getJsonObject(0).getString("code")).isEqualTo("LOAD_UNKNOWN");
+    assertThat(check.getJsonArray("reasons").getJsonObject(0).getString("detail"))
+        .contains("newest GPU reading is 4 min old");
+  }
+
+  @Test
   void aMigrateCheckSaysNoWithItsReasonsAndTheNextQuieterHour() throws Exception {
     planningSite();
     JsonObject busy = get("/api/vms/" + BUSY + "/migrate-check", true).bodyAsJsonObject();
