@@ -27,7 +27,7 @@ class BrokerRestartIT {
     try (StunwatchProcess first = start()) {
       String bootstrap = first.awaitStdout("^" + BrokerCommand.READY_LINE + "(\\S+)$", Duration.ofSeconds(60))
           .group(1);
-      clusterId = first.awaitStdout("cluster id: (\\S+)", Duration.ofSeconds(5)).group(1);
+      clusterId = first.awaitStdout("cluster id: (\\S+)", Duration.ofSeconds(30)).group(1);
       Kcat.against(bootstrap).run(("vc-1\t" + payload + "\n").getBytes(StandardCharsets.UTF_8),
           Duration.ofSeconds(30), "-P", "-t", Topics.VCENTER_CHECKPOINTS.name(), "-K", "\t").assertOk();
       first.terminate(Duration.ofSeconds(60));
@@ -37,7 +37,7 @@ class BrokerRestartIT {
     try (StunwatchProcess second = start()) {
       String bootstrap = second.awaitStdout("^" + BrokerCommand.READY_LINE + "(\\S+)$", Duration.ofSeconds(60))
           .group(1);
-      assertThat(second.awaitStdout("cluster id: (\\S+)", Duration.ofSeconds(5)).group(1)).isEqualTo(clusterId);
+      assertThat(second.awaitStdout("cluster id: (\\S+)", Duration.ofSeconds(30)).group(1)).isEqualTo(clusterId);
       String out = Kcat.against(bootstrap).run(null, Duration.ofSeconds(30), "-C", "-t",
           Topics.VCENTER_CHECKPOINTS.name(), "-o", "beginning", "-e", "-q", "-f", "%k\t%s\n").assertOk()
           .stdoutText();

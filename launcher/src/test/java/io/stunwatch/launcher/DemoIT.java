@@ -53,7 +53,7 @@ class DemoIT {
           Duration.ofSeconds(120)).group(1);
       String token = Files.readString(data.resolve("api-token")).trim();
       long begin = System.nanoTime();
-      Matcher from = demo.awaitStdout("simulated from (\\S+) at x60", Duration.ofSeconds(5));
+      Matcher from = demo.awaitStdout("simulated from (\\S+) at x60", Duration.ofSeconds(30));
       Instant start = Instant.parse(from.group(1));
       String[] range = {null};
 

@@ -45,7 +45,9 @@ public final class StunwatchProcess implements AutoCloseable {
 
   /** Starts {@code java -jar stunwatch.jar ARGS} with extra environment variables. */
   public static StunwatchProcess start(Map<String, String> env, String... args) {
-    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-jar", jar().toString()));
+    List<String> cmd = new ArrayList<>(List.of(javaBin()));
+    cmd.addAll(javaOptions());
+    cmd.addAll(List.of("-jar", jar().toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().putAll(env);
@@ -254,6 +256,17 @@ public final class StunwatchProcess implements AutoCloseable {
     }, "stunwatch-" + name);
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * The JVM options of the processes the tests start, from the system property {@code stunwatch.it.java-options}
+   * (space-separated; the build sets it). They change how fast a process gets going, never what it does: most of the
+   * processes a test starts live for seconds, and on a 2-core machine running two tests at once the JIT's second tier
+   * costs them more CPU than it gives back.
+   */
+  static List<String> javaOptions() {
+    String v = System.getProperty("stunwatch.it.java-options", "");
+    return v.isBlank() || v.contains("${") ? List.of() : List.of(v.trim().split("\\s+"));
   }
 
   private static String javaBin() {
