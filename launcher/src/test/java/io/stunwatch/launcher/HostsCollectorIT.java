@@ -128,7 +128,9 @@ class HostsCollectorIT {
           vcenter.awaitStdout("vCenter collector running", Duration.ofSeconds(60));
           hosts.awaitStdout("Hosts collector running", Duration.ofSeconds(60));
           api.awaitStdout("Stunwatch API listening", Duration.ofSeconds(90));
-          java.util.function.Supplier<String> logs = () -> String.join("\n", hosts.stderr());
+          // what the hosts collector logged, and the vCenter collector, whose inventory says which hosts to follow
+          java.util.function.Supplier<String> logs = () -> String.join("\n", hosts.stderr())
+              + "\n--- collect vcenter ---\n" + String.join("\n", vcenter.stderr());
 
           // the two reachable hosts give readings; the hung one times out and is tried again, holding up neither.
           // "streaming" alone is not a reading: it is set when the command starts, before it prints anything.

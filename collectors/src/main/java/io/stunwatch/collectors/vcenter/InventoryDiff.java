@@ -8,9 +8,12 @@ import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
- * One kind of inventory (VMs or hosts) as last read, and what a new read changes: the entries that are new or differ
- * in more than the time they were read, and the keys that are gone (published as tombstones). Not thread-safe: the
- * collector's loop owns it.
+ * One kind of inventory (VMs or hosts) as last published, and what a new read changes: the entries that are new or
+ * differ in more than the time they were read, and the keys that are gone (published as tombstones). A read's
+ * changes count as published only once {@link #commit} says their transaction committed: a read whose transaction
+ * failed ({@link #rollback}) is compared again with what was published, so that a host removed from vCenter just as
+ * the collector lost its session (the removal itself can make a read fail) is still published as gone. Not
+ * thread-safe: the collector's loop owns it.
  *
  * @param <V> the entry
  */
@@ -25,7 +28,10 @@ final class InventoryDiff<V> {
   record Change<V>(String key, V value) {
   }
 
-  private final Map<String, V> last = new HashMap<>();
+  /** What the committed transactions published. */
+  private final Map<String, V> published = new HashMap<>();
+  /** The newest read, while its changes are not committed; null when there is none. */
+  private Map<String, V> read;
   private final Function<V, String> key;
   private final BiPredicate<V, V> same;
 
@@ -38,45 +44,69 @@ final class InventoryDiff<V> {
     this.same = same;
   }
 
-  /** Takes a whole new read; returns what changed since the last, in the read's order, then the keys gone. */
-  List<Change<V>> next(List<V> read) {
+  /**
+   * Takes a whole new read; returns what changed since what was published, in the read's order, then the keys gone.
+   * They count as published at the next {@link #commit}.
+   */
+  List<Change<V>> next(List<V> entries) {
     Map<String, V> seen = new HashMap<>();
     List<Change<V>> out = new ArrayList<>();
-    for (V v : read) {
+    for (V v : entries) {
       String k = key.apply(v);
       seen.put(k, v);
-      V before = last.get(k);
+      V before = published.get(k);
       if (before == null || !same.test(before, v)) {
         out.add(new Change<>(k, v));
       }
     }
-    for (String gone : last.keySet()) {
+    for (String gone : published.keySet()) {
       if (!seen.containsKey(gone)) {
         out.add(new Change<>(gone, null));
       }
     }
-    last.clear();
-    last.putAll(seen);
+    read = seen;
     return out;
   }
 
-  /** The entry last read under {@code key}, or null. */
+  /** The transaction that carried the newest read's changes committed: they are published. */
+  void commit() {
+    if (read != null) {
+      published.clear();
+      published.putAll(read);
+      read = null;
+    }
+  }
+
+  /**
+   * The newest read's changes may not have been published (their transaction failed or its outcome is unknown): the
+   * next read is compared with what surely was. One published twice is harmless; one never published is lost.
+   */
+  void rollback() {
+    read = null;
+  }
+
+  private Map<String, V> current() {
+    return read != null ? read : published;
+  }
+
+  /** The entry under {@code key} in the newest read, or null. */
   V get(String key) {
-    return last.get(key);
+    return current().get(key);
   }
 
-  /** The entries of the last read. */
+  /** The entries of the newest read. */
   java.util.Collection<V> values() {
-    return last.values();
+    return current().values();
   }
 
-  /** Whether the last read had {@code key}. */
+  /** Whether the newest read had {@code key}. */
   boolean contains(String key) {
-    return last.containsKey(key);
+    return current().containsKey(key);
   }
 
-  /** Forgets everything: the next read publishes every entry. */
+  /** Forgets everything, for another vCenter instance: the next read publishes every entry. */
   void clear() {
-    last.clear();
+    published.clear();
+    read = null;
   }
 }

@@ -92,6 +92,8 @@ public final class VcenterCollector implements AutoCloseable {
   private final MeterRegistry registry;
   private final String host;
   private String vcenterUuid;
+  /** The vCenter instance whose inventory {@link #vms} and {@link #hosts} hold, kept across reconnects. */
+  private String inventoryOf;
   private final InventoryDiff<VmInventoryEntry> vms = new InventoryDiff<>(VmInventoryEntry::key,
       (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
   private final InventoryDiff<HostInventoryEntry> hosts = new InventoryDiff<>(HostInventoryEntry::key,
@@ -294,8 +296,15 @@ public final class VcenterCollector implements AutoCloseable {
         guard.restoreMaintenance(checkpoint.hostsInMaintenance());
       }
     }
-    vms.clear();
-    hosts.clear();
+    if (uuid.equals(inventoryOf)) {
+      // the same vCenter after a failure: compared with what was committed, so that nothing removed meanwhile is lost
+      vms.rollback();
+      hosts.rollback();
+    } else {
+      vms.clear();
+      hosts.clear();
+      inventoryOf = uuid;
+    }
     nextInventory = Instant.MIN;
     LOG.info("vCenter {}: resuming {}", connector.url(), checkpoint == null
         ? "from " + config.startLookback() + " ago (no checkpoint yet)"
@@ -425,6 +434,8 @@ public final class VcenterCollector implements AutoCloseable {
       abortQuietly();
       throw e;
     }
+    vms.commit();
+    hosts.commit();
     checkpoint = next;
     published.addAndGet(events);
   }

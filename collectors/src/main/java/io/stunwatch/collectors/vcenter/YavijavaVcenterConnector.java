@@ -236,8 +236,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
         return Optional.ofNullable(info).map(VimObjects::toViJson);
       } catch (RuntimeException e) {
         // yavijava surfaces ManagedObjectNotFound of a property read as a runtime exception: the task is gone
-        if (String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
-            || e.getCause() instanceof ManagedObjectNotFound) {
+        if (notFound(e)) {
           return Optional.empty();
         }
         throw e;
@@ -255,32 +254,48 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
         Datacenter dc = (Datacenter) dcEntity;
         for (ManagedEntity me : new InventoryNavigator(dc).searchManagedEntities("VirtualMachine")) {
           VirtualMachine vm = (VirtualMachine) me;
-          VirtualMachineConfigInfo config = vm.getConfig();
-          if (config == null) {
-            continue; // being created or orphaned: no config to report yet
-          }
-          List<String> backings = new ArrayList<>();
-          if (config.getHardware() != null && config.getHardware().getDevice() != null) {
-            for (VirtualDevice d : config.getHardware().getDevice()) {
-              if (d.getBacking() instanceof VirtualPCIPassthroughVmiopBackingInfo b && b.getVgpu() != null) {
-                backings.add(b.getVgpu());
+          try {
+            VirtualMachineConfigInfo config = vm.getConfig();
+            if (config == null) {
+              continue; // being created or orphaned: no config to report yet
+            }
+            List<String> backings = new ArrayList<>();
+            if (config.getHardware() != null && config.getHardware().getDevice() != null) {
+              for (VirtualDevice d : config.getHardware().getDevice()) {
+                if (d.getBacking() instanceof VirtualPCIPassthroughVmiopBackingInfo b && b.getVgpu() != null) {
+                  backings.add(b.getVgpu());
+                }
               }
             }
+            ManagedObjectReference hostRef = vm.getRuntime() == null ? null : vm.getRuntime().getHost();
+            EntityRef host = null;
+            if (hostRef != null) {
+              // a host removed while this VM is read: the VM is there, its host's name unknown
+              String name = hostNames.computeIfAbsent(hostRef.getVal(), v -> {
+                try {
+                  return new HostSystem(si.getServerConnection(), hostRef).getName();
+                } catch (RuntimeException e) {
+                  if (notFound(e)) {
+                    return null;
+                  }
+                  throw e;
+                }
+              });
+              host = new EntityRef("HostSystem", hostRef.getVal(), name);
+            }
+            out.add(new VmInventoryEntry(instanceUuid, vm.getMOR().getVal(), vm.getName(),
+                config.getUuid(), config.getInstanceUuid(), host,
+                hostRef == null ? null : clusters.get(hostRef.getVal()), dc.getName(),
+                config.getFiles() == null ? null : config.getFiles().getVmPathName(),
+                config.getHardware() == null ? null : (long) config.getHardware().getMemoryMB(),
+                backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt,
+                vm.getGuest() == null ? null : vm.getGuest().getHostName()));
+          } catch (RuntimeException e) {
+            if (!notFound(e)) {
+              throw e;
+            }
+            // removed from vCenter while this read went through the inventory: it is gone, as the next read says
           }
-          ManagedObjectReference hostRef = vm.getRuntime() == null ? null : vm.getRuntime().getHost();
-          EntityRef host = null;
-          if (hostRef != null) {
-            String name = hostNames.computeIfAbsent(hostRef.getVal(),
-                v -> new HostSystem(si.getServerConnection(), hostRef).getName());
-            host = new EntityRef("HostSystem", hostRef.getVal(), name);
-          }
-          out.add(new VmInventoryEntry(instanceUuid, vm.getMOR().getVal(), vm.getName(),
-              config.getUuid(), config.getInstanceUuid(), host,
-              hostRef == null ? null : clusters.get(hostRef.getVal()), dc.getName(),
-              config.getFiles() == null ? null : config.getFiles().getVmPathName(),
-              config.getHardware() == null ? null : (long) config.getHardware().getMemoryMB(),
-              backings, backings.isEmpty() ? null : VgpuProfile.parse(backings.get(0)).orElse(null), observedAt,
-              vm.getGuest() == null ? null : vm.getGuest().getHostName()));
         }
       }
       return out;
@@ -292,23 +307,37 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       List<HostInventoryEntry> out = new ArrayList<>();
       for (ManagedEntity me : new InventoryNavigator(si.getRootFolder()).searchManagedEntities("HostSystem")) {
         HostSystem h = (HostSystem) me;
-        List<HostInventoryEntry.HostGpu> gpus = new ArrayList<>();
-        if (h.getHardware() != null && h.getHardware().getPciDevice() != null) {
-          for (var pci : h.getHardware().getPciDevice()) {
-            // NVIDIA (0x10de) display (0x0300) or 3D (0x0302) controllers
-            if (pci.getVendorId() == (short) 0x10de && (pci.getClassId() == 0x0300 || pci.getClassId() == 0x0302)) {
-              gpus.add(new HostInventoryEntry.HostGpu(pci.getId(), pci.getDeviceName(), pci.getVendorName(), null));
+        try {
+          List<HostInventoryEntry.HostGpu> gpus = new ArrayList<>();
+          if (h.getHardware() != null && h.getHardware().getPciDevice() != null) {
+            for (var pci : h.getHardware().getPciDevice()) {
+              // NVIDIA (0x10de) display (0x0300) or 3D (0x0302) controllers
+              if (pci.getVendorId() == (short) 0x10de && (pci.getClassId() == 0x0300 || pci.getClassId() == 0x0302)) {
+                gpus.add(new HostInventoryEntry.HostGpu(pci.getId(), pci.getDeviceName(), pci.getVendorName(), null));
+              }
             }
           }
+          var summary = h.getSummary();
+          String esxi = summary == null || summary.getConfig() == null || summary.getConfig().getProduct() == null
+              ? null : summary.getConfig().getProduct().getVersion();
+          out.add(new HostInventoryEntry(instanceUuid, h.getMOR().getVal(), h.getName(),
+              clusters.get(h.getMOR().getVal()), gpus, vmotionSpeed(h), observedAt, esxi,
+              si.getAboutInfo().getVersion()));
+        } catch (RuntimeException e) {
+          if (!notFound(e)) {
+            throw e;
+          }
+          // removed from vCenter while this read went through the hosts (each property is a call of its own): gone,
+          // not a reason to log in again
         }
-        var summary = h.getSummary();
-        String esxi = summary == null || summary.getConfig() == null || summary.getConfig().getProduct() == null
-            ? null : summary.getConfig().getProduct().getVersion();
-        out.add(new HostInventoryEntry(instanceUuid, h.getMOR().getVal(), h.getName(),
-            clusters.get(h.getMOR().getVal()), gpus, vmotionSpeed(h), observedAt, esxi,
-            si.getAboutInfo().getVersion()));
       }
       return out;
+    }
+
+    /** Whether a property read failed because its object is no longer in vCenter (yavijava wraps the fault). */
+    private static boolean notFound(RuntimeException e) {
+      return String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
+          || e.getCause() instanceof ManagedObjectNotFound;
     }
 
     @Override
@@ -383,8 +412,7 @@ public final class YavijavaVcenterConnector implements VcenterConnector {
       try {
         cluster.getName();
       } catch (RuntimeException e) {
-        if (String.valueOf(e.getMessage()).contains("ManagedObjectNotFound")
-            || e.getCause() instanceof ManagedObjectNotFound) {
+        if (notFound(e)) {
           throw new FileNotFoundException("no cluster " + moref + " in " + sdkUrl);
         }
         throw new IOException("cannot read cluster " + moref + ": " + rootMessage(e), e);
