@@ -48,10 +48,10 @@ class DemoFaultIT {
   @Test
   void restartingTheProcessorAndApiLosesNoMigrationAndTheApiAnswersAgain() throws Exception {
     // Six simulated hours of history at x60 are six real minutes: the whole test, restart and the five simulated
-    // minutes after it, happens while the fleet is sped up. With one hour, a machine that took over a minute to list
-    // the first migrations restarted the site after the fleet went live (x1), and the five simulated minutes after
-    // the restart took five real ones. Each comparison is up to a fixed point of simulated time, not up to the fleet's
-    // moving present: an API that lags a fleet at x60 by more than a real second would never match a moving one.
+    // minutes after it, happens while the fleet is sped up. Past the present the fleet runs live (x1), and five
+    // simulated minutes would take five real ones. Each comparison is up to a fixed point of simulated time, not up
+    // to the fleet's moving present: an API that lags a fleet at x60 by more than a real second would never match a
+    // moving one.
     try (Demo demo = Demo.start(new Demo.Options(60, Duration.ofHours(6), 16, 7, dir.resolve("demo"), 0,
         Duration.ofSeconds(40)), Clock.systemUTC())) {
       String token = Files.readString(demo.tokenFile()).trim();
