@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
@@ -19,7 +20,6 @@ import io.stunwatch.model.topic.Topics;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -109,7 +109,7 @@ class AgentlessSourcesIT {
     replayVcenter(env, site, true);
     replayReadings(env, site);
 
-    int port = freePort();
+    int port = Ports.reserve();
     Map<String, String> answers;
     try (StunwatchProcess api = api(KAFKA.bootstrapServers(), port, "state")) {
       Await.until(Duration.ofSeconds(120), () -> settled(port, HOST_ONLY) && settled(port, LABELED)
@@ -173,7 +173,7 @@ class AgentlessSourcesIT {
         Files.createDirectories(dir.resolve("broker-live"))))) {
       Map<String, String> liveEnv = Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
           "STUNWATCH_WORKER_TIMEZONE", "UTC");
-      int livePort = freePort();
+      int livePort = Ports.reserve();
       try (StunwatchProcess api = api(broker.bootstrapServers(), livePort, "state-live")) {
         replayVcenter(liveEnv, site, false);
         replayReadings(liveEnv, site);
@@ -264,11 +264,6 @@ class AgentlessSourcesIT {
     return api;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   /** Each migration's impact and alert as the API gives them. */
   private Map<String, String> answers(int port, Instant base) throws Exception {
@@ -308,14 +303,8 @@ class AgentlessSourcesIT {
     server.createContext("/error", x -> answer(x, 500, "exporter broke"));
     server.createContext("/html", x -> answer(x, 200, "<html><body>not metrics</body></html>\n"));
     server.start();
-    int refused;
-    try (ServerSocket s = new ServerSocket(0)) {
-      refused = s.getLocalPort();
-    }
-    int metricsPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      metricsPort = s.getLocalPort();
-    }
+    int refused = Ports.reserve();
+    int metricsPort = Ports.reserve();
     String root = "http://127.0.0.1:" + server.getAddress().getPort();
     try (StunwatchProcess p = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS",
         KAFKA.bootstrapServers(), "STUNWATCH_PROMETHEUS_INTERVAL", "1s", "STUNWATCH_PROMETHEUS_TIMEOUT", "500ms"),

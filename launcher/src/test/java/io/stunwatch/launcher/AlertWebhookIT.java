@@ -15,13 +15,13 @@ import io.stunwatch.model.StunTime;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,7 +82,7 @@ class AlertWebhookIT {
       answer(x, status);
     });
     receiver.start();
-    int port = freePort();
+    int port = Ports.reserve();
     try (StunwatchProcess api = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS",
             KAFKA.bootstrapServers(), "STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state").toString(),
             "STUNWATCH_PROCESS_APPLICATION_ID", "webhook-it", "STUNWATCH_API_HOST", "127.0.0.1",
@@ -190,9 +190,4 @@ class AlertWebhookIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -20,9 +20,8 @@ import io.stunwatch.model.StunTime;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.StunwatchProcess;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -170,7 +169,7 @@ class BacklogReplayIT {
         Files.createDirectories(dir.resolve("broker-" + name))))) {
       Map<String, String> env = Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", b.bootstrapServers(),
           "STUNWATCH_WORKER_TIMEZONE", "UTC");
-      int port = freePort();
+      int port = Ports.reserve();
       StunwatchProcess api = way.paced ? api(b.bootstrapServers(), port, name) : null;
       try {
         if (eventsFirst) {
@@ -265,11 +264,6 @@ class BacklogReplayIT {
     return Json.mapper().readTree(r.body());
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   /** What every run must show, as an admin reads it. */
   private static void check(String name, Way way, Map<String, String> r) throws Exception {

@@ -3,6 +3,7 @@ package io.stunwatch.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.RealPeers;
@@ -11,7 +12,6 @@ import io.stunwatch.testsupport.TopicContents;
 import io.stunwatch.testsupport.Vcsim;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,10 +85,7 @@ class DeploymentFilesIT {
     Path secret = dir.resolve("vcenter-password");
     Files.writeString(secret, password + "\n");
     Path tls = Files.createDirectories(dir.resolve("tls"));
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.reserve();
     List<String> command = new ArrayList<>(List.of("sh", root.resolve("deploy/vcsim/entrypoint.sh").toString()));
     for (Object arg : (List<Object>) vcsim.get("command")) {
       command.add(String.valueOf(arg).replace("/run/secrets/vcenter-password", secret.toString()));

@@ -16,6 +16,7 @@ import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
@@ -247,10 +248,7 @@ class GuardApplyIT {
       VmInventoryEntry busy = vc.vms(Instant.now()).stream().filter(v -> v.cluster() != null
           && v.cluster().type().equals("ClusterComputeResource")).findFirst().orElseThrow();
       String cluster = busy.cluster().value();
-      int port;
-      try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-        port = s.getLocalPort();
-      }
+      int port = Ports.reserve();
       try (StunwatchProcess enforce = collector(vcsim, "enforce", "vcenter.metrics-port=" + port + "\n")) {
         p.send(Topics.GUARD_DECISIONS, busy.biosUuid(), decision(busy.biosUuid(), GuardDecision.Action.PROTECT,
             Instant.now()), Instant.now());

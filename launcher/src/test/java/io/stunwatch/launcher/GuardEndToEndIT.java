@@ -13,12 +13,12 @@ import io.stunwatch.model.VmInventoryEntry;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
 import io.stunwatch.testsupport.Vcsim;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -80,7 +80,7 @@ class GuardEndToEndIT {
           + "\nguard.enabled=true\nguard.mode=enforce\nguard.max-decision-age=15m\n");
       Path password = dir.resolve("vc.pw");
       Files.writeString(password, vcsim.password() + "\n");
-      int port = freePort();
+      int port = Ports.reserve();
       try (StunwatchProcess collector = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME",
           vcsim.username(), "STUNWATCH_VCENTER_PASSWORD_FILE", password.toString()), "collect", "vcenter",
           "--config", config.toString());
@@ -175,9 +175,4 @@ class GuardEndToEndIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.vmware.vim25.mo.HostSystem;
 import com.vmware.vim25.mo.VirtualMachine;
 import io.stunwatch.collectors.vcenter.VcsimAdmin;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.OpenSshServer;
@@ -107,14 +108,14 @@ class HostsCollectorIT {
             + "kafka.bootstrap-servers=" + KAFKA.bootstrapServers() + "\n");
         Path password = dir.resolve("vcenter.pw");
         Files.writeString(password, vcsim.password() + "\n");
-        int metricsPort = freePort();
+        int metricsPort = Ports.reserve();
         Path hostsConfig = dir.resolve("hosts.properties");
         Files.writeString(hostsConfig, "kafka.bootstrap-servers=" + KAFKA.bootstrapServers() + "\n"
             + "hosts.file=" + book + "\nhosts.ssh.user=" + System.getProperty("user.name") + "\n"
             + "hosts.ssh.identity-file=" + key + "\nhosts.ssh.known-hosts=" + knownHosts + "\n"
             + "hosts.interval=1s\nhosts.silent-after=4s\nhosts.connect-timeout=3s\nhosts.max-backoff=2s\n"
             + "hosts.metrics-port=" + metricsPort + "\n");
-        int apiPort = freePort();
+        int apiPort = Ports.reserve();
         try (StunwatchProcess vcenter = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME",
                 vcsim.username(), "STUNWATCH_VCENTER_PASSWORD_FILE", password.toString()),
                 "collect", "vcenter", "--config", vcConfig.toString());
@@ -324,9 +325,4 @@ class HostsCollectorIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -15,11 +15,11 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
 import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.RealPeers;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -111,7 +111,7 @@ class ObservabilityIT {
         }
       }, "every settled migration with its impact", waitingFor::get);
 
-      int promPort = freePort();
+      int promPort = Ports.reserve();
       Path config = dir.resolve("prometheus.yml");
       Files.writeString(config, """
           global:
@@ -322,9 +322,4 @@ class ObservabilityIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -2,10 +2,10 @@ package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,10 +53,7 @@ class ProcessBesideApiIT {
 
   @Test
   void anApiBesideAProcessSaysWhatItCannotReachAndAnswersForAllOnceItIsAlone() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.reserve();
     Map<String, String> common = Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS", KAFKA.bootstrapServers(),
         "STUNWATCH_PROCESS_APPLICATION_ID", "beside");
     try (StunwatchProcess process = StunwatchProcess.start(env(common, "STUNWATCH_PROCESS_STATE_DIR",

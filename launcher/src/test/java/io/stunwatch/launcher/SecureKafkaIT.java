@@ -8,10 +8,10 @@ import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.model.topic.Topics;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.StunwatchProcess;
 import io.stunwatch.testsupport.TestCertificates;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -123,10 +123,7 @@ class SecureKafkaIT {
       }
     }
 
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = Ports.reserve();
     Map<String, String> apiEnv = login("service", servicePw, ca.certificate());
     apiEnv.putAll(Map.of("STUNWATCH_PROCESS_STATE_DIR", dir.resolve("state").toString(), "STUNWATCH_API_HOST",
         "127.0.0.1", "STUNWATCH_API_PORT", String.valueOf(port), "STUNWATCH_API_TOKEN", TOKEN));

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.StunwatchProcess;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,8 +67,8 @@ class StandbyFailoverIT {
     Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(13, 16, 4, start, Duration.ofMinutes(12),
         Duration.ofSeconds(20)));
-    int portA = freePort();
-    int portB = freePort();
+    int portA = Ports.reserve();
+    int portB = Ports.reserve();
     try (StunwatchProcess a = api("a", portA); StunwatchProcess b = api("b", portB)) {
       Await.until(Duration.ofSeconds(120), () -> status(portA, "/ready") == 200 && status(portB, "/ready") == 200,
           "both instances ready", () -> String.join("\n", b.stderr()));
@@ -254,9 +254,4 @@ class StandbyFailoverIT {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

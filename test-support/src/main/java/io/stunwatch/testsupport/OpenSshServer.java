@@ -2,7 +2,6 @@ package io.stunwatch.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,7 +43,7 @@ public final class OpenSshServer implements AutoCloseable {
         keygen(hostKey);
       }
       Files.writeString(dir.resolve("authorized_keys"), authorizedKey.strip() + "\n");
-      OpenSshServer s = new OpenSshServer(dir, freePort(), hostKey);
+      OpenSshServer s = new OpenSshServer(dir, Ports.reserve(), hostKey);
       s.launch();
       return s;
     } catch (IOException e) {
@@ -129,11 +128,6 @@ public final class OpenSshServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   private static void run(List<String> cmd) {
     try {

@@ -13,9 +13,8 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedConsumer;
 import io.stunwatch.model.topic.TypedRecord;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -46,7 +45,7 @@ class WorkerDeliveryIT {
 
   @Test
   void aSixtySecondBrokerOutageLosesNothingAndDuplicatesNothing() throws Exception {
-    BrokerConfig brokerConfig = new BrokerConfig(dir.resolve("broker"), "localhost", freePort(), freePort(), 3,
+    BrokerConfig brokerConfig = new BrokerConfig(dir.resolve("broker"), "localhost", Ports.reserve(), Ports.reserve(), 3,
         true);
     Path fake = dir.resolve("nvidia-smi");
     // Each line carries its sequence number as memory.used, so a gap or a duplicate shows.
@@ -129,9 +128,4 @@ class WorkerDeliveryIT {
         .collect(Collectors.joining(", "));
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }
