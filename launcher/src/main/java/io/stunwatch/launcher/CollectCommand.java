@@ -11,9 +11,9 @@ import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
 import io.stunwatch.collectors.worker.CollectorMetrics;
-import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.MetricsServer;
 import io.stunwatch.collectors.worker.ReplayKind;
+import io.stunwatch.collectors.worker.ReplayReport;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.collectors.worker.WorkerConfig;
 import io.stunwatch.config.ConfigKeys;
@@ -21,21 +21,16 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.DropReason;
-import io.stunwatch.model.StunObservation;
-import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.json.Json;
-import io.stunwatch.model.topic.TypedProducer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,6 +62,9 @@ final class CollectCommand implements Runnable {
   static final class Worker implements Callable<Integer> {
     private final LaunchContext ctx;
 
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ConfigOption config;
 
@@ -84,9 +82,17 @@ final class CollectCommand implements Runnable {
     Integer metricsPort;
 
     @Option(names = "--replay", paramLabel = "FILE|DIR",
-        description = "Publish a recording and exit: nvidia-smi CSV with header, -q -x XML, vgpu -q text, a sysfs "
-            + "RDMA tree, or a training log; a directory replays each file in name order.")
+        description = "Publish a recording and exit: nvidia-smi --query-gpu CSV (with a header, after any preamble "
+            + "lines, or without one: see --columns), -q -x XML, -q text, nvidia-bug-report.log[.gz], vgpu -q text, "
+            + "a sysfs RDMA tree or a 'grep -H' listing of one, or a training log; a directory replays each file in "
+            + "name order. Exit status 0 when every file was read whole, 4 when a line or file was skipped, 5 when "
+            + "nothing was published.")
     Path replay;
+
+    @Option(names = "--columns", paramLabel = "FIELD,...", split = ",",
+        description = "The --query-gpu fields of a headerless (noheader) CSV replay, in order, e.g. "
+            + "timestamp,index,utilization.gpu,memory.used.")
+    List<String> columns;
 
     @Option(names = "--replay-as", paramLabel = "KIND",
         description = "Kind of the replayed files instead of detecting it: ${COMPLETION-CANDIDATES}.")
@@ -104,23 +110,32 @@ final class CollectCommand implements Runnable {
           .override(WorkerConfig.METRICS_PORT, metricsPort, "--metrics-port");
       WorkerCollector.Settings settings = WorkerCollector.Settings.from(source);
       if (replay != null) {
-        CollectorMetrics m = WorkerCollector.replay(settings, replay, Optional.ofNullable(replayAs), ctx.clock());
-        for (CollectorInput input : CollectorInput.values()) {
-          long read = m.readCount(input);
-          long errors = m.parseErrorCount(input);
-          if (read + errors > 0) {
-            ctx.out().println(input.tag() + ": " + read + " read, " + m.sentCount(input) + " sent, " + errors
-                + " unparsable, " + dropped(m, input) + " dropped");
-          }
-        }
-        ctx.out().flush();
-        return ExitCodes.OK;
+        ReplayReport report = WorkerCollector.replay(settings, replay, Optional.ofNullable(replayAs),
+            Optional.ofNullable(columns), ctx.clock());
+        return print(ctx, report);
+      }
+      if (columns != null) {
+        throw new ParameterException(spec.commandLine(), "--columns is for --replay of a headerless CSV");
       }
       WorkerCollector collector = WorkerCollector.start(settings, ctx.clock());
       ctx.out().println("Worker collector running; Ctrl-C to stop.");
       ctx.out().flush();
       UntilStopped.await(collector, Duration.ofSeconds(30)); // let buffered samples go out before the JVM halts
       return ExitCodes.OK;
+    }
+
+    /** Prints a replay's table to stdout and its refusals to stderr, and gives its exit status. */
+    static int print(LaunchContext ctx, ReplayReport report) {
+      report.table().forEach(ctx.out()::println);
+      ctx.out().flush();
+      ReplayReport.Outcome outcome = report.outcome();
+      if (outcome != ReplayReport.Outcome.READ) {
+        ctx.err().println("stunwatch: " + (outcome == ReplayReport.Outcome.NOTHING ? "nothing was published"
+            : "some lines or files were skipped; the table above names them") + " (exit status "
+            + ExitCodes.of(outcome) + ")");
+        ctx.err().flush();
+      }
+      return ExitCodes.of(outcome);
     }
 
     static long dropped(CollectorMetrics m, CollectorInput input) {
@@ -222,14 +237,6 @@ final class CollectCommand implements Runnable {
     }
 
     private int replay(KafkaClientConfig kafka) throws Exception {
-      List<InputParseException> errors = new ArrayList<>();
-      VcenterReplay r = new VcenterReplay(vcenterUuid, e -> {
-        errors.add(e);
-        ctx.err().println("stunwatch collect vcenter: skipped: " + e.getMessage());
-      });
-      VcenterReplay.Inventory inventory = replayInventory == null ? VcenterReplay.Inventory.EMPTY
-          : r.inventory(replayInventory, ctx.clock().instant());
-      List<VcenterEvent> events = replay == null ? List.of() : r.events(replay, eventType);
       Map<String, List<Path>> logs = new LinkedHashMap<>();
       for (String spec : replayVmwareLogs) {
         int eq = spec.indexOf('=');
@@ -243,21 +250,12 @@ final class CollectCommand implements Runnable {
               "--replay-vmware-log " + spec + ": expected MOREF=FILE or a directory of <moref>/vmware*.log");
         }
       }
-      List<StunObservation> stuns = new ArrayList<>();
-      for (Map.Entry<String, List<Path>> e : logs.entrySet()) {
-        stuns.addAll(r.stuns(e.getKey(), e.getValue(), inventory));
-      }
-      Map<String, Object> props = new HashMap<>(kafka.clientProperties());
-      props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-      props.put(ProducerConfig.ACKS_CONFIG, "all");
-      try (TypedProducer producer = TypedProducer.create(props)) {
-        VcenterReplay.publish(producer, inventory, events, stuns);
-      }
-      ctx.out().println("vcenter: " + events.size() + " events, " + inventory.vms().size() + " VMs, "
-          + inventory.hosts().size() + " hosts, " + stuns.size() + " vmware.log stuns published, " + errors.size()
-          + " unparsable");
-      ctx.out().flush();
-      return ExitCodes.OK;
+      VcenterBundle bundle = new VcenterBundle(vcenterUuid, eventType, ctx);
+      bundle.inventory(replayInventory);
+      bundle.events(replay);
+      logs.forEach(bundle::vmwareLogs);
+      ReplayReport report = bundle.publish(kafka);
+      return Worker.print(ctx, report);
     }
   }
 
@@ -311,7 +309,17 @@ final class CollectCommand implements Runnable {
         ctx.out().println(input.tag() + ": " + m.readCount(input) + " read, " + m.sentCount(input) + " sent, "
             + m.parseErrorCount(input) + " unparsable, " + Worker.dropped(m, input) + " dropped");
         ctx.out().flush();
-        return ExitCodes.OK;
+        long undelivered = m.readCount(input) - m.sentCount(input);
+        ReplayReport.Outcome outcome = m.sentCount(input) == 0 ? ReplayReport.Outcome.NOTHING
+            : m.parseErrorCount(input) > 0 || undelivered > 0 ? ReplayReport.Outcome.SKIPPED
+            : ReplayReport.Outcome.READ;
+        if (outcome != ReplayReport.Outcome.READ) {
+          ctx.err().println("stunwatch collect prometheus: " + (outcome == ReplayReport.Outcome.NOTHING
+              ? "nothing was published" : "some samples were skipped; the log names the first") + " (exit status "
+              + ExitCodes.of(outcome) + ")");
+          ctx.err().flush();
+        }
+        return ExitCodes.of(outcome);
       }
       if (settings.exporter().targets().isEmpty()) {
         throw new ParameterException(new picocli.CommandLine(this),

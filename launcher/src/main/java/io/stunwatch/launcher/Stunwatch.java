@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
         DemoCommand.class,
         BrokerCommand.class,
         CollectCommand.class,
+        ReplayCommand.class,
         ProcessCommand.class,
         ApiCommand.class,
         TailCommand.class,

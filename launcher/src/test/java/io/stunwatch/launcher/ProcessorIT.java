@@ -3,10 +3,10 @@ package io.stunwatch.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.worker.ReplayReport;
 import io.stunwatch.collectors.worker.WorkerCollector;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
-import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -205,8 +205,9 @@ class ProcessorIT {
     WorkerCollector.Settings s = WorkerCollector.Settings.from(ConfigSource.of(Map.of(
         "worker.vm-id", vm, "worker.hostname", "guest", "worker.timezone", "UTC",
         "kafka.bootstrap-servers", KAFKA.bootstrapServers())));
-    var m = WorkerCollector.replay(s, csv, Optional.empty(), Clock.systemUTC());
-    assertThat(m.sentCount(CollectorInput.NVIDIA_SMI)).isEqualTo(90);
+    var report = WorkerCollector.replay(s, csv, Optional.empty(), Optional.empty(), Clock.systemUTC());
+    assertThat(report.outcome()).isEqualTo(ReplayReport.Outcome.READ);
+    assertThat(report.published()).isEqualTo(90);
   }
 
   private static <V> Map<String, V> latest(Topic<String, V> topic) {

@@ -13,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -36,6 +37,12 @@ public final class NvidiaSmiCsvParser {
   private final WorkerIdentity identity;
   private final Clock clock;
   private final String source;
+  /**
+   * With no {@code index} column, a GPU's index is the order in which its uuid or bus id first appears; with
+   * neither, the file is one GPU's, and a second reading at one time is refused rather than merged.
+   */
+  private final Map<String, Integer> derivedIndex = new HashMap<>();
+  private Instant lastSingleGpuTime;
 
   /**
    * @param columns  the field of each column; null for a column to skip
@@ -64,15 +71,53 @@ public final class NvidiaSmiCsvParser {
    */
   public static NvidiaSmiCsvParser forHeader(String header, ZoneId zone, WorkerIdentity identity, Clock clock,
       String source) throws InputParseException {
+    return forHeader(header, 1, zone, identity, clock, source);
+  }
+
+  /**
+   * As {@link #forHeader(String, ZoneId, WorkerIdentity, Clock, String)}, for a header at {@code line}.
+   *
+   * @throws InputParseException when the header names fewer than two query fields and no {@code index}
+   */
+  public static NvidiaSmiCsvParser forHeader(String header, long line, ZoneId zone, WorkerIdentity identity,
+      Clock clock, String source) throws InputParseException {
     List<GpuField> columns = new ArrayList<>();
-    for (String cell : header.split(SEPARATOR, -1)) {
+    for (String cell : header.split(",\\s*", -1)) {
       columns.add(GpuField.of(cell).orElse(null));
     }
-    if (!columns.contains(GpuField.INDEX)) {
-      throw new InputParseException(source, 1, "header has no 'index' column: not an nvidia-smi --query-gpu CSV "
-          + "(header starts '" + abbreviate(header) + "')");
+    if (!columns.contains(GpuField.INDEX) && columns.stream().filter(c -> c != null).count() < 2) {
+      throw new InputParseException(source, line, "header names no 'index' and fewer than two --query-gpu fields: "
+          + "not an nvidia-smi --query-gpu CSV (header starts '" + abbreviate(header) + "')");
     }
     return new NvidiaSmiCsvParser(columns, zone, identity, clock, source);
+  }
+
+  /**
+   * A parser for a headerless recorded CSV whose columns are the {@code --query-gpu} fields {@code names}, in
+   * order; a name the collector does not use is a column it skips.
+   *
+   * @throws IllegalArgumentException when no name is a field the collector uses
+   */
+  public static NvidiaSmiCsvParser forColumns(List<String> names, ZoneId zone, WorkerIdentity identity, Clock clock,
+      String source) {
+    List<GpuField> columns = names.stream().map(n -> GpuField.of(n).orElse(null)).toList();
+    if (columns.stream().allMatch(c -> c == null)) {
+      throw new IllegalArgumentException("none of the columns " + names + " is a --query-gpu field Stunwatch reads "
+          + "(such as timestamp, index, utilization.gpu, memory.used)");
+    }
+    return new NvidiaSmiCsvParser(columns, zone, identity, clock, source);
+  }
+
+  /** A parser for a headerless recorded CSV written by the collector's own query, all its fields. */
+  public static NvidiaSmiCsvParser forOwnQuery(ZoneId zone, WorkerIdentity identity, Clock clock, String source) {
+    return new NvidiaSmiCsvParser(NvidiaSmiQuery.all().fields(), zone, identity, clock, source);
+  }
+
+  /** Whether a headerless line could be the collector's own query: as many cells, a timestamp first. */
+  public static boolean ownQueryLine(String line) {
+    String[] cells = line.split(SEPARATOR, -1);
+    return cells.length == GpuField.values().length
+        && cells[0].trim().matches("\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d+)?");
   }
 
   /**
@@ -95,12 +140,13 @@ public final class NvidiaSmiCsvParser {
       }
     }
     try {
-      Long index = whole(v, GpuField.INDEX);
+      Instant at = timestamp(v.get(GpuField.TIMESTAMP));
+      Long index = columns.contains(GpuField.INDEX) ? whole(v, GpuField.INDEX) : derivedIndex(v, at, lineNumber);
       if (index == null) {
         throw new InputParseException(source, lineNumber, "GPU index is unavailable");
       }
       String name = NvidiaSmiValues.text(v.get(GpuField.NAME));
-      return new GpuSample(identity.vmId(), identity.hostname(), timestamp(v.get(GpuField.TIMESTAMP)),
+      return new GpuSample(identity.vmId(), identity.hostname(), at,
           index.intValue(), NvidiaSmiValues.text(v.get(GpuField.UUID)), name,
           NvidiaSmiValues.text(v.get(GpuField.PCI_BUS_ID)),
           number(v, GpuField.UTILIZATION_GPU), number(v, GpuField.UTILIZATION_MEMORY),
@@ -113,6 +159,22 @@ public final class NvidiaSmiCsvParser {
       // a value outside its range (utilization 180 %): the record's own check names the field
       throw new InputParseException(source, lineNumber, e.getMessage());
     }
+  }
+
+  private Long derivedIndex(Map<GpuField, String> v, Instant at, long lineNumber) throws InputParseException {
+    String id = NvidiaSmiValues.text(v.get(GpuField.UUID));
+    if (id == null) {
+      id = NvidiaSmiValues.text(v.get(GpuField.PCI_BUS_ID));
+    }
+    if (id != null) {
+      return (long) derivedIndex.computeIfAbsent(id, k -> derivedIndex.size());
+    }
+    if (columns.contains(GpuField.TIMESTAMP) && at.equals(lastSingleGpuTime)) {
+      throw new InputParseException(source, lineNumber, "a second reading at " + at + " and no index, uuid or "
+          + "pci.bus_id column to tell the GPUs apart");
+    }
+    lastSingleGpuTime = at;
+    return 0L;
   }
 
   private Instant timestamp(String raw) {

@@ -1,8 +1,11 @@
 package io.stunwatch.collectors.vcenter;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Keys;
@@ -56,22 +59,180 @@ public final class VcenterReplay {
     this.onError = onError;
   }
 
-  /** The kept events of a file, in file order. */
+  /**
+   * The kept events of a file, in file order. The file holds JSON values back to back: one per line, pretty-printed
+   * over many lines (as VMware's event router and {@code govc events -json} print them), or in arrays. A CloudEvents
+   * envelope gives its event in {@code data} and the event's class in {@code subject} or {@code type}. An event
+   * with no class ({@code _typeName}) takes {@code eventType}, else the class its fields show (a
+   * {@code VmMigratedEvent}'s source host and message).
+   *
+   * @throws ReplayRefusedException when the file is not JSON at all ({@code govc events} text, for one)
+   */
   public List<VcenterEvent> events(Path file, String eventType) throws IOException {
     List<VcenterEvent> out = new ArrayList<>();
-    int n = 0;
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      n++;
-      if (line.isBlank()) {
+    String source = file.toString();
+    for (Value v : values(file)) {
+      if (v.error != null) {
+        onError.accept(v.error);
         continue;
       }
-      try {
-        event(line, eventType, file.toString(), n).ifPresent(out::add);
-      } catch (InputParseException e) {
-        onError.accept(e);
+      for (JsonNode event : unwrap(v.node)) {
+        try {
+          JsonNode body = event.has("data") && event.has("specversion") ? event.get("data") : event;
+          String type = eventType != null ? eventType : cloudEventClass(event);
+          if (type == null && !body.has("_typeName") && !body.has("Type")) {
+            type = inferredClass(body);
+          }
+          Optional<VcenterEvent> e = mapper.map(body, vcenterUuid, type);
+          e.ifPresent(out::add);
+          if (e.isEmpty()) {
+            skippedTypes.merge(typeOf(body, type), 1, Integer::sum);
+          }
+        } catch (VimEventMapper.MappingException e) {
+          onError.accept(new InputParseException(source, v.line, e.getMessage()));
+        }
       }
     }
     return out;
+  }
+
+  /** Event classes read but not kept (not a migration's), with how many of each: counted, never silent. */
+  private final Map<String, Integer> skippedTypes = new TreeMap<>();
+
+  public Map<String, Integer> skippedTypes() {
+    return Map.copyOf(skippedTypes);
+  }
+
+  private static String typeOf(JsonNode body, String type) {
+    String t = body.path("_typeName").asText(null);
+    return t != null ? t : type != null ? type : "unknown";
+  }
+
+  /** One JSON value of a file and the line it starts on, or what was wrong there. */
+  private record Value(JsonNode node, long line, InputParseException error) {
+  }
+
+  /**
+   * Every JSON value of a file, back to back. A value that is not well-formed is reported at its line and reading
+   * resumes at the next line that opens a value at its first column.
+   */
+  private static List<Value> values(Path file) throws IOException {
+    String text = Files.readString(file, StandardCharsets.UTF_8);
+    String first = text.stripLeading();
+    String opening = first.lines().findFirst().orElse("");
+    // "[Wed Dec  6 ..." opens like a JSON array: the govc text form is told first
+    if (opening.matches("^\\[\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}] \\[\\w+] .*")) {
+      throw new ReplayRefusedException("govc events text",
+          "it names VMs and hosts but carries no managed object ids, so it cannot make migration records; run "
+              + "'govc events -json -l' (or take the event router's JSON) and replay that");
+    }
+    if (!first.isEmpty() && first.charAt(0) != '{' && first.charAt(0) != '[') {
+      throw new ReplayRefusedException("not JSON", "vCenter events and inventory are replayed from VI/JSON or "
+          + "govmomi JSON; the file starts '" + InputParseException.quote(opening, 60) + "'");
+    }
+    List<Value> out = new ArrayList<>();
+    int offset = 0;
+    long lineBase = 0;
+    while (offset < text.length()) {
+      String rest = text.substring(offset);
+      try (JsonParser p = Json.mapper().getFactory().createParser(rest)) {
+        while (true) {
+          JsonToken t = p.nextToken();
+          if (t == null) {
+            return out;
+          }
+          long line = lineBase + p.currentTokenLocation().getLineNr();
+          out.add(new Value(Json.mapper().readTree(p), line, null));
+        }
+      } catch (JsonProcessingException e) {
+        long line = lineBase + (e.getLocation() == null ? 1 : e.getLocation().getLineNr());
+        out.add(new Value(null, line, new InputParseException(file.toString(), line, "not JSON: "
+            + e.getOriginalMessage())));
+        // resume at the next line that opens a value at its first column
+        int from = offset + lineOffset(rest, (int) (line - lineBase));
+        int next = nextValueStart(text, from);
+        if (next < 0) {
+          return out;
+        }
+        lineBase += countLines(text, offset, next);
+        offset = next;
+      }
+    }
+    return out;
+  }
+
+  /** The offset in {@code s} of the start of its {@code line}th line (1-based), past the end when there is none. */
+  private static int lineOffset(String s, int line) {
+    int at = 0;
+    for (int n = 1; n < line && at >= 0; n++) {
+      at = s.indexOf('\n', at);
+      at = at < 0 ? -1 : at + 1;
+    }
+    return at < 0 ? s.length() : at;
+  }
+
+  private static int nextValueStart(String text, int from) {
+    int at = text.indexOf('\n', from);
+    while (at >= 0 && at + 1 < text.length()) {
+      char c = text.charAt(at + 1);
+      if (c == '{' || c == '[') {
+        return at + 1;
+      }
+      at = text.indexOf('\n', at + 1);
+    }
+    return -1;
+  }
+
+  private static long countLines(String text, int from, int to) {
+    long n = 0;
+    for (int i = from; i < to; i++) {
+      if (text.charAt(i) == '\n') {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The events of one value: itself, or the elements of an array. */
+  private static List<JsonNode> unwrap(JsonNode node) {
+    List<JsonNode> out = new ArrayList<>();
+    if (node.isArray()) {
+      node.forEach(out::add);
+    } else {
+      out.add(node);
+    }
+    return out;
+  }
+
+  /**
+   * The event class a CloudEvents envelope names: the event router's {@code subject} ({@code VmMigratedEvent}) or
+   * a type such as {@code com.vmware.vsphere.VmMigratedEvent.v0}; null for a bare event.
+   */
+  static String cloudEventClass(JsonNode envelope) {
+    if (!envelope.has("specversion") || !envelope.has("data")) {
+      return null;
+    }
+    String type = envelope.path("type").asText("");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^com\\.vmware\\.vsphere\\.([A-Za-z]+)\\.v\\d+$")
+        .matcher(type);
+    if (m.matches()) {
+      return m.group(1);
+    }
+    String subject = envelope.path("subject").asText(null);
+    return subject != null && subject.matches("[A-Za-z]+") ? subject : null;
+  }
+
+  /**
+   * The class a bare govmomi event's fields show, or null: a {@code VmMigratedEvent} has a source host,
+   * datacenter and datastore and says it "was migrated from".
+   */
+  static String inferredClass(JsonNode e) {
+    JsonNode message = e.has("FullFormattedMessage") ? e.get("FullFormattedMessage") : e.get("fullFormattedMessage");
+    boolean source = e.has("SourceHost") || e.has("sourceHost");
+    if (source && message != null && message.asText().contains(" was migrated from ")) {
+      return "VmMigratedEvent";
+    }
+    return null;
   }
 
   /**
@@ -94,21 +255,21 @@ public final class VcenterReplay {
     }
   }
 
-  /** The inventory of a file: VMs and hosts. */
+  /** The inventory of a file: VMs and hosts, JSON values back to back (one per line, or pretty-printed). */
   public Inventory inventory(Path file, Instant observedAt) throws IOException {
     List<JsonNode> vmNodes = new ArrayList<>();
     List<JsonNode> hostNodes = new ArrayList<>();
-    List<Integer> vmLines = new ArrayList<>();
-    List<Integer> hostLines = new ArrayList<>();
+    List<Long> vmLines = new ArrayList<>();
+    List<Long> hostLines = new ArrayList<>();
     String vcenterVersion = null;
-    int n = 0;
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      n++;
-      if (line.isBlank()) {
+    for (Value value : values(file)) {
+      if (value.error != null) {
+        onError.accept(value.error);
         continue;
       }
-      try {
-        JsonNode o = VimEventMapper.normalize(Json.mapper().readTree(line));
+      long n = value.line;
+      for (JsonNode raw : unwrap(value.node)) {
+        JsonNode o = VimEventMapper.normalize(raw);
         String type = o.path("_typeName").asText();
         if (type.equals("VirtualMachine")) {
           vmNodes.add(o);
@@ -122,8 +283,6 @@ public final class VcenterReplay {
           onError.accept(new InputParseException(file.toString(), n, "expected a VirtualMachine, HostSystem or "
               + "AboutInfo, found _typeName '" + type + "'"));
         }
-      } catch (JsonProcessingException e) {
-        onError.accept(new InputParseException(file.toString(), n, "not JSON: " + e.getOriginalMessage()));
       }
     }
     Map<String, HostInventoryEntry> hosts = new HashMap<>();

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,8 @@ public final class Inputs {
   private final CollectorMetrics metrics;
   private final Clock clock;
   private final Map<CollectorInput, LogLimiter> errorLogs = new EnumMap<>(CollectorInput.class);
+  /** The first problem since it was last taken: a replay names it in its summary. */
+  private final AtomicReference<InputParseException> firstError = new AtomicReference<>();
 
   public Inputs(WorkerIdentity identity, SampleSink sink, CollectorMetrics metrics, Clock clock) {
     this.identity = identity;
@@ -52,9 +55,15 @@ public final class Inputs {
     sink.publish(input, topic, key, value, timestamp);
   }
 
+  /** The first thing that did not parse since the last call, or null; clears it. */
+  public InputParseException takeFirstError() {
+    return firstError.getAndSet(null);
+  }
+
   /** Counts and logs (at most 10 lines a minute per input) one thing that did not parse. */
   public void parseError(CollectorInput input, InputParseException e) {
     metrics.parseError(input);
+    firstError.compareAndSet(null, e);
     String suffix = errorLogs.get(input).admit();
     if (suffix != null) {
       LOG.warn("{}: skipped: {}{}", input.tag(), e.getMessage(), suffix);

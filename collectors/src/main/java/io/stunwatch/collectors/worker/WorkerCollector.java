@@ -9,12 +9,14 @@ import io.stunwatch.collectors.nvidiasmi.NvidiaSmiReplay;
 import io.stunwatch.collectors.nvidiasmi.NvidiaSmiStreamingSource;
 import io.stunwatch.collectors.nvidiasmi.NvidiaSmiXmlSnapshotSource;
 import io.stunwatch.collectors.rdma.RdmaConfig;
+import io.stunwatch.collectors.rdma.RdmaListing;
 import io.stunwatch.collectors.rdma.SysfsRdmaSource;
 import io.stunwatch.collectors.throughput.LogTailThroughputSource;
 import io.stunwatch.collectors.throughput.ThroughputConfig;
 import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigSource;
 import io.stunwatch.config.KafkaClientConfig;
+import io.stunwatch.metrics.CollectorInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,48 +105,130 @@ public final class WorkerCollector implements AutoCloseable {
   }
 
   /**
+   * One file of a replay.
+   *
+   * @param path the file (or sysfs directory)
+   * @param name how the report names it: as the user gave it, or its path inside a bundle
+   * @param kind its kind, or empty to detect it
+   * @param vmId the VM whose file it is, when known from where it lies (a bundle's {@code <vm-id>/} folder); else
+   *             the configured or local VM id
+   * @param hostname the host whose {@code vgpu -q} it is, when known from where it lies; else the configured one
+   */
+  public record ReplayFile(Path path, String name, Optional<ReplayKind> kind, Optional<String> vmId,
+      Optional<String> hostname) {
+
+    public ReplayFile(Path path, String name, Optional<ReplayKind> kind, Optional<String> vmId) {
+      this(path, name, kind, vmId, Optional.empty());
+    }
+  }
+
+  /**
    * Replays a recorded file, or every file of a directory, through the live parse-and-publish path, then waits for
    * Kafka to acknowledge everything (at most the outage bound).
    *
-   * @param kind the kind of every file, or empty to detect each one
-   * @return the collector's counters after the replay
+   * @param kind    the kind of every file, or empty to detect each one
+   * @param columns the {@code --query-gpu} columns of a headerless CSV, when given
+   * @return what was done with each file
    */
-  public static CollectorMetrics replay(Settings s, Path path, Optional<ReplayKind> kind, Clock clock)
-      throws IOException {
-    List<Path> files = new ArrayList<>();
+  public static ReplayReport replay(Settings s, Path path, Optional<ReplayKind> kind,
+      Optional<List<String>> columns, Clock clock) throws IOException {
+    List<ReplayFile> files = new ArrayList<>();
     if (Files.isDirectory(path) && !(kind.orElse(null) == ReplayKind.SYSFS || isSysfs(path))) {
       try (Stream<Path> list = Files.list(path)) {
-        list.filter(Files::isRegularFile).sorted().forEach(files::add);
+        list.filter(Files::isRegularFile).sorted()
+            .forEach(f -> files.add(new ReplayFile(f, f.toString(), kind, Optional.empty())));
       }
     } else {
-      files.add(path);
+      files.add(new ReplayFile(path, path.toString(), kind, Optional.empty()));
     }
-    List<ReplayKind> kinds = new ArrayList<>();
-    for (Path f : files) {
-      kinds.add(kind.isPresent() ? kind.get() : ReplayKind.detect(f));
-    }
-    // a host's recordings name their VMs: replaying only those needs no VM id
-    WorkerIdentity identity = s.worker().identity(kinds.stream().anyMatch(k -> k != ReplayKind.VGPU_QUERY));
-    WorkerCollector c = new WorkerCollector(s, identity, clock);
+    return replay(s, files, columns, clock);
+  }
+
+  /**
+   * Replays {@code files} in order, each under its own VM id, and reports each one. A file that cannot be read
+   * whole (a known form that makes no records, a headerless CSV with no columns, a guest's file whose VM is
+   * unknown) is refused by name and the others go on.
+   */
+  public static ReplayReport replay(Settings s, List<ReplayFile> files, Optional<List<String>> columns, Clock clock)
+      throws IOException {
+    ReplayReport report = new ReplayReport();
+    WorkerCollector c = new WorkerCollector(s, WorkerIdentity.host(Optional.ofNullable(s.worker().hostname())),
+        clock);
     try {
-      for (int i = 0; i < files.size(); i++) {
-        Path f = files.get(i);
-        ReplayKind k = kinds.get(i);
-        LOG.info("Replaying {} as {}", f, k);
-        var zone = s.worker().timezone();
-        switch (k) {
-          case NVIDIA_SMI_CSV -> NvidiaSmiReplay.csv(f, zone, c.inputs);
-          case NVIDIA_SMI_XML -> NvidiaSmiReplay.xml(f, zone, c.inputs);
-          case VGPU_QUERY -> NvidiaSmiVgpuSource.replay(f, zone, c.inputs);
-          case SYSFS -> SysfsRdmaSource.readOnce(f, c.inputs);
-          case LOG -> LogTailThroughputSource.replay(f, s.throughput(), zone, c.inputs);
+      var zone = s.worker().timezone();
+      for (ReplayFile f : files) {
+        CollectorMetrics m = c.inputs.metrics();
+        long readBefore = total(m, true);
+        long skippedBefore = total(m, false);
+        ReplayKind k = null;
+        Inputs inputs = null;
+        try {
+          k = f.kind().isPresent() ? f.kind().get() : ReplayKind.detect(f.path());
+          inputs = new Inputs(identity(s, f, k), c.sink, m, clock);
+          LOG.info("Replaying {} as {}", f.name(), k.label());
+          switch (k) {
+            case NVIDIA_SMI_CSV -> NvidiaSmiReplay.csv(f.path(), zone, inputs, columns);
+            case NVIDIA_SMI_XML -> NvidiaSmiReplay.xml(f.path(), zone, inputs);
+            case NVIDIA_SMI_TEXT -> NvidiaSmiReplay.text(f.path(), zone, inputs);
+            case NVIDIA_BUG_REPORT -> NvidiaSmiReplay.bugReport(f.path(), zone, inputs);
+            case VGPU_QUERY -> NvidiaSmiVgpuSource.replay(f.path(), zone, inputs);
+            case SYSFS -> SysfsRdmaSource.readOnce(f.path(), inputs);
+            case RDMA_LISTING -> RdmaListing.replay(f.path(), inputs);
+            case LOG -> LogTailThroughputSource.replay(f.path(), s.throughput(), zone, inputs);
+          }
+          InputParseException first = inputs.takeFirstError();
+          report.add(new ReplayReport.Row(f.name(), k.label(), total(m, true) - readBefore,
+              total(m, false) - skippedBefore,
+              first == null ? null : first.getMessage().replace(f.path().toString(), f.name()), false));
+        } catch (ReplayRefusedException e) {
+          LOG.warn("Refused {}: {}", f.name(), e.getMessage());
+          report.refused(f.name(), e);
         }
       }
     } finally {
       c.sink.close(s.delivery().outageBound());
       c.close();
     }
-    return c.inputs.metrics();
+    CollectorMetrics m = c.inputs.metrics();
+    long sent = 0;
+    for (CollectorInput input : CollectorInput.values()) {
+      sent += m.sentCount(input);
+    }
+    report.undelivered(total(m, true) - sent);
+    return report;
+  }
+
+  /**
+   * The identity of a file's readings: a host's vGPU readings name their VMs; a guest's file is the VM's of its
+   * bundle folder, else the configured or local VM's.
+   *
+   * @throws ReplayRefusedException when a guest's file's VM cannot be told, or the file is a host's {@code -q}
+   */
+  private static WorkerIdentity identity(Settings s, ReplayFile f, ReplayKind k) throws IOException {
+    boolean guest = k != ReplayKind.VGPU_QUERY;
+    if ((k == ReplayKind.NVIDIA_SMI_TEXT || k == ReplayKind.NVIDIA_BUG_REPORT) && NvidiaSmiReplay.hostQuery(f.path())) {
+      throw NvidiaSmiReplay.hostRefusal();
+    }
+    if (!guest) {
+      return f.hostname().isPresent() ? WorkerIdentity.host(f.hostname()) : s.worker().identity(false);
+    }
+    if (f.vmId().isPresent()) {
+      return new WorkerIdentity(f.vmId().get(), s.worker().hostname());
+    }
+    try {
+      return s.worker().identity(true);
+    } catch (IllegalStateException e) {
+      throw new ReplayRefusedException("a VM's " + k.label() + " whose VM is unknown",
+          "give --vm-id (the VM's config.uuid), or in a bundle put it in a <vm-id>/ folder (" + e.getMessage() + ")");
+    }
+  }
+
+  private static long total(CollectorMetrics m, boolean read) {
+    long n = 0;
+    for (CollectorInput input : CollectorInput.values()) {
+      n += read ? m.readCount(input) : m.parseErrorCount(input);
+    }
+    return n;
   }
 
   private static boolean isSysfs(Path dir) {
