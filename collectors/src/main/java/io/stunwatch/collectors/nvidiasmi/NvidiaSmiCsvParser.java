@@ -31,6 +31,11 @@ public final class NvidiaSmiCsvParser {
   private static final String SEPARATOR = ", ";
   private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss[.SSS]");
 
+  /** Columns that are readings of a GPU: a header with one of them is a --query-gpu's even with no index. */
+  private static final java.util.Set<GpuField> READINGS = java.util.EnumSet.of(GpuField.UTILIZATION_GPU,
+      GpuField.UTILIZATION_MEMORY, GpuField.MEMORY_USED, GpuField.MEMORY_TOTAL, GpuField.POWER_DRAW,
+      GpuField.TEMPERATURE_GPU, GpuField.CLOCKS_SM, GpuField.PSTATE);
+
   private final List<GpuField> columns;
   /** One per parser, as a parser reads one stream: the fall-back hour is read in the stream's order. */
   private final LocalTimes localTimes;
@@ -77,7 +82,7 @@ public final class NvidiaSmiCsvParser {
   /**
    * As {@link #forHeader(String, ZoneId, WorkerIdentity, Clock, String)}, for a header at {@code line}.
    *
-   * @throws InputParseException when the header names fewer than two query fields and no {@code index}
+   * @throws InputParseException when the header has neither {@code index} nor a GPU reading column
    */
   public static NvidiaSmiCsvParser forHeader(String header, long line, ZoneId zone, WorkerIdentity identity,
       Clock clock, String source) throws InputParseException {
@@ -85,9 +90,10 @@ public final class NvidiaSmiCsvParser {
     for (String cell : header.split(",\\s*", -1)) {
       columns.add(GpuField.of(cell).orElse(null));
     }
-    if (!columns.contains(GpuField.INDEX) && columns.stream().filter(c -> c != null).count() < 2) {
-      throw new InputParseException(source, line, "header names no 'index' and fewer than two --query-gpu fields: "
-          + "not an nvidia-smi --query-gpu CSV (header starts '" + abbreviate(header) + "')");
+    if (!columns.contains(GpuField.INDEX) && columns.stream().noneMatch(READINGS::contains)) {
+      throw new InputParseException(source, line, "header has no 'index' column and no GPU reading column ("
+          + "utilization.gpu, memory.used, ...): not an nvidia-smi --query-gpu CSV (header starts '"
+          + abbreviate(header) + "'); --query-compute-apps and --query-accounted-apps list processes, not GPUs");
     }
     return new NvidiaSmiCsvParser(columns, zone, identity, clock, source);
   }

@@ -119,7 +119,8 @@ public final class NvidiaSmiReplay {
 
   /**
    * {@code nvidia-bug-report.log}, plain or gzipped: each {@code nvidia-smi -q} section of the report, at the time
-   * its own {@code Timestamp} gives.
+   * its own {@code Timestamp} gives. The report's {@code nvidia-smi --query --unit} section (S-class units, no
+   * GPUs) is not a reading and is passed over.
    *
    * @throws ReplayRefusedException when the report holds no {@code nvidia-smi -q} output (nvidia-smi failed when
    *                                the report was taken), or is a host's
@@ -138,7 +139,11 @@ public final class NvidiaSmiReplay {
             && !lines.get(end).contains(NvidiaSmiTextParser.BANNER)) {
           end++;
         }
-        sections.add(new int[] {i, end});
+        // 'nvidia-smi --query --unit' prints the same banner over S-class units, which are no GPU readings
+        if (lines.subList(i, end).stream().anyMatch(l -> l.strip().toLowerCase(Locale.ROOT)
+            .matches("attached gpus\\s*:.*"))) {
+          sections.add(new int[] {i, end});
+        }
         i = end - 1;
       }
     }

@@ -30,7 +30,9 @@ final class NvidiaSmiValues {
     if (s.startsWith("[") && s.endsWith("]")) {
       return true; // every bracketed value is a status, never a reading
     }
-    return UNAVAILABLE.contains(s.toLowerCase(Locale.ROOT));
+    String lower = s.toLowerCase(Locale.ROOT);
+    // "Not available in WDDM driver model": a Windows driver's process memory
+    return UNAVAILABLE.contains(lower) || lower.startsWith("not available in ");
   }
 
   /** Text, or null when unavailable. */

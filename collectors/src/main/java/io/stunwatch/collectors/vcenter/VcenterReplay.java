@@ -108,6 +108,10 @@ public final class VcenterReplay {
     return t != null ? t : type != null ? type : "unknown";
   }
 
+  /** Reads one value of many: the project's mapper refuses what follows a value, which here is the next one. */
+  private static final com.fasterxml.jackson.databind.ObjectReader VALUES = Json.mapper().reader()
+      .without(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   /** One JSON value of a file and the line it starts on, or what was wrong there. */
   private record Value(JsonNode node, long line, InputParseException error) {
   }
@@ -142,7 +146,7 @@ public final class VcenterReplay {
             return out;
           }
           long line = lineBase + p.currentTokenLocation().getLineNr();
-          out.add(new Value(Json.mapper().readTree(p), line, null));
+          out.add(new Value(VALUES.readTree(p), line, null));
         }
       } catch (JsonProcessingException e) {
         long line = lineBase + (e.getLocation() == null ? 1 : e.getLocation().getLineNr());

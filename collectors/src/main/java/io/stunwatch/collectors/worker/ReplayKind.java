@@ -82,7 +82,7 @@ public enum ReplayKind {
     if (lines.stream().anyMatch(l -> l.strip().toLowerCase(Locale.ROOT).matches("(active vgpus|vgpu id)\\s*:.*"))) {
       return VGPU_QUERY;
     }
-    if (isQueryText(head)) {
+    if (isQueryText(head) && !isVgpuQuery(path)) {
       return NVIDIA_SMI_TEXT;
     }
     if (isSummaryTable(lines)) {
@@ -139,8 +139,8 @@ public enum ReplayKind {
 
   /** {@code nvidia-smi -q} text: its banner, or its opening keys. */
   static boolean isQueryText(String head) {
-    return head.contains("==============NVSMI LOG==============")
-        || head.lines().limit(200).anyMatch(l -> l.strip().toLowerCase(Locale.ROOT).matches("attached gpus\\s*:.*"))
+    // vgpu -q prints the banner too, but never 'Attached GPUs'
+    return head.lines().limit(200).anyMatch(l -> l.strip().toLowerCase(Locale.ROOT).matches("attached gpus\\s*:.*"))
         && head.lines().limit(200).anyMatch(l -> l.strip().toLowerCase(Locale.ROOT).matches("driver version\\s*:.*"));
   }
 

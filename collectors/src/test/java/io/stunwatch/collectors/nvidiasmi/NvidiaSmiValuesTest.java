@@ -11,7 +11,8 @@ class NvidiaSmiValuesTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"[N/A]", "N/A", "[Not Supported]", "[Unknown Error]", "[Insufficient Permissions]",
-      "[Requested functionality has been deprecated]", "[Function Not Found]", " [N/A] ", "Not Found", ""})
+      "[Requested functionality has been deprecated]", "[Function Not Found]", " [N/A] ", "Not Found", "",
+      "Not available in WDDM driver model"})
   void everyNoValueFormIsUnknownNeverZero(String raw) {
     assertThat(NvidiaSmiValues.number(raw)).isNull();
     assertThat(NvidiaSmiValues.text(raw)).isNull();

@@ -114,4 +114,44 @@ class VcenterReplayTest {
       assertThat(s.key()).isEqualTo("vc-1/vm-42");
     });
   }
+
+  @Test
+  void prettyPrintedGovmomiEventsBackToBackReadAndABrokenOneIsNamedByItsLine() throws Exception {
+    List<VcenterEvent> events = replay.events(Path.of("src/test/resources/replay/events-pretty.json"), null);
+    assertThat(events).extracting(VcenterEvent::eventType, VcenterEvent::eventKey).containsExactly(
+        Tuple.tuple("VmBeingHotMigratedEvent", 5636620L),
+        // no _typeName: its source host and message make it a VmMigratedEvent
+        Tuple.tuple("VmMigratedEvent", 5636626L));
+    assertThat(events.get(1).createdTime()).isEqualTo(Instant.parse("2026-11-30T14:06:41.042999Z"));
+    assertThat(errors).hasSize(1);
+    assertThat(errors.get(0).line()).isBetween(12L, 17L);
+    assertThat(errors.get(0).reason()).startsWith("not JSON");
+  }
+
+  @Test
+  void cloudEventsEnvelopesInAnArrayGiveTheirEventsWithTheClassTheyName() throws Exception {
+    List<VcenterEvent> events = replay.events(Path.of("src/test/resources/replay/events-cloudevents.json"), null);
+    assertThat(events).extracting(VcenterEvent::eventType).containsExactly("VmMigratedEvent",
+        "VmBeingHotMigratedEvent");
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void govcEventsTextIsRefusedWithTheCommandThatGivesFullEvents() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> replay.events(
+        Path.of("src/test/resources/replay/govc-events.txt"), null))
+        .isInstanceOf(io.stunwatch.collectors.worker.ReplayRefusedException.class)
+        .hasMessageStartingWith("govc events text: ").hasMessageContaining("govc events -json -l");
+  }
+
+  @Test
+  void theEventRoutersRealPayloadGivesItsMigration() throws Exception {
+    Path f = io.stunwatch.testsupport.SharedFixtures.dir("field/vcenter-events")
+        .resolve("veba-VmMigratedEvent-govmomi-json-lab.json");
+    List<VcenterEvent> events = replay.events(f, null);
+    assertThat(events).hasSize(1);
+    assertThat(events.get(0).eventType()).isEqualTo("VmMigratedEvent");
+    assertThat(events.get(0).vm().value()).isEqualTo("vm-15161");
+    assertThat(errors).isEmpty();
+  }
 }

@@ -58,4 +58,45 @@ class ReplayKindTest {
     assertThat(ReplayKind.parse("vgpu-query")).isEqualTo(ReplayKind.VGPU_QUERY);
     assertThat(ReplayKind.parse("Vgpu_Query")).isEqualTo(ReplayKind.VGPU_QUERY);
   }
+
+  static Path replay(String name) {
+    return Path.of("src/test/resources/replay", name);
+  }
+
+  @Test
+  void theFormsAdminsHaveAreRecognized() throws Exception {
+    assertThat(ReplayKind.detect(replay("csv-preamble.csv"))).isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+    assertThat(ReplayKind.detect(replay("csv-noheader.csv"))).isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+    assertThat(ReplayKind.detect(replay("csv-noheader-own-query.csv"))).isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+    assertThat(ReplayKind.detect(replay("csv-no-index-two-gpus.csv"))).isEqualTo(ReplayKind.NVIDIA_SMI_CSV);
+    assertThat(ReplayKind.detect(replay("q-vgpu-guest-470.txt"))).isEqualTo(ReplayKind.NVIDIA_SMI_TEXT);
+    assertThat(ReplayKind.detect(replay("q-pass-through-375-loop.txt"))).isEqualTo(ReplayKind.NVIDIA_SMI_TEXT);
+    assertThat(ReplayKind.detect(replay("nvidia-bug-report.log"))).isEqualTo(ReplayKind.NVIDIA_BUG_REPORT);
+    Path gz = dir.resolve("nvidia-bug-report.log.gz");
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(Files.readAllBytes(replay("nvidia-bug-report.log")));
+    }
+    assertThat(ReplayKind.detect(gz)).isEqualTo(ReplayKind.NVIDIA_BUG_REPORT);
+    assertThat(ReplayKind.detect(replay("rdma-listing.txt"))).isEqualTo(ReplayKind.RDMA_LISTING);
+  }
+
+  @Test
+  void aFormThatMakesNoRecordsIsRefusedWithWhatToGiveInstead() throws Exception {
+    assertThatThrownBy(() -> ReplayKind.detect(replay("summary-table.txt")))
+        .isInstanceOf(ReplayRefusedException.class).hasMessageStartingWith("nvidia-smi's summary table: ")
+        .hasMessageContaining("--query-gpu=").hasMessageContaining("vgpu -q");
+    assertThatThrownBy(() -> ReplayKind.detect(replay("vgpu-s.txt")))
+        .isInstanceOf(ReplayRefusedException.class).hasMessageStartingWith("nvidia-smi vgpu -s")
+        .hasMessageContaining("--hostname").hasMessageNotContaining("--vm-id");
+    assertThatThrownBy(() -> ReplayKind.detect(replay("govc-events.txt")))
+        .isInstanceOf(ReplayRefusedException.class).hasMessageContaining("govc events -json -l");
+    assertThatThrownBy(() -> ReplayKind.detect(replay("events-pretty.json")))
+        .isInstanceOf(ReplayRefusedException.class).hasMessageContaining("collect vcenter --replay");
+    Path gz = dir.resolve("other.gz");
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write("hello\n".getBytes());
+    }
+    assertThatThrownBy(() -> ReplayKind.detect(gz)).isInstanceOf(ReplayRefusedException.class)
+        .hasMessageContaining("gunzip");
+  }
 }
