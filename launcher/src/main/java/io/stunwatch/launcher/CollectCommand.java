@@ -310,8 +310,12 @@ final class CollectCommand implements Runnable {
             + m.parseErrorCount(input) + " unparsable, " + Worker.dropped(m, input) + " dropped");
         ctx.out().flush();
         long undelivered = m.readCount(input) - m.sentCount(input);
+        long failed = 0;
+        for (io.stunwatch.metrics.ScrapeFailure r : io.stunwatch.metrics.ScrapeFailure.values()) {
+          failed += m.scrapeFailureCount(r);
+        }
         ReplayReport.Outcome outcome = m.sentCount(input) == 0 ? ReplayReport.Outcome.NOTHING
-            : m.parseErrorCount(input) > 0 || undelivered > 0 ? ReplayReport.Outcome.SKIPPED
+            : m.parseErrorCount(input) > 0 || undelivered > 0 || failed > 0 ? ReplayReport.Outcome.SKIPPED
             : ReplayReport.Outcome.READ;
         if (outcome != ReplayReport.Outcome.READ) {
           ctx.err().println("stunwatch collect prometheus: " + (outcome == ReplayReport.Outcome.NOTHING

@@ -89,7 +89,7 @@ final class VcenterBundle {
   void vmwareLogs(String moref, java.util.Collection<Map.Entry<Path, String>> files) {
     for (Map.Entry<Path, String> f : files) {
       try {
-        List<StunObservation> read = replay.stuns(moref, List.of(f.getKey()), inventory);
+        List<StunObservation> read = replay.stuns(moref, List.of(f.getKey()), List.of(f.getValue()), inventory);
         stuns.addAll(read);
         row(f.getKey(), f.getValue(), "vmware-log", read.size());
       } catch (IOException e) {

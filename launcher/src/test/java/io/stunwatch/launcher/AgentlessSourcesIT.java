@@ -225,8 +225,10 @@ class AgentlessSourcesIT {
     }
     try (StunwatchProcess p = StunwatchProcess.start(env, args.toArray(String[]::new))) {
       assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-      assertThat(p.stdout()).contains("vcenter: " + (events ? 12 : 0) + " events, 3 VMs, 2 hosts, "
-          + (events ? 1 : 0) + " vmware.log stuns published, 0 unparsable");
+      assertThat(ReplayTable.published(p.stdout(), "vcenter-events")).isEqualTo(events ? 12 : 0);
+      assertThat(ReplayTable.published(p.stdout(), "vcenter-inventory")).as("3 VMs, 2 hosts").isEqualTo(5);
+      assertThat(ReplayTable.published(p.stdout(), "vmware-log")).as("stuns").isEqualTo(events ? 1 : 0);
+      assertThat(ReplayTable.skipped(p.stdout())).isZero();
     }
   }
 
@@ -242,8 +244,8 @@ class AgentlessSourcesIT {
       }
       try (StunwatchProcess p = StunwatchProcess.start(env, args.toArray(String[]::new))) {
         assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-        assertThat(p.stdout()).singleElement().satisfies(l -> assertThat(l).startsWith("host-vgpu: ")
-            .endsWith(" 0 unparsable, 0 dropped"));
+        assertThat(ReplayTable.published(p.stdout(), "vgpu-query")).isPositive();
+        assertThat(ReplayTable.skipped(p.stdout())).isZero();
       }
     }
     try (StunwatchProcess p = StunwatchProcess.start(env, "collect", "prometheus", "--vm-label", "vm", "--replay",

@@ -223,15 +223,18 @@ class ReplayEquivalenceIT {
         "--replay-inventory", site.resolve("inventory.jsonl").toString(), "--replay",
         site.resolve("events.jsonl").toString(), "--replay-vmware-log", site.resolve("logs").toString())) {
       assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-      assertThat(p.stdout()).contains("vcenter: 12 events, 4 VMs, 2 hosts, 3 vmware.log stuns published, "
-          + "0 unparsable");
+      assertThat(ReplayTable.published(p.stdout(), "vcenter-events")).isEqualTo(12);
+      assertThat(ReplayTable.published(p.stdout(), "vcenter-inventory")).as("4 VMs, 2 hosts").isEqualTo(6);
+      assertThat(ReplayTable.published(p.stdout(), "vmware-log")).as("stuns").isEqualTo(3);
+      assertThat(ReplayTable.skipped(p.stdout())).isZero();
     }
     for (Vm vm : VMS) {
       try (StunwatchProcess p = StunwatchProcess.start(Map.of("STUNWATCH_KAFKA_BOOTSTRAP_SERVERS",
           staging.bootstrapServers(), "STUNWATCH_WORKER_TIMEZONE", "UTC"), "collect", "worker", "--replay",
           site.resolve("worker").resolve(vm.name()).toString(), "--vm-id", vm.uuid(), "--hostname", vm.name())) {
         assertThat(p.awaitExit(Duration.ofMinutes(2))).as(String.join("\n", p.stderr())).isZero();
-        assertThat(p.stdout()).isNotEmpty().allSatisfy(l -> assertThat(l).endsWith(" 0 unparsable, 0 dropped"));
+        assertThat(p.stdout()).isNotEmpty();
+        assertThat(ReplayTable.skipped(p.stdout())).isZero();
       }
     }
     List<Recorded> out = new ArrayList<>();

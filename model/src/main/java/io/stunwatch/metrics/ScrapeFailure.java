@@ -11,7 +11,9 @@ public enum ScrapeFailure {
   /** An answer other than 200. */
   HTTP_STATUS,
   /** A page larger than the limit, or with no sample the format allows. */
-  MALFORMED;
+  MALFORMED,
+  /** A well-formed page with none of the GPU families Stunwatch reads: not a GPU exporter's, or a newer one's. */
+  NO_GPU_FAMILIES;
 
   public String tag() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

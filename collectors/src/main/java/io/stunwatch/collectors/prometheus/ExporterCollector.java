@@ -228,8 +228,13 @@ public final class ExporterCollector implements AutoCloseable {
     for (InputParseException e : page.errors()) {
       inputs.parseError(CollectorInput.EXPORTER, e);
     }
-    for (ExporterGpuSample s : mapping.map(page, t, at, e -> inputs.parseError(CollectorInput.EXPORTER, e))) {
+    List<ExporterGpuSample> gpus = mapping.map(page, t, at, e -> inputs.parseError(CollectorInput.EXPORTER, e));
+    for (ExporterGpuSample s : gpus) {
       inputs.sample(CollectorInput.EXPORTER, Topics.EXPORTER_GPU_SAMPLES, s.key(), s, s.timestamp());
+    }
+    String noGpu = ExporterMapping.noGpuFamilies(page, gpus.size());
+    if (noGpu != null) {
+      fail(t, ScrapeFailure.NO_GPU_FAMILIES, noGpu);
     }
     return !(page.samples().isEmpty() && !page.errors().isEmpty());
   }

@@ -58,6 +58,24 @@ public final class ExporterMapping {
     this.hostnameLabel = hostnameLabel;
   }
 
+  /**
+   * Why a well-formed page gave no GPU, or null when it gave one or held nothing: the families it did hold (the first
+   * five), so that a node_exporter page or an exporter release that renamed its metrics is named, never read as an
+   * idle fleet.
+   *
+   * @param mapped how many GPU samples {@link #map} made of the page
+   */
+  public static String noGpuFamilies(ExpositionParser.Page page, int mapped) {
+    if (mapped > 0 || page.samples().isEmpty()) {
+      return null;
+    }
+    java.util.Set<String> families = new java.util.TreeSet<>();
+    page.samples().forEach(s -> families.add(s.name()));
+    String seen = families.stream().limit(5).collect(java.util.stream.Collectors.joining(", "));
+    return "none of the GPU families read (DCGM_FI_DEV_*, DCGM_FI_PROF_*, nvidia_smi_*) among its " + families.size()
+        + " families: " + seen + (families.size() > 5 ? ", ..." : "");
+  }
+
   /** One GPU at one time, as the page's samples fill it in. */
   private static final class Gpu {
     String exporter;

@@ -43,8 +43,14 @@ public final class LogTailThroughputSource extends PeriodicSource {
 
   /** Replays a whole log file. */
   public static void replay(Path file, ThroughputConfig config, ZoneId zone, Inputs inputs) throws IOException {
+    replay(file, config.jobFor(file), config, zone, inputs);
+  }
+
+  /** As {@link #replay(Path, ThroughputConfig, ZoneId, Inputs)}, the samples named for {@code job}. */
+  public static void replay(Path file, String job, ThroughputConfig config, ZoneId zone, Inputs inputs)
+      throws IOException {
     try (LogTailer t = new LogTailer(file, false)) {
-      accept(t.poll(), new ThroughputParser(config.pattern(), config.unit(), zone), config.jobFor(file), inputs);
+      accept(t.poll(), new ThroughputParser(config.pattern(), config.unit(), zone), job, inputs);
     }
   }
 

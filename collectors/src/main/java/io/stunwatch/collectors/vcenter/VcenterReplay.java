@@ -344,10 +344,21 @@ public final class VcenterReplay {
    * @param files its vmware.log files
    */
   public List<StunObservation> stuns(String moref, List<Path> files, Inventory inventory) throws IOException {
+    return stuns(moref, files, files.stream().map(Path::toString).toList(), inventory);
+  }
+
+  /**
+   * As {@link #stuns(String, List, Inventory)}, each file named on its observations as {@code names} says (its
+   * path inside a support bundle).
+   */
+  public List<StunObservation> stuns(String moref, List<Path> files, List<String> names, Inventory inventory)
+      throws IOException {
     String name = inventory.vms().stream().filter(v -> v.moref().equals(moref)).map(VmInventoryEntry::name)
         .findFirst().orElse(null);
     LinkedHashSet<StunObservation> out = new LinkedHashSet<>();
-    for (Path file : files) {
+    for (int i = 0; i < files.size(); i++) {
+      Path file = files.get(i);
+      String logName = names.get(i);
       // A guest can write to vmware.log: each line the parser skips is reported with its number, the rest counts.
       List<VmwareLogParser.Stun> stuns;
       try (var in = Files.newInputStream(file)) {
@@ -355,7 +366,7 @@ public final class VcenterReplay {
             (line, why) -> onError.accept(new InputParseException(file.toString(), line, why)));
       }
       for (VmwareLogParser.Stun s : stuns) {
-        out.add(s.observation(vcenterUuid, moref, name, file.toString()));
+        out.add(s.observation(vcenterUuid, moref, name, logName));
       }
     }
     return List.copyOf(out);

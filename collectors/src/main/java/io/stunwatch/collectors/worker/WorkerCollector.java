@@ -174,7 +174,7 @@ public final class WorkerCollector implements AutoCloseable {
             case VGPU_QUERY -> NvidiaSmiVgpuSource.replay(f.path(), zone, inputs);
             case SYSFS -> SysfsRdmaSource.readOnce(f.path(), inputs);
             case RDMA_LISTING -> RdmaListing.replay(f.path(), inputs);
-            case LOG -> LogTailThroughputSource.replay(f.path(), s.throughput(), zone, inputs);
+            case LOG -> LogTailThroughputSource.replay(f.path(), job(s, f), s.throughput(), zone, inputs);
           }
           InputParseException first = inputs.takeFirstError();
           report.add(new ReplayReport.Row(f.name(), k.label(), total(m, true) - readBefore,
@@ -221,6 +221,22 @@ public final class WorkerCollector implements AutoCloseable {
       throw new ReplayRefusedException("a VM's " + k.label() + " whose VM is unknown",
           "give --vm-id (the VM's config.uuid), or in a bundle put it in a <vm-id>/ folder (" + e.getMessage() + ")");
     }
+  }
+
+  /**
+   * The job a training log's samples are named for: {@code throughput.job}, else the file's name, less the VM id
+   * that starts it in a bundle ({@code <vm-id>-train.log} is the VM's {@code train.log}).
+   */
+  private static String job(Settings s, ReplayFile f) {
+    if (s.throughput().job() != null) {
+      return s.throughput().job();
+    }
+    String name = f.path().getFileName().toString();
+    if (f.vmId().isPresent() && name.length() > 37 && name.regionMatches(true, 0, f.vmId().get(), 0, 36)
+        && "-_.".indexOf(name.charAt(36)) >= 0) {
+      return name.substring(37);
+    }
+    return name;
   }
 
   private static long total(CollectorMetrics m, boolean read) {

@@ -105,4 +105,21 @@ class ExporterMappingTest {
     assertThatThrownBy(() -> ScrapeTarget.parse("ftp://h/x"))
         .hasMessage("'ftp://h/x' is not an http(s) URL with a host");
   }
+
+  @Test
+  void aWellFormedPageWithNoGpuFamilyIsNamedNotReadAsAnIdleFleet() throws IOException {
+    String nodeExporter = "# TYPE node_load1 gauge\nnode_load1 0.5\n# TYPE node_cpu_seconds_total counter\n"
+        + "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1234.5\n"
+        + "DCGM_FI_DEV_NEWER_FIELD{gpu=\"0\",UUID=\"GPU-1\"} 7\n";
+    ExpositionParser.Page p = new ExpositionParser().parse(nodeExporter, "node", false);
+    List<InputParseException> errors = new ArrayList<>();
+    List<ExporterGpuSample> s = new ExporterMapping(null, "Hostname").map(p, ScrapeTarget.parse("http://n:9100/m"),
+        AT, errors::add);
+    assertThat(s).isEmpty();
+    assertThat(ExporterMapping.noGpuFamilies(p, s.size())).isEqualTo("none of the GPU families read "
+        + "(DCGM_FI_DEV_*, DCGM_FI_PROF_*, nvidia_smi_*) among its 3 families: DCGM_FI_DEV_NEWER_FIELD, "
+        + "node_cpu_seconds_total, node_load1");
+    ExpositionParser.Page gpu = new ExpositionParser().parse(page("nvidia-gpu-exporter.txt"), "x", false);
+    assertThat(ExporterMapping.noGpuFamilies(gpu, 1)).isNull();
+  }
 }
