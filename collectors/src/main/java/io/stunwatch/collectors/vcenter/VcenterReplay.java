@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.InputParseException;
+import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
@@ -34,9 +35,10 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
- * Replays recorded vCenter data through the live mapping: events one per line in VI/JSON (or govmomi's dialect,
- * with the class from {@code _typeName} or {@code --event-type}), and an inventory of {@code VirtualMachine} and
- * {@code HostSystem} objects in the same encoding. A malformed line is reported with its line number; the rest goes on.
+ * Replays recorded vCenter data through the live mapping: events in VI/JSON (or govmomi's dialect, with the class
+ * from {@code _typeName}, a CloudEvents envelope or {@code --event-type}), and an inventory of
+ * {@code VirtualMachine} and {@code HostSystem} objects in the same encoding; JSON values one per line,
+ * pretty-printed back to back, or in arrays. A malformed value is reported with its line number; the rest goes on.
  *
  * <p>Inventory objects carry their moref as {@code "moref":"vm-42"} (or a {@code "self"} MoRef) and the properties
  * the collector reads live: {@code name}, {@code config.uuid}, {@code config.instanceUuid}, {@code guest.hostName},
@@ -125,10 +127,8 @@ public final class VcenterReplay {
     String first = text.stripLeading();
     String opening = first.lines().findFirst().orElse("");
     // "[Wed Dec  6 ..." opens like a JSON array: the govc text form is told first
-    if (opening.matches("^\\[\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}] \\[\\w+] .*")) {
-      throw new ReplayRefusedException("govc events text",
-          "it names VMs and hosts but carries no managed object ids, so it cannot make migration records; run "
-              + "'govc events -json -l' (or take the event router's JSON) and replay that");
+    if (ReplayKind.GOVC_EVENT.matcher(opening).matches()) {
+      throw ReplayKind.govcEventsRefusal();
     }
     if (!first.isEmpty() && first.charAt(0) != '{' && first.charAt(0) != '[') {
       throw new ReplayRefusedException("not JSON", "vCenter events and inventory are replayed from VI/JSON or "

@@ -44,7 +44,8 @@ public enum ReplayKind {
   /** A {@code grep -H} line of one sysfs RDMA file: {@code /sys/class/infiniband/mlx5_0/ports/1/counters/x:12}. */
   static final Pattern RDMA_LINE = Pattern.compile("^(?:\\S*/)?infiniband/[^/\\s]+/ports/\\d+/\\S+:.*$");
   /** {@code govc events}: {@code [Wed Dec  6 14:05:44 2017] [info] ...}. */
-  static final Pattern GOVC_EVENT = Pattern.compile("^\\[\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}] \\[\\w+] .*");
+  public static final Pattern GOVC_EVENT = Pattern.compile(
+      "^\\[\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}] \\[\\w+] .*");
   /** A value as only nvidia-smi prints it in a CSV cell. */
   static final Pattern NVIDIA_CELL = Pattern.compile("\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d+)?"
       + "|GPU-[0-9a-fA-F-]{36}|[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-9A-Fa-f]"
@@ -63,7 +64,8 @@ public enum ReplayKind {
     }
     String head = head(path);
     String trimmed = head.stripLeading();
-    if (trimmed.startsWith("<?xml") || trimmed.startsWith("<nvidia_smi_log") || trimmed.startsWith("<!DOCTYPE nvidia")) {
+    if (trimmed.startsWith("<?xml") || trimmed.startsWith("<nvidia_smi_log")
+        || trimmed.startsWith("<!DOCTYPE nvidia")) {
       return NVIDIA_SMI_XML;
     }
     if (head.contains("nvidia-bug-report.sh") || head.contains("nvidia-bug-report.log")) {
@@ -97,10 +99,7 @@ public enum ReplayKind {
           "it lists types, not readings; record 'nvidia-smi vgpu -q -l 5' on the host and replay it with --hostname");
     }
     if (lines.stream().filter(l -> !l.isBlank()).limit(5).anyMatch(l -> GOVC_EVENT.matcher(l).matches())) {
-      throw new ReplayRefusedException("govc events text",
-          "it names VMs and hosts but carries no managed object ids, so it cannot make migration records; run "
-              + "'govc events -json -l' (or take the event router's JSON) and replay that with "
-              + "'stunwatch collect vcenter --replay'");
+      throw govcEventsRefusal();
     }
     if (lines.stream().filter(l -> !l.isBlank()).limit(20).anyMatch(l -> RDMA_LINE.matcher(l).matches())) {
       return RDMA_LISTING;
@@ -112,6 +111,14 @@ public enum ReplayKind {
       return VGPU_QUERY;
     }
     return LOG;
+  }
+
+  /** {@code govc events} text: a known form with no managed object ids, and the command that gives full events. */
+  public static ReplayRefusedException govcEventsRefusal() {
+    return new ReplayRefusedException("govc events text",
+        "it names VMs and hosts but carries no managed object ids, so it cannot make migration records; run "
+            + "'govc events -json -l' (or take the event router's JSON) and replay that with "
+            + "'stunwatch collect vcenter --replay' or 'stunwatch replay'");
   }
 
   /** The first {@link #HEAD_BYTES} of a file as text, through gunzip when it is gzipped. */

@@ -1,5 +1,6 @@
 package io.stunwatch.launcher.bundle;
 
+import io.stunwatch.collectors.worker.ReplayKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -49,13 +50,13 @@ public final class BundleFiles {
   static final Pattern MOREF = Pattern.compile("vm-\\d+");
   static final Pattern UUID = Pattern.compile("(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
   private static final Pattern VMWARE_LOG_NAME = Pattern.compile("vmware(-\\d+)?\\.log");
-  /** A vmware.log line of ESXi 5 to 8: {@code <ts>| vmx| }, {@code <ts>| vcpu-0| I125: }, {@code <ts> In(05) vmx - }. */
+  /**
+   * A vmware.log line of ESXi 5 to 8: {@code <ts>| vmx| }, {@code <ts>| vcpu-0| I125: }, {@code <ts> In(05) vmx - }.
+   */
   private static final Pattern VMWARE_LOG_LINE = Pattern.compile(
       "^\\S+\\|\\s*(vmx|vcpu-\\d+|mks|svga|worker-\\d+)\\|.*|^\\S+ (In|Wa|No|Er|Cr|Db)\\(\\d+\\) \\S+ - .*");
   private static final Pattern INVENTORY_TYPE = Pattern.compile(
       "\"_typeName\"\\s*:\\s*\"(VirtualMachine|HostSystem|AboutInfo)\"");
-  private static final Pattern GOVC_EVENT = Pattern.compile(
-      "^\\[\\w{3} \\w{3} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\d{4}] \\[\\w+] .*");
 
   private BundleFiles() {
   }
@@ -98,7 +99,7 @@ public final class BundleFiles {
       part = Part.VMWARE_LOG;
     } else if (first.startsWith("{") || first.startsWith("[")) {
       part = INVENTORY_TYPE.matcher(head).find() ? Part.INVENTORY : Part.EVENTS;
-    } else if (GOVC_EVENT.matcher(first).matches()) {
+    } else if (ReplayKind.GOVC_EVENT.matcher(first).matches()) {
       part = Part.EVENTS;
     } else {
       part = Part.WORKER;
