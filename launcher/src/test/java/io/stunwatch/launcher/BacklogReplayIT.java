@@ -366,6 +366,12 @@ class BacklogReplayIT {
               .append("    Product Name                          : NVIDIA A100-PCIE-40GB\n")
               .append("    Active vGPUs                          : 1\n").append(vgpus.get(g));
         }
+        if (vgpus.isEmpty()) {
+          // a host whose VMs have all left still has its GPU: nvidia-smi prints it with no vGPU
+          b.append("GPU 00000000:3B:00.0\n")
+              .append("    Product Name                          : NVIDIA A100-PCIE-40GB\n")
+              .append("    Active vGPUs                          : 0\n");
+        }
       }
       Files.writeString(site.resolve("esx0" + h + "-vgpu-q.txt"), b.toString());
     }
