@@ -110,6 +110,7 @@ final class CollectCommand implements Runnable {
           .override(WorkerConfig.METRICS_PORT, metricsPort, "--metrics-port");
       WorkerCollector.Settings settings = WorkerCollector.Settings.from(source);
       if (replay != null) {
+        requireExists(spec, "--replay", replay);
         ReplayReport report = WorkerCollector.replay(settings, replay, Optional.ofNullable(replayAs),
             Optional.ofNullable(columns), ctx.clock());
         return print(ctx, report);
@@ -122,6 +123,13 @@ final class CollectCommand implements Runnable {
       ctx.out().flush();
       UntilStopped.await(collector, Duration.ofSeconds(30)); // let buffered samples go out before the JVM halts
       return ExitCodes.OK;
+    }
+
+    /** A usage error, before anything starts, for a file to replay that is not there. */
+    static void requireExists(CommandSpec spec, String option, Path file) {
+      if (file != null && !Files.exists(file)) {
+        throw new ParameterException(spec.commandLine(), option + " " + file + ": no such file or directory");
+      }
     }
 
     /** Prints a replay's table to stdout and its refusals to stderr, and gives its exit status. */
@@ -158,6 +166,9 @@ final class CollectCommand implements Runnable {
           "With --vmware-log, prints the stun times of one vmware.log and exits."})
   static final class Vcenter implements Callable<Integer> {
     private final LaunchContext ctx;
+
+    @Spec
+    CommandSpec spec;
 
     @Mixin
     ConfigOption config;
@@ -207,6 +218,8 @@ final class CollectCommand implements Runnable {
         ctx.out().flush();
         return ExitCodes.OK;
       }
+      Worker.requireExists(spec, "--replay", replay);
+      Worker.requireExists(spec, "--replay-inventory", replayInventory);
       ConfigSource source = kafkaOption.apply(config.load(ctx));
       KafkaClientConfig kafka = KafkaClientConfig.from(source);
       kafka.checkLogin(KafkaClientConfig.LOGIN_CHECK_TIMEOUT);

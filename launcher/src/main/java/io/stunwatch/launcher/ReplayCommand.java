@@ -1,5 +1,6 @@
 package io.stunwatch.launcher;
 
+import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.collectors.worker.ReplayReport;
@@ -136,7 +137,7 @@ final class ReplayCommand implements Callable<Integer> {
       }
       // a VM's rotated logs oldest first: vmware-N.log (higher N older) before vmware.log
       logs.forEach((moref, files) -> vcenter.vmwareLogs(moref, files.stream()
-          .sorted(Comparator.comparingInt((BundleFiles.Entry e) -> rotation(e.path())).reversed())
+          .sorted(Comparator.comparingInt((BundleFiles.Entry e) -> VcenterReplay.rotation(e.path())).reversed())
           .map(e -> Map.entry(e.path(), e.name())).toList()));
       if (anyVcenter) {
         vcenter.publish(kafka).rows().forEach(report::add);
@@ -164,11 +165,5 @@ final class ReplayCommand implements Callable<Integer> {
       }
     }
     return CollectCommand.Worker.print(ctx, report);
-  }
-
-  /** N of vmware-N.log; 0 for vmware.log or any other name, the newest. */
-  private static int rotation(Path log) {
-    String n = log.getFileName().toString();
-    return n.matches("vmware-\\d+\\.log") ? Integer.parseInt(n.substring(7, n.length() - 4)) : 0;
   }
 }

@@ -84,6 +84,16 @@ class StunwatchCommandTest {
     }
   }
 
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "collect worker --vm-id 4c4c4544-0042-3510-8052-b4c04f4e3232 --replay /no/such.csv|--replay /no/such.csv: no such file",
+      "collect vcenter --replay-inventory /no/such.json|--replay-inventory /no/such.json: no such file",
+      "replay /no/such-bundle.tar.gz|/no/such-bundle.tar.gz: no such file"})
+  void aReplayOfAFileThatIsNotThereIsAUsageErrorNamingIt(String args, String message) {
+    assertThat(run(Map.of(), args.split(" "))).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains(message).doesNotContain("\tat ");
+  }
+
   @Test
   void theDemoWillNotEmptyADirectoryItDidNotMake(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("thesis.tex"), "precious");

@@ -184,62 +184,56 @@ public final class NvidiaSmiTextParser {
     if (section == null) {
       return out;
     }
-    String gi = null;
-    String ci = null;
     List<Node> flat = new ArrayList<>();
     for (Node c : section.children) {
       flat.add(c);
       flat.addAll(c.children);
     }
-    Long pid = null;
-    String type = null;
-    String name = null;
-    Long memory = null;
-    boolean open = false;
+    ProcessDraft d = new ProcessDraft();
     for (Node n : flat) {
-      String k = n.key.toLowerCase(Locale.ROOT);
       String v = NvidiaSmiValues.text(n.value);
-      switch (k) {
-        case "process id" -> {
-          if (open) {
-            out.add(process(pid, type, name, memory, gi, ci));
-            gi = null;
-            ci = null;
-            type = null;
-            name = null;
-            memory = null;
+      switch (n.key.toLowerCase(Locale.ROOT)) {
+        // either one after a process's lines opens the next process
+        case "gpu instance id", "process id" -> {
+          if (d.open) {
+            out.add(d.done());
+            d = new ProcessDraft();
           }
-          pid = NvidiaSmiValues.whole(v);
-          open = true;
-        }
-        case "gpu instance id" -> {
-          if (open) {
-            out.add(process(pid, type, name, memory, gi, ci));
-            open = false;
-            type = null;
-            name = null;
-            memory = null;
+          if (n.key.equalsIgnoreCase("process id")) {
+            d.pid = NvidiaSmiValues.whole(v);
+            d.open = true;
+          } else {
+            d.gi = v;
           }
-          gi = v;
         }
-        case "compute instance id" -> ci = v;
-        case "type" -> type = v;
-        case "name", "process name" -> name = v;
-        case "used gpu memory" -> memory = NvidiaSmiValues.whole(v);
+        case "compute instance id" -> d.ci = v;
+        case "type" -> d.type = v;
+        case "name", "process name" -> d.name = v;
+        case "used gpu memory" -> d.memory = NvidiaSmiValues.whole(v);
         default -> {
           // other per-process keys are not kept
         }
       }
     }
-    if (open) {
-      out.add(process(pid, type, name, memory, gi, ci));
+    if (d.open) {
+      out.add(d.done());
     }
     return out;
   }
 
-  private static GpuSnapshot.GpuProcess process(Long pid, String type, String name, Long memory, String gi,
-      String ci) {
-    return new GpuSnapshot.GpuProcess(pid, type, name, memory, integer(gi), integer(ci));
+  /** One process as its lines fill it in. */
+  private static final class ProcessDraft {
+    boolean open;
+    Long pid;
+    String gi;
+    String ci;
+    String type;
+    String name;
+    Long memory;
+
+    GpuSnapshot.GpuProcess done() {
+      return new GpuSnapshot.GpuProcess(pid, type, name, memory, integer(gi), integer(ci));
+    }
   }
 
   private static Integer integer(String raw) {

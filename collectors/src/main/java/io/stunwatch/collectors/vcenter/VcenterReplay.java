@@ -1,11 +1,8 @@
 package io.stunwatch.collectors.vcenter;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.collectors.worker.InputParseException;
-import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.HostInventoryEntry;
@@ -18,7 +15,6 @@ import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -73,12 +69,12 @@ public final class VcenterReplay {
   public List<VcenterEvent> events(Path file, String eventType) throws IOException {
     List<VcenterEvent> out = new ArrayList<>();
     String source = file.toString();
-    for (Value v : values(file)) {
-      if (v.error != null) {
-        onError.accept(v.error);
+    for (JsonValues.Value v : JsonValues.read(file)) {
+      if (v.error() != null) {
+        onError.accept(v.error());
         continue;
       }
-      for (JsonNode event : unwrap(v.node)) {
+      for (JsonNode event : JsonValues.unwrap(v.node())) {
         try {
           JsonNode body = event.has("data") && event.has("specversion") ? event.get("data") : event;
           String type = eventType != null ? eventType : cloudEventClass(event);
@@ -91,7 +87,7 @@ public final class VcenterReplay {
             skippedTypes.merge(typeOf(body, type), 1, Integer::sum);
           }
         } catch (VimEventMapper.MappingException e) {
-          onError.accept(new InputParseException(source, v.line, e.getMessage()));
+          onError.accept(new InputParseException(source, v.line(), e.getMessage()));
         }
       }
     }
@@ -108,104 +104,6 @@ public final class VcenterReplay {
   private static String typeOf(JsonNode body, String type) {
     String t = body.path("_typeName").asText(null);
     return t != null ? t : type != null ? type : "unknown";
-  }
-
-  /** Reads one value of many: the project's mapper refuses what follows a value, which here is the next one. */
-  private static final com.fasterxml.jackson.databind.ObjectReader VALUES = Json.mapper().reader()
-      .without(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
-  /** One JSON value of a file and the line it starts on, or what was wrong there. */
-  private record Value(JsonNode node, long line, InputParseException error) {
-  }
-
-  /**
-   * Every JSON value of a file, back to back. A value that is not well-formed is reported at its line and reading
-   * resumes at the next line that opens a value at its first column.
-   */
-  private static List<Value> values(Path file) throws IOException {
-    String text = Files.readString(file, StandardCharsets.UTF_8);
-    String first = text.stripLeading();
-    String opening = first.lines().findFirst().orElse("");
-    // "[Wed Dec  6 ..." opens like a JSON array: the govc text form is told first
-    if (ReplayKind.GOVC_EVENT.matcher(opening).matches()) {
-      throw ReplayKind.govcEventsRefusal();
-    }
-    if (!first.isEmpty() && first.charAt(0) != '{' && first.charAt(0) != '[') {
-      throw new ReplayRefusedException("not JSON", "vCenter events and inventory are replayed from VI/JSON or "
-          + "govmomi JSON; the file starts '" + InputParseException.quote(opening, 60) + "'");
-    }
-    List<Value> out = new ArrayList<>();
-    int offset = 0;
-    long lineBase = 0;
-    while (offset < text.length()) {
-      String rest = text.substring(offset);
-      try (JsonParser p = Json.mapper().getFactory().createParser(rest)) {
-        while (true) {
-          JsonToken t = p.nextToken();
-          if (t == null) {
-            return out;
-          }
-          long line = lineBase + p.currentTokenLocation().getLineNr();
-          out.add(new Value(VALUES.readTree(p), line, null));
-        }
-      } catch (JsonProcessingException e) {
-        long line = lineBase + (e.getLocation() == null ? 1 : e.getLocation().getLineNr());
-        out.add(new Value(null, line, new InputParseException(file.toString(), line, "not JSON: "
-            + e.getOriginalMessage())));
-        // resume at the next line that opens a value at its first column
-        int from = offset + lineOffset(rest, (int) (line - lineBase));
-        int next = nextValueStart(text, from);
-        if (next < 0) {
-          return out;
-        }
-        lineBase += countLines(text, offset, next);
-        offset = next;
-      }
-    }
-    return out;
-  }
-
-  /** The offset in {@code s} of the start of its {@code line}th line (1-based), past the end when there is none. */
-  private static int lineOffset(String s, int line) {
-    int at = 0;
-    for (int n = 1; n < line && at >= 0; n++) {
-      at = s.indexOf('\n', at);
-      at = at < 0 ? -1 : at + 1;
-    }
-    return at < 0 ? s.length() : at;
-  }
-
-  private static int nextValueStart(String text, int from) {
-    int at = text.indexOf('\n', from);
-    while (at >= 0 && at + 1 < text.length()) {
-      char c = text.charAt(at + 1);
-      if (c == '{' || c == '[') {
-        return at + 1;
-      }
-      at = text.indexOf('\n', at + 1);
-    }
-    return -1;
-  }
-
-  private static long countLines(String text, int from, int to) {
-    long n = 0;
-    for (int i = from; i < to; i++) {
-      if (text.charAt(i) == '\n') {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  /** The events of one value: itself, or the elements of an array. */
-  private static List<JsonNode> unwrap(JsonNode node) {
-    List<JsonNode> out = new ArrayList<>();
-    if (node.isArray()) {
-      node.forEach(out::add);
-    } else {
-      out.add(node);
-    }
-    return out;
   }
 
   /**
@@ -266,13 +164,13 @@ public final class VcenterReplay {
     List<Long> vmLines = new ArrayList<>();
     List<Long> hostLines = new ArrayList<>();
     String vcenterVersion = null;
-    for (Value value : values(file)) {
-      if (value.error != null) {
-        onError.accept(value.error);
+    for (JsonValues.Value value : JsonValues.read(file)) {
+      if (value.error() != null) {
+        onError.accept(value.error());
         continue;
       }
-      long n = value.line;
-      for (JsonNode raw : unwrap(value.node)) {
+      long n = value.line();
+      for (JsonNode raw : JsonValues.unwrap(value.node())) {
         JsonNode o = VimEventMapper.normalize(raw);
         String type = o.path("_typeName").asText();
         if (type.equals("VirtualMachine")) {
@@ -384,7 +282,7 @@ public final class VcenterReplay {
           continue;
         }
         try (var logs = Files.list(vm)) {
-          List<Path> files = logs.filter(f -> f.getFileName().toString().matches("vmware(-\\d+)?\\.log"))
+          List<Path> files = logs.filter(f -> LOG_NAME.matcher(f.getFileName().toString()).matches())
               .sorted(Comparator.comparingInt(VcenterReplay::rotation).reversed()).toList();
           if (!files.isEmpty()) {
             out.put(vm.getFileName().toString(), files);
@@ -395,10 +293,14 @@ public final class VcenterReplay {
     return out;
   }
 
-  /** N of vmware-N.log; 0 for vmware.log, the newest. */
-  private static int rotation(Path log) {
+  /** A VM's log file name: {@code vmware.log}, or a rotated {@code vmware-N.log}. */
+  public static final java.util.regex.Pattern LOG_NAME = java.util.regex.Pattern.compile("vmware(-\\d+)?\\.log");
+
+  /** N of vmware-N.log; 0 for vmware.log (or any other name), the newest. */
+  public static int rotation(Path log) {
     String name = log.getFileName().toString();
-    return name.equals("vmware.log") ? 0 : Integer.parseInt(name.substring("vmware-".length(), name.length() - 4));
+    return name.matches("vmware-\\d+\\.log") ? Integer.parseInt(name.substring("vmware-".length(), name.length() - 4))
+        : 0;
   }
 
   /**

@@ -159,7 +159,7 @@ public enum ReplayKind {
   public static int csvHeaderLine(List<String> lines) {
     for (int i = 0; i < Math.min(lines.size(), 200); i++) {
       String l = lines.get(i);
-      if (!l.contains(", ") && !l.contains(",")) {
+      if (!l.contains(",")) {
         continue;
       }
       String[] cells = l.split(",\\s*");

@@ -1,7 +1,6 @@
 package io.stunwatch.collectors.worker;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -39,8 +38,8 @@ public final class ReplayReport {
     }
   }
 
-  private final List<Row> rows = Collections.synchronizedList(new ArrayList<>());
-  private volatile long undelivered;
+  private final List<Row> rows = new ArrayList<>();
+  private long undelivered;
 
   /** Records handed to Kafka that it did not acknowledge before the replay gave up waiting. */
   public void undelivered(long n) {
@@ -61,9 +60,7 @@ public final class ReplayReport {
   }
 
   public List<Row> rows() {
-    synchronized (rows) {
-      return List.copyOf(rows);
-    }
+    return List.copyOf(rows);
   }
 
   public long published() {

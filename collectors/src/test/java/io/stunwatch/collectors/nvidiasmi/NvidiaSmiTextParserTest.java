@@ -110,4 +110,21 @@ class NvidiaSmiTextParserTest {
     }
     assertThat(sections).isGreaterThanOrEqualTo(10);
   }
+
+  @Test
+  void eachMigProcessKeepsTheInstanceIdsPrintedBeforeIt() throws Exception {
+    List<String> q = new ArrayList<>(List.of("Timestamp : Mon Nov 30 14:05:12 2026", "Attached GPUs : 1",
+        "GPU 00000000:00:09.0", "    Product Name : NVIDIA H100 80GB HBM3", "    Processes"));
+    for (int i = 1; i <= 2; i++) {
+      q.addAll(List.of("        GPU instance ID : " + i, "        Compute instance ID : 0",
+          "        Process ID : " + (100 + i), "            Type : C", "            Name : job" + i,
+          "            Used GPU Memory : " + (i * 1000) + " MiB"));
+    }
+    List<GpuSnapshot.GpuProcess> p = parser.parse(q, 1, "mig", null).gpus().get(0).processes();
+    assertThat(p).extracting(GpuSnapshot.GpuProcess::pid, GpuSnapshot.GpuProcess::gpuInstanceId,
+        GpuSnapshot.GpuProcess::computeInstanceId, GpuSnapshot.GpuProcess::name,
+        GpuSnapshot.GpuProcess::usedMemoryMiB).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(101L, 1, 0, "job1", 1000L),
+        org.assertj.core.groups.Tuple.tuple(102L, 2, 0, "job2", 2000L));
+  }
 }

@@ -154,4 +154,15 @@ class VcenterReplayTest {
     assertThat(events.get(0).vm().value()).isEqualTo("vm-15161");
     assertThat(errors).isEmpty();
   }
+
+  @Test
+  void aBinaryFileIsRefusedAsNotTextNotFailedWithADecoderMessage() throws Exception {
+    Path f = dir.resolve("events.bin");
+    Files.write(f, new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, (byte) 0xc3, 0x28});
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> replay.events(f, null))
+        .isInstanceOf(io.stunwatch.collectors.worker.ReplayRefusedException.class)
+        .hasMessageStartingWith("not text: ");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> replay.inventory(f, Instant.EPOCH))
+        .isInstanceOf(io.stunwatch.collectors.worker.ReplayRefusedException.class);
+  }
 }

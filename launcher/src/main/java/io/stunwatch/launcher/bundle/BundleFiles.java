@@ -1,5 +1,6 @@
 package io.stunwatch.launcher.bundle;
 
+import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.worker.ReplayKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,7 +50,6 @@ public final class BundleFiles {
 
   static final Pattern MOREF = Pattern.compile("vm-\\d+");
   static final Pattern UUID = Pattern.compile("(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-  private static final Pattern VMWARE_LOG_NAME = Pattern.compile("vmware(-\\d+)?\\.log");
   /**
    * A vmware.log line of ESXi 5 to 8: {@code <ts>| vmx| }, {@code <ts>| vcpu-0| I125: }, {@code <ts> In(05) vmx - }.
    */
@@ -94,7 +94,7 @@ public final class BundleFiles {
     String head = head(file);
     String first = head.lines().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
     Part part;
-    if (VMWARE_LOG_NAME.matcher(file.getFileName().toString()).matches()
+    if (VcenterReplay.LOG_NAME.matcher(file.getFileName().toString()).matches()
         || head.lines().limit(20).filter(l -> !l.isBlank()).anyMatch(l -> VMWARE_LOG_LINE.matcher(l).matches())) {
       part = Part.VMWARE_LOG;
     } else if (first.startsWith("{") || first.startsWith("[")) {
@@ -143,12 +143,11 @@ public final class BundleFiles {
   }
 
   private static String head(Path file) throws IOException {
+    if (ReplayKind.gzip(file)) {
+      return ""; // gzipped: the worker's replay reads an nvidia-bug-report.log.gz, and refuses others by name
+    }
     try (InputStream in = Files.newInputStream(file)) {
-      byte[] b = in.readNBytes(16 << 10);
-      if (b.length >= 2 && (b[0] & 0xff) == 0x1f && (b[1] & 0xff) == 0x8b) {
-        return ""; // gzipped: the worker's replay reads an nvidia-bug-report.log.gz, and refuses others by name
-      }
-      return new String(b, StandardCharsets.UTF_8);
+      return new String(in.readNBytes(16 << 10), StandardCharsets.UTF_8);
     }
   }
 }
