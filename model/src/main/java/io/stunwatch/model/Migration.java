@@ -27,6 +27,8 @@ import java.time.Instant;
  * @param endTime         end: the task's completeTime, else the completing event's createdTime
  * @param failureReason   the fault message of a failed migration
  * @param updatedAt       event time of the newest input that changed this record
+ * @param faultType       vim25 fault class of a failed migration's task, e.g. {@code GenericVmConfigFault}, when
+ *                        known
  */
 @Schema(name = "migration")
 public record Migration(
@@ -49,7 +51,18 @@ public record Migration(
     Instant startTime,
     Instant endTime,
     String failureReason,
-    Instant updatedAt) {
+    Instant updatedAt,
+    String faultType) {
+
+  /** A migration whose fault type is not known. */
+  public Migration(String id, String vcenterUuid, String vmMoref, String vmName, String vmId, String vgpuProfile,
+      MigrationState state, Initiator initiator, String initiatorName, Boolean encrypted, EntityRef sourceHost,
+      EntityRef destHost, EntityRef sourceCluster, EntityRef destCluster, EntityRef sourceDatastore,
+      EntityRef destDatastore, Instant startTime, Instant endTime, String failureReason, Instant updatedAt) {
+    this(id, vcenterUuid, vmMoref, vmName, vmId, vgpuProfile, state, initiator, initiatorName, encrypted, sourceHost,
+        destHost, sourceCluster, destCluster, sourceDatastore, destDatastore, startTime, endTime, failureReason,
+        updatedAt, null);
+  }
 
   public Migration {
     Checks.requiredText(id, "id");
@@ -66,14 +79,14 @@ public record Migration(
   public Migration withOutcome(MigrationState newState, Instant newEnd, String newFailureReason, Instant at) {
     return new Migration(id, vcenterUuid, vmMoref, vmName, vmId, vgpuProfile, newState, initiator, initiatorName,
         encrypted, sourceHost, destHost, sourceCluster, destCluster, sourceDatastore, destDatastore, startTime, newEnd,
-        newFailureReason, at);
+        newFailureReason, at, newState == MigrationState.FAILED ? faultType : null);
   }
 
   /** This migration moved in time: another start, end and update time (a replayed site, a test's clock). */
   public Migration withTimes(Instant newStart, Instant newEnd, Instant at) {
     return new Migration(id, vcenterUuid, vmMoref, vmName, vmId, vgpuProfile, state, initiator, initiatorName,
         encrypted, sourceHost, destHost, sourceCluster, destCluster, sourceDatastore, destDatastore, newStart, newEnd,
-        failureReason, at);
+        failureReason, at, faultType);
   }
 
   /** Duration in seconds, absent until both ends are known. */

@@ -1,7 +1,9 @@
 package io.stunwatch.collectors.vcenter;
 
+import io.stunwatch.model.LogMessage;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.StunObservation.StunSource;
+import io.stunwatch.model.VmotionObservation;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,8 +30,23 @@ import java.util.regex.Pattern;
  * 2012-01-01T00:00:00.000Z| vcpu-0| Checkpoint_Unstun: vm stopped for 188405 us         (5.0)
  * 2023-04-15T08:52:34.879Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 18500 us  (8.x)
  * </pre>
- * and the {@code Migrate: VM starting stun} / {@code VM successfully stunned} pair. The vMotion migration id
- * ({@code migration id N}, {@code mid=<hex>}, {@code mid id N}) seen before a stun is attached to it, in decimal.
+ * The vMotion migration id ({@code migration id N}, {@code mid=<hex>}, {@code mid id N}) seen before a stun is
+ * attached to it, in decimal.
+ *
+ * <p>Each vMotion the log shows is read as a {@link Vmotion}: its id, and the lines that mark its phases:
+ * <pre>
+ * MigrateSetState: Transitioning from state 0 to 1.                 the precopy begins (source)
+ *   (or, with names: from state MIGRATE_NONE (0) to ... (1); or MigrateSetInfo: state=1)
+ * Migrate: VM starting stun, waiting 100 seconds for go/no-go message.   the precopy ends (source)
+ * Migrate: VM successfully stunned                                  the vCPUs are stopped (source)
+ * Migrate_Open: Restoring from &lt;10.0.0.2&gt; with migration id N       the destination restores (destination)
+ * Checkpoint_Unstun: vm stopped for N us                            the VM runs again
+ * Migrate: Remote Log: Destination waited for 208.42 seconds.
+ * Migrate: Caching migration error message list:                    a failure, followed by its messages:
+ * [msg.checkpoint.migration.maxSwitchoverTimeExceeded] The migration has exceeded ...
+ * </pre>
+ * The time from {@code starting stun} to {@code successfully stunned} is the time to stop the vCPUs, a phase of its
+ * own and no stun: the stun is the {@code Checkpoint_Unstun} figure.
  *
  * <p><b>The log is not trusted.</b> A guest writes into {@code vmware.log} through VMware Tools, so a figure is taken
  * only from a message that begins right after the line's own header (timestamp, thread, level): a guest's text sits
@@ -68,6 +85,20 @@ public final class VmwareLogParser {
   private static final String STUNNED = "Migrate: VM successfully stunned";
   private static final Pattern MIGRATION_ID = Pattern.compile(
       "(?:migration id|mid id|mid=)\\s*([0-9a-fA-F]{1,20})\\b");
+  /** State 0 (none) to 1: the source starts the precopy; with or without the states' names. */
+  private static final Pattern PRECOPY_START = Pattern.compile(
+      "^(?:MigrateSetState: Transitioning from state (?:\\S+ \\()?0\\)? to (?:\\S+ \\()?1\\b|MigrateSetInfo: state=1\\b"
+          + "|Received migrate 'to' request)");
+  private static final String RESTORE = "Migrate_Open: Restoring from";
+  private static final Pattern DESTINATION_WAIT = Pattern.compile(
+      "^Migrate: Remote Log: Destination waited for (\\d{1,9}(?:\\.\\d{1,6})?) seconds");
+  private static final String FAILURE_LIST = "Migrate: Caching migration error message list";
+  private static final String MSG_POST = "Msg_Post: Error";
+  private static final Pattern MESSAGE = Pattern.compile("^\\[(msg\\.[\\w.-]{1,200})\\] ?(.*)$");
+  /** The longest failure message kept. */
+  private static final int MAX_MESSAGE_CHARS = 1024;
+  /** The most failure messages kept of one vMotion. */
+  private static final int MAX_MESSAGES = 20;
 
   /** Where the lines the parser skips are reported. */
   @FunctionalInterface
@@ -100,6 +131,50 @@ public final class VmwareLogParser {
         String logFile) {
       return new StunObservation(vcenterUuid, vmMoref, vmName, migrationId, timestamp, stunMicros,
           source, logFile, lineNumber);
+    }
+  }
+
+  /**
+   * One vMotion the log shows. Each instant is absent when its line was not read or its timestamp is redacted.
+   *
+   * @param vmotionId              decimal, null when the log names none
+   * @param timestamp              the newest timestamp of its lines; null when none has one
+   * @param precopyStart           the source's state 0 to 1
+   * @param restoreStart           the destination's {@code Migrate_Open}
+   * @param stunStart              {@code Migrate: VM starting stun}
+   * @param stunned                {@code Migrate: VM successfully stunned}
+   * @param unstun                 {@code Checkpoint_Unstun}
+   * @param stunMicros             its figure
+   * @param destinationWaitSeconds {@code Destination waited for N seconds}
+   * @param failures               the failure's {@code [msg.*]} entries
+   * @param lineNumber             1-based line of its first line
+   */
+  public record Vmotion(String vmotionId, Instant timestamp, Instant precopyStart, Instant restoreStart,
+      Instant stunStart, Instant stunned, Instant unstun, Long stunMicros, Double destinationWaitSeconds,
+      List<LogMessage> failures, int lineNumber) {
+
+    public Vmotion {
+      failures = List.copyOf(failures);
+    }
+
+    /** This vMotion as published for the VM whose log {@code logFile} is; its {@link #timestamp} must be known. */
+    public VmotionObservation observation(String vcenterUuid, String vmMoref, String vmName, String logFile) {
+      return new VmotionObservation(vcenterUuid, vmMoref, vmName, vmotionId, timestamp, precopyStart, restoreStart,
+          stunStart, stunned, unstun, stunMicros, destinationWaitSeconds, failures, logFile, lineNumber);
+    }
+  }
+
+  /**
+   * What one log gave.
+   *
+   * @param stuns    every stun, in file order
+   * @param vmotions every vMotion, in file order
+   */
+  public record Log(List<Stun> stuns, List<Vmotion> vmotions) {
+
+    public Log {
+      stuns = List.copyOf(stuns);
+      vmotions = List.copyOf(vmotions);
     }
   }
 
@@ -140,9 +215,27 @@ public final class VmwareLogParser {
    * @throws IOException only when reading {@code in} fails
    */
   public List<Stun> parse(InputStream in, Instant notAfter, Problems problems) throws IOException {
+    return read(in, notAfter, problems).stuns();
+  }
+
+  /** Every stun and vMotion in {@code text}, in file order; bad lines are skipped silently. */
+  public Log read(String text) {
+    try {
+      return read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), null, Problems.IGNORE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // not from a byte array
+    }
+  }
+
+  /**
+   * Every stun and vMotion in {@code in}, in file order, with the same checks as {@link #parse(InputStream, Instant,
+   * Problems)}.
+   */
+  public Log read(InputStream in, Instant notAfter, Problems problems) throws IOException {
     Reader reader = new Reader(in, notAfter, problems);
     reader.run();
-    return reader.out;
+    reader.closeVmotion();
+    return new Log(reader.out, reader.vmotions);
   }
 
   /** The state of one pass over a log. */
@@ -153,8 +246,10 @@ public final class VmwareLogParser {
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
     private final List<Stun> out = new ArrayList<>();
+    private final List<Vmotion> vmotions = new ArrayList<>();
     private String migrationId;
-    private Instant stunStartAt;
+    private Draft vmotion;
+    private boolean failureList;
 
     Reader(InputStream in, Instant notAfter, Problems problems) {
       this.in = in;
@@ -220,8 +315,10 @@ public final class VmwareLogParser {
     }
 
     private void line(String line, long lineNo) {
-      boolean candidate = line.contains("Checkpoint_Unstun") || line.contains("Migrate") || line.contains("mid");
+      boolean candidate = line.contains("Checkpoint_Unstun") || line.contains("Migrate") || line.contains("mid")
+          || line.contains("[msg.") || line.contains("Msg_Post");
       if (!candidate) {
+        failureList = false;
         return; // most lines: nothing to look at
       }
       Matcher header = HEADER.matcher(line);
@@ -232,37 +329,83 @@ public final class VmwareLogParser {
       String message = line.substring(header.end());
       Instant at = timestamp(header.group(1));
       if (message.startsWith("Guest")) {
+        failureList = false;
         return; // written by the guest: never a figure, never a migration id
       }
+      if (!inTime(at, lineNo)) {
+        return;
+      }
+      Matcher msg = MESSAGE.matcher(message);
+      if (failureList && msg.matches()) {
+        draft(lineNo, at).failure(msg.group(1), msg.group(2));
+        return;
+      }
+      failureList = false;
       Matcher mid = MIGRATION_ID.matcher(message);
       while (mid.find()) {
         migrationId = decimal(mid.group(1), message.substring(mid.start(), mid.start(1)).contains("="));
+        if (vmotion != null && vmotion.id != null && !vmotion.id.equals(migrationId)) {
+          closeVmotion(); // another vMotion begins
+        }
+        draft(lineNo, at).id = migrationId;
       }
-      if (message.startsWith(STUN_START)) {
-        stunStartAt = at;
-        return;
-      }
-      if (message.startsWith(STUNNED)) {
-        Instant start = stunStartAt;
-        stunStartAt = null;
-        if (start != null && at != null && !at.isBefore(start) && inTime(at, lineNo)) {
-          Duration d = Duration.between(start, at);
-          if (d.compareTo(MAX_STUN) > 0) {
-            problems.badLine(lineNo, "stun of " + d.toSeconds() + " s since '" + STUN_START + "' is longer than "
-                + MAX_STUN.toMinutes() + " min");
-          } else {
-            out.add(new Stun(at, d.toNanos() / 1000, StunSource.MIGRATE_STUN_PAIR, migrationId, intLine(lineNo)));
+      if (PRECOPY_START.matcher(message).find()) {
+        if (vmotion != null && vmotion.pastPrecopy()) {
+          closeVmotion();
+        }
+        Draft d = draft(lineNo, at);
+        d.precopyStart = d.precopyStart == null ? at : d.precopyStart;
+      } else if (message.startsWith(RESTORE)) {
+        draft(lineNo, at).restoreStart = at;
+      } else if (message.startsWith(STUN_START)) {
+        if (vmotion != null && vmotion.stunStart != null) {
+          closeVmotion();
+        }
+        draft(lineNo, at).stunStart = at;
+      } else if (message.startsWith(STUNNED)) {
+        draft(lineNo, at).stunned = at;
+      } else if (message.startsWith(FAILURE_LIST)) {
+        draft(lineNo, at);
+        failureList = true;
+      } else if (message.startsWith(MSG_POST)) {
+        failureList = vmotion != null && vmotion.unstun == null; // an error while a vMotion runs is its failure
+      } else {
+        Matcher wait = DESTINATION_WAIT.matcher(message);
+        if (wait.find()) {
+          draft(lineNo, at).destinationWait = Double.parseDouble(wait.group(1));
+          return;
+        }
+        Matcher unstun = UNSTUN.matcher(message);
+        if (unstun.find()) {
+          Long micros = micros(unstun.group(1), lineNo);
+          if (micros != null) {
+            out.add(new Stun(at, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
+            if (vmotion != null && vmotion.unstun == null && vmotion.stunMicros == null) {
+              vmotion.stunMicros = micros;
+              vmotion.unstun = at;
+              vmotion.seen(at);
+            }
           }
         }
-        return;
       }
-      Matcher unstun = UNSTUN.matcher(message);
-      if (unstun.find()) {
-        Long micros = micros(unstun.group(1), lineNo);
-        if (micros != null && inTime(at, lineNo)) {
-          out.add(new Stun(at, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
-        }
+    }
+
+    /** The vMotion being read, begun at this line when there is none. */
+    private Draft draft(long lineNo, Instant at) {
+      if (vmotion == null) {
+        vmotion = new Draft(intLine(lineNo));
+        vmotion.id = migrationId;
       }
+      vmotion.seen(at);
+      return vmotion;
+    }
+
+    void closeVmotion() {
+      if (vmotion != null) {
+        vmotions.add(vmotion.build());
+        vmotion = null;
+      }
+      failureList = false;
     }
 
     /** A line without a header: records quoted without their timestamps, possibly several run together. */
@@ -291,6 +434,48 @@ public final class VmwareLogParser {
         return false;
       }
       return true;
+    }
+  }
+
+  /** A vMotion while its lines are read. */
+  private static final class Draft {
+    private final int firstLine;
+    private String id;
+    private Instant last;
+    private Instant precopyStart;
+    private Instant restoreStart;
+    private Instant stunStart;
+    private Instant stunned;
+    private Instant unstun;
+    private Long stunMicros;
+    private Double destinationWait;
+    private final List<LogMessage> failures = new ArrayList<>();
+
+    Draft(int firstLine) {
+      this.firstLine = firstLine;
+    }
+
+    void seen(Instant at) {
+      if (at != null && (last == null || at.isAfter(last))) {
+        last = at;
+      }
+    }
+
+    /** Whether a later phase than the precopy's start was read: a new start is another vMotion. */
+    boolean pastPrecopy() {
+      return stunStart != null || stunned != null || restoreStart != null || unstun != null || !failures.isEmpty();
+    }
+
+    void failure(String msgId, String text) {
+      if (failures.size() < MAX_MESSAGES) {
+        failures.add(new LogMessage(msgId, text.length() > MAX_MESSAGE_CHARS
+            ? text.substring(0, MAX_MESSAGE_CHARS) : text));
+      }
+    }
+
+    Vmotion build() {
+      return new Vmotion(id, last, precopyStart, restoreStart, stunStart, stunned, unstun, stunMicros, destinationWait,
+          failures, firstLine);
     }
   }
 

@@ -3,6 +3,7 @@ package io.stunwatch.collectors.vcenter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.stunwatch.collectors.vcenter.VmwareLogParser.Stun;
+import io.stunwatch.model.LogMessage;
 import io.stunwatch.model.StunObservation.StunSource;
 import io.stunwatch.testsupport.SharedFixtures;
 import java.io.ByteArrayInputStream;
@@ -37,17 +38,103 @@ class VmwareLogParserTest {
   }
 
   @Test
-  void theStunPairAndTheMigrationIdAreFound() {
-    List<Stun> s = parser.parse(String.join("\n",
+  void theTimeToStopIsAPhaseNotAStunAndTheMigrationIdIsFound() {
+    VmwareLogParser.Log log = parser.read(String.join("\n",
         "2026-11-21T12:00:00.000Z In(05) vmx - MigrateVMXdrToSpec: type: 1 mid=7958ea7f2d34d435 uuid=x",
         "2026-11-21T12:00:10.551Z In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
         "2026-11-21T12:00:10.626Z In(05) vcpu-0 - Migrate: VM successfully stunned",
         "2026-11-21T12:00:41.536Z In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for 30910000 us"));
-    assertThat(s).hasSize(2);
-    assertThat(s.get(0).source()).isEqualTo(StunSource.MIGRATE_STUN_PAIR);
-    assertThat(s.get(0).stunMicros()).isEqualTo(75_000L);
-    assertThat(s.get(1).stunMicros()).isEqualTo(30_910_000L);
-    assertThat(s).allSatisfy(x -> assertThat(x.migrationId()).isEqualTo("8743996508480001077"));
+    assertThat(log.stuns()).extracting(Stun::stunMicros, Stun::source, Stun::migrationId)
+        .containsExactly(Tuple.tuple(30_910_000L, StunSource.CHECKPOINT_UNSTUN, "8743996508480001077"));
+    assertThat(log.vmotions()).singleElement().satisfies(v -> {
+      assertThat(v.vmotionId()).isEqualTo("8743996508480001077");
+      assertThat(v.stunStart()).isEqualTo(Instant.parse("2026-11-21T12:00:10.551Z"));
+      assertThat(v.stunned()).isEqualTo(Instant.parse("2026-11-21T12:00:10.626Z"));
+      assertThat(v.unstun()).isEqualTo(Instant.parse("2026-11-21T12:00:41.536Z"));
+      assertThat(v.stunMicros()).isEqualTo(30_910_000L);
+      assertThat(v.lineNumber()).isEqualTo(1);
+      assertThat(v.failures()).isEmpty();
+    });
+  }
+
+  /** A successful vMotion as ESXi 6.x and 8.x write it: the source's rotated log, then the destination's. */
+  @Test
+  void bothHeaderFormatsGiveEveryPhaseWithItsLine() {
+    for (String[] format : new String[][] {{"| vmx| I125: ", "| vcpu-0| I125: "}, {" In(05) vmx - ",
+        " In(05) vcpu-0 - "}}) {
+      String vmx = format[0];
+      String vcpu = format[1];
+      VmwareLogParser.Log source = parser.read(String.join("\n",
+          "2026-11-21T12:00:00.000Z" + vmx + "Received migrate 'to' request for mid id 1446046703473901, src ip "
+              + "<10.0.0.2>, dst ip <10.0.0.3>.",
+          "2026-11-21T12:00:00.001Z" + vmx + "MigrateSetState: Transitioning from state MIGRATE_NONE (0) to "
+              + "MIGRATE_TO_VMX_PRECOPY (1).",
+          "2026-11-21T12:00:00.002Z" + vmx + "Ethernet0 MAC Address: 00:50:56:a3:56:19",
+          "2026-11-21T12:01:30.000Z" + vmx + "Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
+          "2026-11-21T12:01:30.080Z" + vcpu + "Migrate: VM successfully stunned",
+          "2026-11-21T12:01:58.000Z" + vmx + "Migrate: Remote Log: Destination waited for 88.50 seconds."));
+      VmwareLogParser.Log destination = parser.read(String.join("\n",
+          "2026-11-21T12:01:30.100Z" + vmx + "CPT: Restoring checkpoint (null)",
+          "2026-11-21T12:01:30.120Z" + vmx + "Migrate_Open: Restoring from <10.0.0.2> with migration id "
+              + "1446046703473901",
+          "2026-11-21T12:01:58.200Z" + vcpu + "Checkpoint_Unstun: vm stopped for 28100000 us"));
+      assertThat(source.stuns()).as(vmx).isEmpty();
+      assertThat(source.vmotions()).as(vmx).singleElement().satisfies(v -> {
+        assertThat(v.vmotionId()).isEqualTo("1446046703473901");
+        assertThat(v.precopyStart()).isEqualTo(Instant.parse("2026-11-21T12:00:00Z"));
+        assertThat(v.stunStart()).isEqualTo(Instant.parse("2026-11-21T12:01:30Z"));
+        assertThat(v.stunned()).isEqualTo(Instant.parse("2026-11-21T12:01:30.080Z"));
+        assertThat(v.destinationWaitSeconds()).isEqualTo(88.5);
+        assertThat(v.timestamp()).isEqualTo(Instant.parse("2026-11-21T12:01:58Z"));
+        assertThat(v.lineNumber()).isEqualTo(1);
+      });
+      assertThat(destination.vmotions()).as(vmx).singleElement().satisfies(v -> {
+        assertThat(v.vmotionId()).isEqualTo("1446046703473901");
+        assertThat(v.restoreStart()).isEqualTo(Instant.parse("2026-11-21T12:01:30.120Z"));
+        assertThat(v.unstun()).isEqualTo(Instant.parse("2026-11-21T12:01:58.200Z"));
+        assertThat(v.stunMicros()).isEqualTo(28_100_000L);
+        assertThat(v.lineNumber()).isEqualTo(2);
+      });
+      assertThat(destination.stuns()).extracting(Stun::lineNumber, Stun::migrationId)
+          .containsExactly(Tuple.tuple(3, "1446046703473901"));
+    }
+  }
+
+  @Test
+  void twoVmotionsInOneLogAreTwoAndASnapshotStunIsNoVmotion() {
+    VmwareLogParser.Log log = parser.read(String.join("\n",
+        "2026-11-21T10:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 188405 us",
+        "2026-11-21T12:00:00.000Z| vmx| I125: MigrateSetState: Transitioning from state 0 to 1.",
+        "2026-11-21T12:00:00.000Z| vmx| I125: MigrateSetInfo: state=1 srcIp=<10.0.0.2> mid=11 priority=high",
+        "2026-11-21T12:00:20.000Z| vmx| I125: Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
+        "2026-11-21T13:00:00.000Z| vmx| I125: MigrateSetInfo: state=1 srcIp=<10.0.0.2> mid=12 priority=high",
+        "2026-11-21T13:00:00.000Z| vmx| I125: MigrateSetState: Transitioning from state 0 to 1.",
+        "2026-11-21T13:00:30.000Z| vmx| I125: Migrate: VM starting stun, waiting 100 seconds for go/no-go message."));
+    assertThat(log.vmotions()).extracting(VmwareLogParser.Vmotion::vmotionId, VmwareLogParser.Vmotion::precopyStart,
+            VmwareLogParser.Vmotion::stunStart, VmwareLogParser.Vmotion::lineNumber)
+        .containsExactly(
+            Tuple.tuple("11", Instant.parse("2026-11-21T12:00:00Z"), Instant.parse("2026-11-21T12:00:20Z"), 2),
+            Tuple.tuple("12", Instant.parse("2026-11-21T13:00:00Z"), Instant.parse("2026-11-21T13:00:30Z"), 5));
+    assertThat(log.stuns()).extracting(Stun::stunMicros).containsExactly(188405L);
+  }
+
+  @Test
+  void aFailedVmotionKeepsItsMessageListAndAGuestCannotWriteOne() {
+    VmwareLogParser.Log log = parser.read(String.join("\n",
+        "2026-11-21T12:00:00.000Z In(05) vmx - MigrateSetInfo: state=1 srcIp=<10.0.0.2> mid=42 priority=high",
+        "2026-11-21T12:00:00.000Z In(05) vmx - Guest: [msg.migrate.fail.dst] forged by the guest",
+        "2026-11-21T12:00:10.000Z In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go message.",
+        "2026-11-21T12:01:50.000Z In(05) vmx - Migrate: Caching migration error message list:",
+        "2026-11-21T12:01:50.000Z In(05) vmx - [msg.checkpoint.migration.maxSwitchoverTimeExceeded] The migration "
+            + "has exceeded the maximum switchover time of 100 second(s).",
+        "2026-11-21T12:01:50.000Z In(05) vmx - Migrate: Attempting to continue running on the source.",
+        "2026-11-21T12:01:50.100Z In(05) vmx - [msg.unrelated] not in the list any more"));
+    assertThat(log.vmotions()).singleElement().satisfies(v -> {
+      assertThat(v.vmotionId()).isEqualTo("42");
+      assertThat(v.failures()).extracting(LogMessage::id)
+          .containsExactly("msg.checkpoint.migration.maxSwitchoverTimeExceeded");
+      assertThat(v.failures().get(0).text()).startsWith("The migration has exceeded the maximum switchover time");
+    });
   }
 
   @Test
@@ -87,6 +174,36 @@ class VmwareLogParserTest {
     String vic = Files.readString(dir.resolve("github-vmware-vic-issue-6701.txt"));
     assertThat(parser.parse(vic + "\n2018-02-15T02:55:02.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 1 us"))
         .last().extracting(Stun::migrationId).isEqualTo("1518663295492956");
+  }
+
+  @Test
+  void sharedFixturesGiveTheirVmotions() throws Exception {
+    Path dir = SharedFixtures.dir("vmware-log");
+    // KB 320352: a vGPU VM's source log, the move failed at the switchover limit; its timestamps are redacted
+    VmwareLogParser.Log stuck = parser.read(Files.readString(dir.resolve("broadcom-kb-320352-vgpu-vmotion-stuck.txt")));
+    assertThat(stuck.vmotions()).singleElement().satisfies(v -> {
+      assertThat(v.destinationWaitSeconds()).isEqualTo(208.42);
+      assertThat(v.failures()).extracting(LogMessage::id)
+          .containsExactly("msg.checkpoint.migration.maxSwitchoverTimeExceeded");
+      assertThat(v.lineNumber()).isEqualTo(5);
+      assertThat(v.timestamp()).isNull();
+    });
+    // KB 436882: the destination's Migrate_Open, twice, with the id vmkernel.log prints
+    assertThat(parser.read(Files.readString(dir.resolve("broadcom-kb-436882-vmotion-stun-time.txt"))).vmotions())
+        .singleElement().satisfies(v -> {
+          assertThat(v.vmotionId()).isEqualTo("1446046703473901");
+          assertThat(v.restoreStart()).isEqualTo(Instant.parse("2026-04-14T15:38:20.244Z"));
+          assertThat(v.lineNumber()).isEqualTo(4);
+        });
+    // haewon83: an ESXi 8 source log's start, its hex mid the same vMotion as its decimal one
+    assertThat(parser.read(Files.readString(dir.resolve("haewon83-tistory-108-how-vmotion-works.txt"))).vmotions())
+        .singleElement().satisfies(v -> {
+          assertThat(v.vmotionId()).isEqualTo("8743996508480001077");
+          assertThat(v.precopyStart()).isEqualTo(Instant.parse("2023-04-15T08:52:34.879Z"));
+        });
+    // KB 432796: a hot add's stun is no vMotion, whatever its time to stop
+    assertThat(parser.read(Files.readString(dir.resolve("broadcom-kb-432796-hotadd-stun.txt"))).stuns())
+        .extracting(Stun::source).containsOnly(StunSource.CHECKPOINT_UNSTUN);
   }
 
   private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");

@@ -18,6 +18,8 @@ import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.model.topic.Topic.Cleanup;
 import java.time.Duration;
@@ -83,6 +85,17 @@ public final class Topics {
   public static final Topic<String, StunObservation> STUN_OBSERVATIONS =
       delete("stun-observations", StunObservation.class, Duration.ofDays(365));
 
+  /**
+   * vMotions as VMs' vmware.log files tell them: phases, destination wait, failure messages. Key: like
+   * {@link #STUN_OBSERVATIONS}. Kept a year, beside the stuns.
+   */
+  public static final Topic<String, VmotionObservation> VMOTION_OBSERVATIONS =
+      delete("vmotion-observations", VmotionObservation.class, Duration.ofDays(365));
+
+  /** Precopy bandwidth from source hosts' vmkernel.log. Key: the vMotion id. Kept a year: a forecast input. */
+  public static final Topic<String, VmotionBandwidth> VMOTION_BANDWIDTH =
+      delete("vmotion-bandwidth", VmotionBandwidth.class, Duration.ofDays(365));
+
   /** vCenter collector resume points. Key: vCenter instance UUID. Compacted. */
   public static final Topic<String, VcenterCheckpoint> VCENTER_CHECKPOINTS =
       compact("vcenter-checkpoints", VcenterCheckpoint.class);
@@ -126,16 +139,19 @@ public final class Topics {
    * may touch.
    */
   public static final List<Topic<?, ?>> WORKER_OUTPUTS = List.of(GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES,
-      EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES);
-  /** What the vCenter collector writes; it also reads back its checkpoints. */
+      EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES, VMOTION_BANDWIDTH);
+  /**
+   * What the vCenter collector writes; it also reads back its checkpoints. A support bundle's replay writes the
+   * vmkernel.log bandwidth beside the vmware.log it reads.
+   */
   public static final List<Topic<?, ?>> VCENTER_OUTPUTS = List.of(VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY,
-      STUN_OBSERVATIONS, VCENTER_CHECKPOINTS, GUARD_ACTIONS);
+      STUN_OBSERVATIONS, VMOTION_OBSERVATIONS, VMOTION_BANDWIDTH, VCENTER_CHECKPOINTS, GUARD_ACTIONS);
 
   /** Every topic, in documentation order. */
   public static final List<Topic<?, ?>> ALL = List.of(
       GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES, EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES,
-      VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VCENTER_CHECKPOINTS,
-      MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, GUARD_DECISIONS, GUARD_ACTIONS,
+      VCENTER_EVENTS, VM_INVENTORY, HOST_INVENTORY, STUN_OBSERVATIONS, VMOTION_OBSERVATIONS, VMOTION_BANDWIDTH,
+      VCENTER_CHECKPOINTS, MIGRATIONS, MIGRATION_IMPACTS, STUN_MODEL, MIGRATION_ALERTS, GUARD_DECISIONS, GUARD_ACTIONS,
       DEAD_LETTERS);
 
   private Topics() {

@@ -89,7 +89,8 @@ public final class MigrationAssembler {
         firstNonNull(starts.isEmpty() ? ordered : starts, VcenterEvent::computeResource),
         firstNonNull(ends, VcenterEvent::computeResource),
         firstNonNull(ordered, VcenterEvent::sourceDatastore), firstNonNull(ordered, VcenterEvent::destDatastore),
-        start, end, failure, ordered.get(ordered.size() - 1).createdTime());
+        start, end, failure, ordered.get(ordered.size() - 1).createdTime(),
+        state == MigrationState.FAILED && task != null ? task.faultType() : null);
   }
 
   private static MigrationState state(List<VcenterEvent> ordered, TaskSnapshot task) {
