@@ -31,13 +31,14 @@ import picocli.CommandLine.Spec;
 /**
  * {@code stunwatch replay BUNDLE}: a support bundle, a directory or a {@code .tar.gz}, replayed in one command.
  * Every file is read whatever its name, its kind told from its content, and the parts are replayed in the order
- * that gives the right answer: the inventory, the events, the VMs' vmware.log files, then the GPU, RDMA and
- * training readings.
+ * that gives the right answer: the inventory, the events, the VMs' vmware.log files, the hosts' vmkernel.log
+ * files, then the GPU, RDMA and training readings.
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
     description = {"Replay a support bundle, a directory or a .tar.gz, into Kafka in one command: vCenter inventory "
         + "and events (VI/JSON or govmomi JSON, pretty-printed or one per line, CloudEvents envelopes too), VMs' "
-        + "vmware.log files in <moref>/ folders (vm-42/vmware.log), and every worker recording (nvidia-smi CSV, -q, "
+        + "vmware.log files in <moref>/ folders (vm-42/vmware.log), hosts' vmkernel.log files in a folder named after "
+        + "the host (esx1/vmkernel.log), and every worker recording (nvidia-smi CSV, -q, "
         + "-q -x, nvidia-bug-report.log[.gz], vgpu -q, RDMA counters, training logs) in <vm-id>/ folders or named "
         + "<vm-id>*, a host's vgpu -q in a folder named after the host.",
         "Prints each file's kind, records published and lines skipped. Exit status 0 when every file was read "
@@ -139,6 +140,12 @@ final class ReplayCommand implements Callable<Integer> {
       logs.forEach((moref, files) -> vcenter.vmwareLogs(moref, files.stream()
           .sorted(Comparator.comparingInt((BundleFiles.Entry e) -> VcenterReplay.rotation(e.path())).reversed())
           .map(e -> Map.entry(e.path(), e.name())).toList()));
+      for (BundleFiles.Entry e : entries) {
+        if (e.part() == BundleFiles.Part.VMKERNEL_LOG) {
+          vcenter.vmkernelLog(e.path(), e.hostname().orElse(null), e.name());
+          anyVcenter = true;
+        }
+      }
       if (anyVcenter) {
         vcenter.publish(kafka).rows().forEach(report::add);
       }

@@ -7,6 +7,8 @@ import io.stunwatch.collectors.worker.ReplayReport;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterEvent;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.topic.TypedProducer;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -17,8 +19,9 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
- * A vCenter replay: an inventory, event files and VMs' vmware.log files, read in that order (a stun names its VM
- * from the inventory), then published together, inventory first, and reported file by file.
+ * A vCenter replay: an inventory, event files, VMs' vmware.log files and hosts' vmkernel.log files, read in that
+ * order (a stun names its VM from the inventory), then published together, inventory first, and reported file by
+ * file.
  */
 final class VcenterBundle {
 
@@ -31,6 +34,8 @@ final class VcenterBundle {
   private VcenterReplay.Inventory inventory = VcenterReplay.Inventory.EMPTY;
   private final List<VcenterEvent> events = new ArrayList<>();
   private final List<StunObservation> stuns = new ArrayList<>();
+  private final List<VmotionObservation> vmotions = new ArrayList<>();
+  private final List<VmotionBandwidth> bandwidths = new ArrayList<>();
   /** Rows waiting for Kafka's acknowledgement before they count as published. */
   private final List<ReplayReport.Row> pending = new ArrayList<>();
 
@@ -89,12 +94,26 @@ final class VcenterBundle {
   void vmwareLogs(String moref, java.util.Collection<Map.Entry<Path, String>> files) {
     for (Map.Entry<Path, String> f : files) {
       try {
-        List<StunObservation> read = replay.stuns(moref, List.of(f.getKey()), List.of(f.getValue()), inventory);
-        stuns.addAll(read);
-        row(f.getKey(), f.getValue(), "vmware-log", read.size());
+        VcenterReplay.VmLogs read = replay.logs(moref, List.of(f.getKey()), List.of(f.getValue()), inventory);
+        stuns.addAll(read.stuns());
+        vmotions.addAll(read.vmotions());
+        row(f.getKey(), f.getValue(), "vmware-log", read.stuns().size() + read.vmotions().size());
       } catch (IOException e) {
         refused(f.getValue(), new ReplayRefusedException("an unreadable vmware.log", e.getMessage()));
       }
+    }
+  }
+
+  /** Reads a host's vmkernel.log; {@code hostname} is the host it came from, {@code name} how the report names it. */
+  void vmkernelLog(Path file, String hostname, String name) {
+    try {
+      List<VmotionBandwidth> read = replay.vmkernelLog(file, hostname, name);
+      bandwidths.addAll(read);
+      row(file, name, "vmkernel-log", read.size());
+    } catch (ReplayRefusedException e) {
+      refused(name, e);
+    } catch (IOException e) {
+      refused(name, new ReplayRefusedException("an unreadable vmkernel.log", e.getMessage()));
     }
   }
 
@@ -115,7 +134,7 @@ final class VcenterBundle {
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     try (TypedProducer producer = TypedProducer.create(props)) {
-      VcenterReplay.publish(producer, inventory, events, stuns);
+      VcenterReplay.publish(producer, inventory, events, new VcenterReplay.VmLogs(stuns, vmotions), bandwidths);
     }
     pending.forEach(report::add);
     if (!replay.skippedTypes().isEmpty()) {

@@ -15,7 +15,9 @@ public enum CollectorInput {
   /** Training throughput from a log file. */
   THROUGHPUT,
   /** GPU readings scraped from dcgm-exporter or nvidia_gpu_exporter ({@code stunwatch collect prometheus}). */
-  EXPORTER;
+  EXPORTER,
+  /** vMotions' precopy bandwidth from an ESXi host's {@code vmkernel.log} ({@code stunwatch collect hosts}). */
+  VMKERNEL_LOG;
 
   /** The tag value: lower case with dashes, e.g. {@code nvidia-smi}. */
   public String tag() {

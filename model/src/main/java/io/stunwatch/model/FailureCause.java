@@ -94,7 +94,8 @@ public enum FailureCause {
     if (s.contains("insufficient") || s.contains("not enough")) {
       return INSUFFICIENT_RESOURCES;
     }
-    if (s.contains("connection closed") || s.contains("connection reset") || s.contains("network")) {
+    if (s.contains("connection closed") || s.contains("connection reset") || s.contains("network")
+        || s.contains("unreachable")) {
       return NETWORK;
     }
     if (s.contains("precopy") || s.contains("pre-copy")) {

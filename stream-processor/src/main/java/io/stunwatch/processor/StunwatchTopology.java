@@ -10,6 +10,8 @@ import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
@@ -34,6 +36,7 @@ import io.stunwatch.processor.node.RdmaProcessor;
 import io.stunwatch.processor.node.SampleHistory;
 import io.stunwatch.processor.node.StunProcessor;
 import io.stunwatch.processor.node.VmKeyProcessor;
+import io.stunwatch.processor.node.VmotionIdProcessor;
 import io.stunwatch.processor.node.VmLoadProcessor;
 import io.stunwatch.processor.state.DeferredKeyValueStore;
 import io.stunwatch.processor.state.DeferredStores;
@@ -178,6 +181,8 @@ public final class StunwatchTopology {
         Serdes.String(), JsonSerde.of(Tracked.Held.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.STUNS_HELD),
         Serdes.String(), JsonSerde.of(Tracked.Held.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VMOTIONS_HELD),
+        Serdes.String(), JsonSerde.of(Tracked.Held.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.CHAIN_ROUTES),
         Serdes.String(), JsonSerde.of(Tracked.Route.class)));
 
@@ -213,12 +218,33 @@ public final class StunwatchTopology {
     throughput.process(() -> new HistoryUpdate<ThroughputSample>(config, ThroughputSample::timestamp,
         (p, t) -> VmSamples.withThroughput(p, t.scope(), t.value())), Named.as("vm-throughput"),
         StoreNames.VM_SAMPLES, StoreNames.HISTORY_PINS);
-    KStream<String, Object> revisions = decoded(b, Topics.STUN_OBSERVATIONS, clock)
+    KStream<String, StunObservation> stunsByVm = decoded(b, Topics.STUN_OBSERVATIONS, clock)
         .process(() -> new VmKeyProcessor<>(Topics.STUN_OBSERVATIONS, StunObservation::key, null,
             StoreNames.STUNS_HELD, config.inventoryHold(), null), Named.as("stun-key-by-vm"),
             StoreNames.STUNS_HELD)
         .repartition(Repartitioned.<String, StunObservation>as("stuns-by-vm")
-            .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()))
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.STUN_OBSERVATIONS.valueSerde()));
+    KStream<String, VmotionObservation> vmotionsByVm = decoded(b, Topics.VMOTION_OBSERVATIONS, clock)
+        .process(() -> new VmKeyProcessor<>(Topics.VMOTION_OBSERVATIONS, VmotionObservation::key, null,
+            StoreNames.VMOTIONS_HELD, config.inventoryHold(), null), Named.as("vmotion-key-by-vm"),
+            StoreNames.VMOTIONS_HELD)
+        .repartition(Repartitioned.<String, VmotionObservation>as("vmotions-by-vm")
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VMOTION_OBSERVATIONS.valueSerde()));
+    // vmkernel.log's bandwidth names a vMotion id and no VM: it meets the VM's claim on the id in the id's task, and
+    // goes on to the VM's.
+    KStream<String, Tracked.Claim> claims = vmotionsByVm
+        .filter((vm, v) -> v.vmotionId() != null, Named.as("vmotions-with-id"))
+        .map((vm, v) -> KeyValue.pair(v.vmotionId(), new Tracked.Claim(vm)), Named.as("claim-vmotion-id"))
+        .repartition(Repartitioned.<String, Tracked.Claim>as("vmotion-claims-by-id")
+            .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(Tracked.Claim.class)));
+    KStream<String, VmotionBandwidth> bandwidthByVm = objects(decoded(b, Topics.VMOTION_BANDWIDTH, clock))
+        .merge(objects(claims), Named.as("bandwidth-and-claims"))
+        .process(VmotionIdProcessor.supplier(config.historyRetention()), Named.as("vmotion-ids"))
+        .repartition(Repartitioned.<String, VmotionBandwidth>as("bandwidth-by-vm")
+            .withKeySerde(Serdes.String()).withValueSerde(Topics.VMOTION_BANDWIDTH.valueSerde()));
+    KStream<String, Object> revisions = objects(stunsByVm)
+        .merge(objects(vmotionsByVm), Named.as("stuns-and-vmotions"))
+        .merge(objects(bandwidthByVm), Named.as("host-logs-by-vm"))
         .process(() -> new StunProcessor(config), Named.as("vm-stuns"), StoreNames.VM_STUNS,
             StoreNames.VM_MIGRATIONS, StoreNames.IMPACTS, StoreNames.ALERTS, StoreNames.MIGRATIONS,
             StoreNames.MIGRATIONS_BY_VM, StoreNames.MIGRATIONS_BY_VM_ORDER, StoreNames.MIGRATIONS_BY_START,

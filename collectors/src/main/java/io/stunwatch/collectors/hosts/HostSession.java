@@ -3,12 +3,17 @@ package io.stunwatch.collectors.hosts;
 import io.stunwatch.collectors.hostvgpu.NvidiaSmiVgpuSource;
 import io.stunwatch.collectors.hostvgpu.VgpuBlockSplitter;
 import io.stunwatch.collectors.hostvgpu.VgpuSchedulerState;
+import io.stunwatch.collectors.vmkernel.VmkernelLogParser;
 import io.stunwatch.collectors.worker.Backoff;
+import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.LocalTimes;
+import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.metrics.HostFailure;
 import io.stunwatch.metrics.HostState;
 import io.stunwatch.model.HostVgpuSample;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.topic.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -56,6 +61,11 @@ final class HostSession {
   private HostFailure lastFailure;
   private HostShell.Connection connection;
   private volatile Map<String, Map<String, String>> scheduler = Map.of();
+  /** The vmkernel.log follower of this attempt: its lines, and when it may start again after it ended. */
+  private VmkernelLogParser vmkernel;
+  private long vmkernelLines;
+  private boolean vmkernelRunning;
+  private long vmkernelRetryAt;
 
   /**
    * @param closer runs the closing of connections, off this session's lock: a shell may call back into the session
@@ -117,6 +127,9 @@ final class HostSession {
         } else if (now >= nextSchedulerAt) {
           readScheduler(now);
         }
+        if (config.followsVmkernelLog() && !vmkernelRunning && now >= vmkernelRetryAt) {
+          followVmkernelLog();
+        }
       }
     }
   }
@@ -168,7 +181,52 @@ final class HostSession {
     state = HostState.STREAMING;
     lastDataAt = inputs.clock().millis();
     nextSchedulerAt = lastDataAt;
+    vmkernelRunning = false;
+    vmkernelRetryAt = lastDataAt;
     LOG.info("{}: streaming '{}'", host, config.streamCommand());
+  }
+
+  /**
+   * Follows the host's vmkernel.log from its end, over the connection that carries the readings. Its lines are counted
+   * from where the follow began. It is no part of the host's health: when it ends, the readings go on and it starts
+   * again a {@link #VMKERNEL_RETRY} later.
+   */
+  private void followVmkernelLog() {
+    int a = attempt;
+    vmkernelRunning = true;
+    vmkernelLines = 0;
+    String file = host.name() + ":" + config.vmkernelCommand();
+    vmkernel = new VmkernelLogParser(host.name(), file, (line, why) -> inputs.parseError(CollectorInput.VMKERNEL_LOG,
+        new InputParseException(file, line, why)));
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    ended.whenComplete((v, why) -> vmkernelEnded(a, why));
+    connection.stream(config.vmkernelCommand(), line -> vmkernelLine(a, line), ended).whenComplete((v, why) -> {
+      if (why != null) {
+        vmkernelEnded(a, why);
+      }
+    });
+  }
+
+  /** How long after the vmkernel.log follower ended it starts again. */
+  static final Duration VMKERNEL_RETRY = Duration.ofSeconds(30);
+
+  private synchronized void vmkernelLine(int a, String line) {
+    if (a != attempt || stopped || vmkernel == null) {
+      return;
+    }
+    for (VmotionBandwidth b : vmkernel.line(line, ++vmkernelLines)) {
+      inputs.sample(CollectorInput.VMKERNEL_LOG, Topics.VMOTION_BANDWIDTH, b.vmotionId(), b, b.timestamp());
+    }
+  }
+
+  private synchronized void vmkernelEnded(int a, Throwable why) {
+    if (a != attempt || stopped || !vmkernelRunning) {
+      return;
+    }
+    vmkernelRunning = false;
+    vmkernelRetryAt = inputs.clock().millis() + VMKERNEL_RETRY.toMillis();
+    LOG.warn("{}: '{}' ended{}; readings go on, and it starts again in {} s", host, config.vmkernelCommand(),
+        why == null ? "" : ": " + why.getMessage(), VMKERNEL_RETRY.toSeconds());
   }
 
   private synchronized void ended(int a, Throwable e) {
@@ -245,6 +303,7 @@ final class HostSession {
     attempt++;
     closeConnection();
     splitter.discard();
+    vmkernelRunning = false;
     metrics.failure(host.name(), f.reason());
     Duration wait = backoff.nextDelay();
     long jitter = ThreadLocalRandom.current().nextLong(wait.toMillis() / 5 + 1);

@@ -34,10 +34,13 @@ import java.util.Map;
  * @param timezone          zone of the hosts' {@code Timestamp} lines (ESXi keeps UTC)
  * @param metricsPort       port of {@code /metrics}, 0 for none
  * @param metricsHost       interface of {@code /metrics}
+ * @param vmkernelCommand   the command that follows the host's vmkernel.log for vMotions' precopy bandwidth; empty
+ *                          for none
  */
 public record HostsConfig(Source source, Path hostsFile, String user, int port, Path identityFile, Path knownHosts,
     Duration interval, String command, String schedulerCommand, Duration schedulerInterval, Duration connectTimeout,
-    Duration silentAfter, Duration maxBackoff, ZoneId timezone, int metricsPort, String metricsHost) {
+    Duration silentAfter, Duration maxBackoff, ZoneId timezone, int metricsPort, String metricsHost,
+    String vmkernelCommand) {
 
   /** Where the hosts come from. */
   public enum Source {
@@ -92,16 +95,22 @@ public record HostsConfig(Source source, Path hostsFile, String user, int port, 
   public static final ConfigKey<String> METRICS_HOST = ConfigKeys.string("hosts.metrics-host", "localhost",
       "Interface of the /metrics page. Loopback by default; 0.0.0.0 lets a remote Prometheus scrape it.");
 
+  public static final ConfigKey<String> VMKERNEL_COMMAND = ConfigKeys.string("hosts.vmkernel-command",
+      "tail -n 0 -F /var/log/vmkernel.log",
+      "The command that follows each host's vmkernel.log from its end, for the precopy bandwidth of the vMotions "
+          + "the host sends (its 'Stopping pre-copy' lines); 'none' turns it off. Only new lines are read: the log "
+          + "is never read whole.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(SOURCE, FILE, USER, PORT, IDENTITY_FILE, KNOWN_HOSTS,
       INTERVAL, COMMAND, SCHEDULER_COMMAND, SCHEDULER_INTERVAL, CONNECT_TIMEOUT, SILENT_AFTER, MAX_BACKOFF, TIMEZONE,
-      METRICS_PORT, METRICS_HOST);
+      METRICS_PORT, METRICS_HOST, VMKERNEL_COMMAND);
 
   public static HostsConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
     HostsConfig c = new HostsConfig(r.get(SOURCE), r.get(FILE), r.get(USER), r.get(PORT), r.get(IDENTITY_FILE),
         r.get(KNOWN_HOSTS), r.get(INTERVAL), r.get(COMMAND), r.get(SCHEDULER_COMMAND), r.get(SCHEDULER_INTERVAL),
         r.get(CONNECT_TIMEOUT), r.get(SILENT_AFTER), r.get(MAX_BACKOFF), r.get(TIMEZONE), r.get(METRICS_PORT),
-        r.get(METRICS_HOST));
+        r.get(METRICS_HOST), r.get(VMKERNEL_COMMAND).strip());
     r.check(c.identityFile != null, IDENTITY_FILE, "is required: collect hosts logs in with a key only");
     r.check(c.knownHosts != null, KNOWN_HOSTS, "is required: host keys are pinned, never trusted on first use");
     r.check(c.source != Source.FILE || c.hostsFile != null, FILE, "is required with hosts.source=file");
@@ -137,6 +146,11 @@ public record HostsConfig(Source source, Path hostsFile, String user, int port, 
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
+  }
+
+  /** Whether each host's vmkernel.log is followed. */
+  public boolean followsVmkernelLog() {
+    return !vmkernelCommand.isBlank() && !vmkernelCommand.equals("none");
   }
 
   /** The streaming command with its interval. */

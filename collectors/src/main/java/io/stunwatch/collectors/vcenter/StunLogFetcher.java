@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
@@ -37,11 +38,20 @@ final class StunLogFetcher {
   /**
    * What the logs gave.
    *
-   * @param stuns the new stuns, oldest first
-   * @param file  {@code [ds] path} of the log they were read from, and the byte its lines are counted from when only
-   *              its end was read
+   * @param stuns    the new stuns, oldest first
+   * @param file     {@code [ds] path} of the log they were read from, and the byte its lines are counted from when
+   *                 only its end was read
+   * @param vmotions the new vMotions of the current log and the newest rotated one, each with its file
    */
-  record Found(List<VmwareLogParser.Stun> stuns, String file) {
+  record Found(List<VmwareLogParser.Stun> stuns, String file, List<FoundVmotion> vmotions) {
+
+    Found(List<VmwareLogParser.Stun> stuns, String file) {
+      this(stuns, file, List.of());
+    }
+  }
+
+  /** A vMotion read, and the file (as {@link Found#file}) it was read from. */
+  record FoundVmotion(VmwareLogParser.Vmotion vmotion, String file) {
   }
 
   private final long tailBytes;
@@ -63,7 +73,8 @@ final class StunLogFetcher {
   }
 
   /**
-   * The stuns after {@code after} in the VM's current log, or else in its newest rotated log that has some; none
+   * The stuns after {@code after} in the VM's current log, or else in its newest rotated log that has some, and the
+   * vMotions after it in the current log and the newest rotated one; none
    * when its vmx path is not {@code [datastore] dir/file.vmx} or no log can be read (said why).
    */
   Found newStuns(VcenterConnection c, VmInventoryEntry vm, Instant after) {
@@ -74,16 +85,25 @@ final class StunLogFetcher {
     }
     String datastore = m.group(1);
     String dir = m.group(2).contains("/") ? m.group(2).substring(0, m.group(2).lastIndexOf('/') + 1) : "";
-    Found read = read(c, vm, datastore, dir + "vmware.log", after);
-    if (read.stuns().isEmpty()) {
-      for (String rotated : rotatedLogs(c, vm, datastore, dir)) {
-        read = read(c, vm, datastore, dir + rotated, after);
-        if (!read.stuns().isEmpty()) {
-          break;
-        }
+    Found current = read(c, vm, datastore, dir + "vmware.log", after);
+    List<FoundVmotion> vmotions = new ArrayList<>(current.vmotions());
+    Found read = current;
+    // The source host's half of a vMotion (precopy, stop, a failure's messages) is in the log it rotated out as the
+    // destination began its own: the newest rotated log is read for it, and for the stun when the current has none.
+    List<String> rotated = rotatedLogs(c, vm, datastore, dir);
+    for (int i = 0; i < rotated.size(); i++) {
+      if (i > 0 && !read.stuns().isEmpty()) {
+        break;
+      }
+      Found r = read(c, vm, datastore, dir + rotated.get(i), after);
+      if (i == 0) {
+        vmotions.addAll(r.vmotions());
+      }
+      if (read.stuns().isEmpty() && !r.stuns().isEmpty()) {
+        read = r;
       }
     }
-    return read;
+    return new Found(read.stuns(), read.file(), vmotions);
   }
 
   /** The stuns after {@code after} in the end of one log file; none when it cannot be read (said why). */
@@ -111,11 +131,15 @@ final class StunLogFetcher {
     }
     String where = name;
     try {
-      return new Found(VmwareLogParser.after(parser.parse(new ByteArrayInputStream(bytes, from,
-          bytes.length - from), clock.instant().plus(LOG_FUTURE_TOLERANCE), (line, why) -> {
+      VmwareLogParser.Log log = parser.read(new ByteArrayInputStream(bytes, from, bytes.length - from),
+          clock.instant().plus(LOG_FUTURE_TOLERANCE), (line, why) -> {
             lineSkipped.run();
             problem.accept(where + ":" + line + ": skipped: " + why);
-          }), after), name);
+          });
+      List<FoundVmotion> vmotions = log.vmotions().stream()
+          .filter(v -> v.timestamp() != null && (after == null || v.timestamp().isAfter(after)))
+          .map(v -> new FoundVmotion(v, where)).toList();
+      return new Found(VmwareLogParser.after(log.stuns(), after), name, vmotions);
     } catch (IOException ex) {
       throw new UncheckedIOException(ex); // not from a byte array
     }

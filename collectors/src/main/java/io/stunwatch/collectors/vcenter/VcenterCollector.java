@@ -15,6 +15,7 @@ import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterCheckpoint;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.io.IOException;
@@ -517,6 +518,10 @@ public final class VcenterCollector implements AutoCloseable {
       StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), found.file());
       out.add(record(Topics.STUN_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
       lastStun.merge(vm.moref(), s.timestamp(), (x, y) -> x.isAfter(y) ? x : y);
+    }
+    for (StunLogFetcher.FoundVmotion v : found.vmotions()) {
+      VmotionObservation o = v.vmotion().observation(vcenterUuid, vm.moref(), vm.name(), v.file());
+      out.add(record(Topics.VMOTION_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
     }
   }
 

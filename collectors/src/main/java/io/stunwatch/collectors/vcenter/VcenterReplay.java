@@ -2,6 +2,7 @@ package io.stunwatch.collectors.vcenter;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.stunwatch.collectors.vmkernel.VmkernelLogParser;
 import io.stunwatch.collectors.worker.InputParseException;
 import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.model.EntityRef;
@@ -11,6 +12,8 @@ import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
@@ -251,23 +254,76 @@ public final class VcenterReplay {
    */
   public List<StunObservation> stuns(String moref, List<Path> files, List<String> names, Inventory inventory)
       throws IOException {
+    return logs(moref, files, names, inventory).stuns();
+  }
+
+  /**
+   * What a VM's vmware.log files give.
+   *
+   * @param stuns    the stun observations, a figure at most once
+   * @param vmotions the vMotion observations
+   */
+  public record VmLogs(List<StunObservation> stuns, List<VmotionObservation> vmotions) {
+  }
+
+  /**
+   * The stun and vMotion observations of a VM's {@code vmware.log} files, through the parser the live collector
+   * uses, each file named as {@code names} says. A vMotion without a timestamp (a redacted excerpt) cannot be
+   * matched to its migration: it is reported at its line and not kept.
+   */
+  public VmLogs logs(String moref, List<Path> files, List<String> names, Inventory inventory) throws IOException {
     String name = inventory.vms().stream().filter(v -> v.moref().equals(moref)).map(VmInventoryEntry::name)
         .findFirst().orElse(null);
     LinkedHashSet<StunObservation> out = new LinkedHashSet<>();
+    List<VmotionObservation> vmotions = new ArrayList<>();
     for (int i = 0; i < files.size(); i++) {
       Path file = files.get(i);
       String logName = names.get(i);
       // A guest can write to vmware.log: each line the parser skips is reported with its number, the rest counts.
-      List<VmwareLogParser.Stun> stuns;
+      VmwareLogParser.Log log;
       try (var in = Files.newInputStream(file)) {
-        stuns = logParser.parse(in, null,
+        log = logParser.read(in, null,
             (line, why) -> onError.accept(new InputParseException(file.toString(), line, why)));
       }
-      for (VmwareLogParser.Stun s : stuns) {
-        out.add(s.observation(vcenterUuid, moref, name, logName));
+      for (VmwareLogParser.Stun s : log.stuns()) {
+        if (s.timestamp() == null) {
+          onError.accept(new InputParseException(file.toString(), s.lineNumber(),
+              "a stun with no timestamp (a redacted or quoted log): it cannot be placed"));
+        } else {
+          out.add(s.observation(vcenterUuid, moref, name, logName));
+        }
+      }
+      for (VmwareLogParser.Vmotion v : log.vmotions()) {
+        if (v.timestamp() == null) {
+          onError.accept(new InputParseException(file.toString(), v.lineNumber(),
+              "a vMotion with no timestamp (a redacted or quoted log): it cannot be matched to its migration"));
+        } else {
+          vmotions.add(v.observation(vcenterUuid, moref, name, logName));
+        }
       }
     }
-    return List.copyOf(out);
+    return new VmLogs(List.copyOf(out), List.copyOf(vmotions));
+  }
+
+  /**
+   * The precopy bandwidths of a host's {@code vmkernel.log}, through the parser {@code collect hosts} uses.
+   *
+   * @param hostname the host whose log it is
+   * @param name     how the records name the file
+   */
+  public List<VmotionBandwidth> vmkernelLog(Path file, String hostname, String name) throws IOException {
+    VmkernelLogParser parser = new VmkernelLogParser(hostname, name,
+        (line, why) -> onError.accept(new InputParseException(file.toString(), line, why)));
+    List<VmotionBandwidth> out = new ArrayList<>();
+    try (var lines = Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+      long n = 0;
+      for (String l = lines.readLine(); l != null; l = lines.readLine()) {
+        out.addAll(parser.line(l, ++n));
+      }
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new ReplayRefusedException("not text", "a vmkernel.log is UTF-8 text; give the file unpacked");
+    }
+    return out;
   }
 
   /**
@@ -317,6 +373,16 @@ public final class VcenterReplay {
   /** {@link #publish(TypedProducer, Inventory, List)} with stun observations. */
   public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events,
       List<StunObservation> stuns) throws IOException {
+    publish(producer, inventory, events, new VmLogs(stuns, List.of()), List.of());
+  }
+
+  /**
+   * {@link #publish(TypedProducer, Inventory, List)} with what VMs' vmware.log and hosts' vmkernel.log files gave;
+   * the bandwidths are keyed by vMotion id, as {@code collect hosts} keys them.
+   */
+  public static void publish(TypedProducer producer, Inventory inventory, List<VcenterEvent> events, VmLogs logs,
+      List<VmotionBandwidth> bandwidths) throws IOException {
+    List<StunObservation> stuns = logs.stuns();
     Map<String, String> vmIds = new HashMap<>();
     for (VmInventoryEntry vm : inventory.vms()) {
       if (vm.biosUuid() != null) {
@@ -336,6 +402,13 @@ public final class VcenterReplay {
     }
     for (StunObservation o : stuns) {
       sent.add(producer.send(Topics.STUN_OBSERVATIONS, Keys.byVm(vmIds.get(o.key()), o.key()), o, o.timestamp()));
+    }
+    for (VmotionObservation o : logs.vmotions()) {
+      sent.add(producer.send(Topics.VMOTION_OBSERVATIONS, Keys.byVm(vmIds.get(o.key()), o.key()), o,
+          o.timestamp()));
+    }
+    for (VmotionBandwidth b : bandwidths) {
+      sent.add(producer.send(Topics.VMOTION_BANDWIDTH, b.vmotionId(), b, b.timestamp()));
     }
     producer.flush();
     int failed = 0;

@@ -29,6 +29,8 @@ public final class BundleFiles {
     EVENTS,
     /** A VM's vmware.log. */
     VMWARE_LOG,
+    /** A host's vmkernel.log: the precopy bandwidth of the vMotions it sent. */
+    VMKERNEL_LOG,
     /** Anything a worker reads: nvidia-smi, vgpu -q, RDMA, training logs; detected by the worker's replay. */
     WORKER
   }
@@ -48,6 +50,8 @@ public final class BundleFiles {
       Optional<String> hostname, boolean sysfs) {
   }
 
+  /** {@code vmkernel.log}, and the rotated {@code vmkernel.0.log} or {@code vmkernel.1} of a support bundle. */
+  static final Pattern VMKERNEL_NAME = Pattern.compile("vmkernel(\\.\\d{1,4})?(\\.log)?");
   static final Pattern MOREF = Pattern.compile("vm-\\d+");
   static final Pattern UUID = Pattern.compile("(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
   /**
@@ -94,7 +98,9 @@ public final class BundleFiles {
     String head = head(file);
     String first = head.lines().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
     Part part;
-    if (VcenterReplay.LOG_NAME.matcher(file.getFileName().toString()).matches()
+    if (VMKERNEL_NAME.matcher(file.getFileName().toString()).matches()) {
+      part = Part.VMKERNEL_LOG;
+    } else if (VcenterReplay.LOG_NAME.matcher(file.getFileName().toString()).matches()
         || head.lines().limit(20).filter(l -> !l.isBlank()).anyMatch(l -> VMWARE_LOG_LINE.matcher(l).matches())) {
       part = Part.VMWARE_LOG;
     } else if (first.startsWith("{") || first.startsWith("[")) {

@@ -1,17 +1,27 @@
 package io.stunwatch.processor.domain;
 
+import io.stunwatch.model.FailureCause;
 import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.LogMessage;
 import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationFailure;
 import io.stunwatch.model.MigrationImpact;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.PhaseStats;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.TimelinePoint;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
+import io.stunwatch.model.VmotionPhases;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Builds a migration's impact record from the VM's per-second history and its vmware.log stun observations. Pure:
@@ -30,6 +40,13 @@ public final class ImpactBuilder {
    * @param settle  length of the "after" phase
    * @param settledAt when the record is closed (event time)
    */
+  public static MigrationImpact build(Migration m, VmSamples history, Tracked.Stuns logged, Duration before,
+      Duration settle, Instant settledAt) {
+    return build(m, history, logged == null ? List.of() : logged.stuns(), before, settle, settledAt)
+        .withVmotion(vmotion(m, logged));
+  }
+
+  /** {@link #build(Migration, VmSamples, Tracked.Stuns, Duration, Duration, Instant)} from stun observations alone. */
   public static MigrationImpact build(Migration m, VmSamples history, List<StunObservation> stuns, Duration before,
       Duration settle, Instant settledAt) {
     Instant start = m.startTime();
@@ -102,11 +119,11 @@ public final class ImpactBuilder {
   /** How far a host's vmware.log clock may be from vCenter's, for a stun figure to be a migration's. */
   static final Duration LOG_CLOCK_SKEW = Duration.ofSeconds(30);
 
-  /** {@code i} showing the migration as {@code m}. */
-  public static MigrationImpact withMigration(MigrationImpact i, Migration m) {
+  /** {@code i} showing the migration as {@code m}, with what the logs of {@code logged} tell of it. */
+  public static MigrationImpact withMigration(MigrationImpact i, Migration m, Tracked.Stuns logged) {
     return new MigrationImpact(m, i.durationSeconds(), i.stun(), i.before(), i.during(), i.after(),
         i.throughputDipPct(), i.timeline(), i.settledAt(), i.stunEstimate(), i.stunDifferenceSeconds(),
-        i.loadSource());
+        i.loadSource()).withVmotion(vmotion(m, logged));
   }
 
   /**
@@ -117,7 +134,7 @@ public final class ImpactBuilder {
     StunTime estimate = i.stunEstimate() == null ? new StunTime(null, StunTime.Source.UNKNOWN) : i.stunEstimate();
     return new MigrationImpact(i.migration(), i.durationSeconds(), stun, i.before(), i.during(), i.after(),
         dip(i.before().throughput(), i.during().throughput(), i.durationSeconds(), stun), i.timeline(),
-        i.settledAt(), i.stunEstimate(), difference(stun, estimate), i.loadSource());
+        i.settledAt(), i.stunEstimate(), difference(stun, estimate), i.loadSource()).withVmotion(i.vmotion());
   }
 
   /**
@@ -145,6 +162,76 @@ public final class ImpactBuilder {
       return new StunTime(best.stunMicros() / 1_000_000.0, StunTime.Source.VMWARE_LOG);
     }
     return gapEstimate(m, points);
+  }
+
+  /**
+   * What the hosts' logs tell of {@code m} beyond its stun: its vMotion id, its phases, the precopy's bandwidth and,
+   * for a failure, its cause.
+   *
+   * <p>The VM's vMotion observations dated within the migration's window (widened by {@link #LOG_CLOCK_SKEW}) are
+   * this migration's. The one nearest its end that names a vMotion id gives the id, and every observation with that
+   * id is joined: the source's rotated log holds the precopy, the stop and a failure's messages, the destination's
+   * the restore and the resume. Without an id, those in the window are joined. A field is taken from the first
+   * observation that has it. The bandwidth is the source host's for that id.
+   *
+   * <p>A FAILED migration's cause is read from the first {@code msg.*} id of the log's message list that names a
+   * cause (else its first id), otherwise from vCenter's fault type and message.
+   */
+  public static MigrationImpact.VmotionDetail vmotion(Migration m, Tracked.Stuns logged) {
+    List<VmotionObservation> all = logged == null || m.startTime() == null ? List.of() : logged.vmotions();
+    Instant end = m.endTime() != null ? m.endTime() : m.startTime();
+    Instant from = m.startTime() == null ? null : m.startTime().minus(LOG_CLOCK_SKEW);
+    Instant to = end == null ? null : end.plus(LOG_CLOCK_SKEW);
+    List<VmotionObservation> inWindow = all.stream()
+        .filter(v -> !v.timestamp().isBefore(from) && !v.timestamp().isAfter(to)).toList();
+    String id = inWindow.stream().filter(v -> v.vmotionId() != null)
+        .min(Comparator.comparingLong((VmotionObservation v) -> Math.abs(Duration.between(end, v.timestamp())
+            .toMillis())).thenComparing(VmotionObservation::timestamp))
+        .map(VmotionObservation::vmotionId).orElse(null);
+    List<VmotionObservation> mine = id != null
+        ? all.stream().filter(v -> id.equals(v.vmotionId())).toList()
+        : inWindow.stream().filter(v -> v.vmotionId() == null).toList();
+    VmotionPhases phases = mine.isEmpty() ? null : phases(m, mine);
+    VmotionBandwidth bw = id == null ? null : logged.bandwidths().stream().filter(b -> b.vmotionId().equals(id))
+        .reduce((a, b) -> b).orElse(null);
+    return new MigrationImpact.VmotionDetail(id, phases, bw == null ? null : bw.bandwidthMBps(),
+        bw == null ? null : bw.pagesLeft(), failure(m, mine));
+  }
+
+  private static VmotionPhases phases(Migration m, List<VmotionObservation> mine) {
+    Instant precopy = first(mine, VmotionObservation::precopyStart);
+    Instant stunStart = first(mine, VmotionObservation::stunStart);
+    Instant stunned = first(mine, VmotionObservation::stunned);
+    Instant unstun = first(mine, VmotionObservation::unstun);
+    Long micros = first(mine, VmotionObservation::stunMicros);
+    Instant start = precopy != null ? precopy : m.startTime();
+    return new VmotionPhases(start, stunStart, stunned, unstun, seconds(start, stunStart), seconds(stunStart, stunned),
+        micros == null ? null : micros / 1_000_000.0, first(mine, VmotionObservation::destinationWaitSeconds));
+  }
+
+  private static MigrationFailure failure(Migration m, List<VmotionObservation> mine) {
+    if (m.state() != MigrationState.FAILED) {
+      return null;
+    }
+    List<LogMessage> messages = mine.stream().flatMap(v -> v.failureMessages().stream()).toList();
+    LogMessage named = messages.stream()
+        .filter(x -> FailureCause.ofLogMessage(x.id(), x.text()) != FailureCause.OTHER).findFirst()
+        .orElse(messages.isEmpty() ? null : messages.get(0));
+    if (named != null) {
+      return new MigrationFailure(FailureCause.ofLogMessage(named.id(), named.text()), named.id(), named.text(),
+          MigrationFailure.Source.VMWARE_LOG);
+    }
+    return new MigrationFailure(FailureCause.ofVcenter(m.faultType(), m.failureReason()), m.faultType(),
+        m.failureReason(), MigrationFailure.Source.VCENTER);
+  }
+
+  private static <T> T first(List<VmotionObservation> l, Function<VmotionObservation, T> f) {
+    return l.stream().map(f).filter(Objects::nonNull).findFirst().orElse(null);
+  }
+
+  /** Seconds from {@code a} to {@code b}; null without both, or when the clocks put them the wrong way round. */
+  private static Double seconds(Instant a, Instant b) {
+    return a == null || b == null || b.isBefore(a) ? null : Duration.between(a, b).toMillis() / 1000.0;
   }
 
   /** How far before a migration's start the guest's last sample may be for its samples to cover the migration. */

@@ -1,8 +1,11 @@
 package io.stunwatch.processor.domain;
 
 import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.json.Schema;
 import io.stunwatch.processor.view.StoreNames;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -47,16 +50,28 @@ public final class Tracked {
   }
 
   /**
-   * A VM's recent stun observations, newest last, at most {@value #MAX}.
+   * What a VM's hosts logged of its recent migrations: its stun observations, its vMotion observations (vmware.log)
+   * and the precopy bandwidths joined to them by vMotion id (vmkernel.log), each newest last, at most {@value #MAX}
+   * stuns and {@value #MAX_VMOTIONS} of each other kind.
    *
-   * @param stuns the observations
+   * @param stuns      the stun observations
+   * @param vmotions   the vMotion observations
+   * @param bandwidths the precopy bandwidths of its vMotions
    */
   @Schema(name = "store.vm-stuns")
-  public record Stuns(List<StunObservation> stuns) {
+  public record Stuns(List<StunObservation> stuns, List<VmotionObservation> vmotions,
+      List<VmotionBandwidth> bandwidths) {
     static final int MAX = 50;
+    static final int MAX_VMOTIONS = 20;
 
     public Stuns {
       stuns = List.copyOf(stuns == null ? List.of() : stuns);
+      vmotions = List.copyOf(vmotions == null ? List.of() : vmotions);
+      bandwidths = List.copyOf(bandwidths == null ? List.of() : bandwidths);
+    }
+
+    public Stuns(List<StunObservation> stuns) {
+      this(stuns, null, null);
     }
 
     /**
@@ -68,8 +83,53 @@ public final class Tracked {
       if (out.stream().noneMatch(k -> same(k, s))) {
         out.add(s);
       }
-      return new Stuns(out.size() > MAX ? out.subList(out.size() - MAX, out.size()) : out);
+      return new Stuns(last(out, MAX), vmotions, bandwidths);
     }
+
+    /**
+     * These with {@code v}, unless it says what one kept says already: a log read again from another byte, or its
+     * rotated copy, gives the same lines under another name.
+     */
+    public Stuns with(VmotionObservation v) {
+      List<VmotionObservation> out = new ArrayList<>(vmotions);
+      if (out.stream().anyMatch(k -> sameLines(k, v))) {
+        return this;
+      }
+      out.add(v);
+      return new Stuns(stuns, last(out, MAX_VMOTIONS), bandwidths);
+    }
+
+    /** These with {@code b}, in place of what the same host said of the same vMotion. */
+    public Stuns with(VmotionBandwidth b) {
+      List<VmotionBandwidth> out = new ArrayList<>(bandwidths);
+      out.removeIf(k -> k.vmotionId().equals(b.vmotionId()) && Objects.equals(k.hostname(), b.hostname()));
+      out.add(b);
+      return new Stuns(stuns, vmotions, last(out, MAX_VMOTIONS));
+    }
+
+    /** What is dated at or after {@code cutoff}. */
+    public Stuns since(Instant cutoff) {
+      return new Stuns(stuns.stream().filter(s -> !s.timestamp().isBefore(cutoff)).toList(),
+          vmotions.stream().filter(v -> !v.timestamp().isBefore(cutoff)).toList(),
+          bandwidths.stream().filter(b -> !b.timestamp().isBefore(cutoff)).toList());
+    }
+
+    public boolean isEmpty() {
+      return stuns.isEmpty() && vmotions.isEmpty() && bandwidths.isEmpty();
+    }
+
+    private static <T> List<T> last(List<T> l, int max) {
+      return l.size() > max ? l.subList(l.size() - max, l.size()) : l;
+    }
+  }
+
+  private static boolean sameLines(VmotionObservation a, VmotionObservation b) {
+    return Objects.equals(a.vmotionId(), b.vmotionId()) && a.timestamp().equals(b.timestamp())
+        && Objects.equals(a.precopyStart(), b.precopyStart()) && Objects.equals(a.restoreStart(), b.restoreStart())
+        && Objects.equals(a.stunStart(), b.stunStart()) && Objects.equals(a.stunned(), b.stunned())
+        && Objects.equals(a.unstun(), b.unstun()) && Objects.equals(a.stunMicros(), b.stunMicros())
+        && Objects.equals(a.destinationWaitSeconds(), b.destinationWaitSeconds())
+        && a.failureMessages().equals(b.failureMessages()) && Objects.equals(a.vmMoref(), b.vmMoref());
   }
 
   private static boolean same(StunObservation a, StunObservation b) {
@@ -140,5 +200,30 @@ public final class Tracked {
    */
   @Schema(name = "store.chain-route")
   public record Route(String key, long millis) {
+  }
+
+  /**
+   * The VM a vMotion id belongs to, as its vmware.log said: sent from the VM's partition to the id's, where the
+   * source host's bandwidth waits.
+   *
+   * @param vmKey the key the VM's records go under
+   */
+  @Schema(name = "store.vmotion-claim")
+  public record Claim(String vmKey) {
+  }
+
+  /**
+   * One vMotion id's join: the bandwidths its source host logged and the VM it belongs to, once known.
+   *
+   * @param bandwidths what the hosts logged of it, newest last
+   * @param vmKey      the VM, absent until its vmware.log names the id
+   * @param millis     event time of its newest record, for pruning
+   */
+  @Schema(name = "store.vmotion-id")
+  public record VmotionId(List<VmotionBandwidth> bandwidths, String vmKey, long millis) {
+
+    public VmotionId {
+      bandwidths = List.copyOf(bandwidths == null ? List.of() : bandwidths);
+    }
   }
 }

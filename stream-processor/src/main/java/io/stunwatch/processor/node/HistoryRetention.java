@@ -179,12 +179,11 @@ public final class HistoryRetention {
       if (now == null) {
         continue;
       }
-      List<StunObservation> kept = now.stuns().stream()
-          .filter(s -> !s.timestamp().isBefore(cutoff)).toList();
+      Tracked.Stuns kept = now.since(cutoff);
       if (kept.isEmpty()) {
         stuns.delete(kv.key);
-      } else if (kept.size() < now.stuns().size()) {
-        stuns.put(kv.key, new Tracked.Stuns(kept));
+      } else if (!kept.equals(now)) {
+        stuns.put(kv.key, kept);
       }
     }
   }

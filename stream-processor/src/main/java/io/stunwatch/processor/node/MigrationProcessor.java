@@ -243,7 +243,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
           settled = closed;
         } else {
           // The same range: the impact keeps its figures and shows the migration as it is now.
-          settled = ImpactBuilder.withMigration(closed, m);
+          settled = ImpactBuilder.withMigration(closed, m, stuns.get(vmKey));
           impacts.put(id, settled);
           context.forward(new Record<>(id, settled, record.timestamp()));
         }
@@ -528,7 +528,7 @@ public final class MigrationProcessor implements Processor<String, Object, Strin
     MigrationImpact stored = impacts.get(m.id());
     VmSamples history = samples.range(t.vmKey(), rangeStart(m), rangeEnd(m));
     Tracked.Stuns s = stuns.get(t.vmKey());
-    MigrationImpact impact = ImpactBuilder.build(m, history, s == null ? List.of() : s.stuns(),
+    MigrationImpact impact = ImpactBuilder.build(m, history, s,
         config.beforeWindow(), config.settleWindow(), Instant.ofEpochMilli(at));
     if (!impact.equals(stored)) {
       impacts.put(m.id(), impact);

@@ -102,6 +102,13 @@ public final class StoreNames {
   public static final String EVENTS_HELD = "events-held-for-inventory";
   /** By {@code <vcenter>/<moref>}: stun observations of VMs the inventory does not know yet. */
   public static final String STUNS_HELD = "stuns-held-for-inventory";
+  /** By {@code <vcenter>/<moref>}: vMotion observations of VMs the inventory does not know yet. */
+  public static final String VMOTIONS_HELD = "vmotions-held-for-inventory";
+  /**
+   * By vMotion id: the precopy bandwidth its source host logged and the VM its vmware.log names
+   * ({@link io.stunwatch.processor.domain.Tracked.VmotionId}).
+   */
+  public static final String VMOTION_IDS = "vmotion-ids";
   /** By migration id: the key its events go under (see {@link io.stunwatch.processor.domain.Tracked.Route}). */
   public static final String CHAIN_ROUTES = "chain-routes";
 
