@@ -1,7 +1,9 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.FailureCause;
 import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.VmIds;
 import io.stunwatch.processor.view.AnnotatedMigration;
 import io.stunwatch.processor.view.MigrationRow;
@@ -63,6 +65,7 @@ final class MigrationsEndpoint {
     String initiator = p.choice("initiator", Set.of("user", "drs", "unknown"), null);
     String result = p.choice("result", RESULTS, null);
     Boolean underLoad = p.bool("underLoad");
+    FailureCause failureCause = p.enumeration("failureCause", FailureCause.class);
     // the last api.max-range up to a day ahead (a vCenter's clock may run ahead of this one's)
     TimeRange range = p.rangeUpTo(clock.instant().plus(Duration.ofDays(1)), config.maxRange());
     String sort = p.choice("sort", SORTS, "-start");
@@ -81,7 +84,9 @@ final class MigrationsEndpoint {
         && (profile == null || profile.equalsIgnoreCase(r.vgpuProfile()))
         && (initiator == null || initiator.equalsIgnoreCase(String.valueOf(r.initiator())))
         && (result == null || result.equalsIgnoreCase(String.valueOf(r.state())))
-        && (underLoad == null || underLoad == r.underLoad());
+        && (underLoad == null || underLoad == r.underLoad())
+        && (failureCause == null || r.state() == MigrationState.FAILED
+            && failureCause == r.summary().failureCause());
     Predicate<MigrationRow> keep = filters.and(r -> r.compareStartTo(range.from()) >= 0
         && r.compareStartTo(range.to()) <= 0);
     rc.response().putHeader(RANGE_HEADER, range.from() + "/" + range.to());

@@ -57,6 +57,16 @@ final class Params {
     return lower;
   }
 
+  /** An enum constant by its name, any case ({@code switchover_time_exceeded}); null when absent. */
+  <E extends Enum<E>> E enumeration(String name, Class<E> type) {
+    Set<String> names = new java.util.HashSet<>();
+    for (E e : type.getEnumConstants()) {
+      names.add(e.name().toLowerCase(Locale.ROOT));
+    }
+    String v = choice(name, names, null);
+    return v == null ? null : Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
+  }
+
   Boolean bool(String name) {
     String v = choice(name, Set.of("true", "false"), null);
     return v == null ? null : Boolean.valueOf(v);

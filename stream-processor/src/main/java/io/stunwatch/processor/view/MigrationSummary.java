@@ -1,5 +1,6 @@
 package io.stunwatch.processor.view;
 
+import io.stunwatch.model.FailureCause;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
@@ -19,9 +20,16 @@ import io.stunwatch.model.StunTime;
  * @param throughputDipPct the training-throughput dip, or null
  * @param loadSource the view the GPU figures came from (the impact's, else the alert's): the guest's, or the ESXi
  *                   host's for a VM without guest readings; null while none is known
+ * @param failureCause why a FAILED migration failed, once its impact is known; null for any other
  */
 public record MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
-    Double throughputDipPct, LoadSource loadSource) {
+    Double throughputDipPct, LoadSource loadSource, FailureCause failureCause) {
+
+  /** A summary with no failure cause. */
+  public MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
+      Double throughputDipPct, LoadSource loadSource) {
+    this(migration, underLoad, stun, fbUsedMiB, throughputDipPct, loadSource, null);
+  }
 
   /** A summary whose GPU figures' source is not told. */
   public MigrationSummary(Migration migration, boolean underLoad, StunTime stun, Double fbUsedMiB,
@@ -35,6 +43,7 @@ public record MigrationSummary(Migration migration, boolean underLoad, StunTime 
         impact == null || impact.before() == null ? null : impact.before().fbUsedMiB(),
         impact == null ? null : impact.throughputDipPct(),
         impact != null && impact.loadSource() != null ? impact.loadSource()
-            : alert == null || alert.load() == null ? null : alert.load().source());
+            : alert == null || alert.load() == null ? null : alert.load().source(),
+        impact == null || impact.failure() == null ? null : impact.failure().cause());
   }
 }
