@@ -127,7 +127,8 @@ final class HostSession {
         } else if (now >= nextSchedulerAt) {
           readScheduler(now);
         }
-        if (config.followsVmkernelLog() && !vmkernelRunning && now >= vmkernelRetryAt) {
+        if (state == HostState.STREAMING && config.followsVmkernelLog() && !vmkernelRunning
+            && now >= vmkernelRetryAt) {
           followVmkernelLog();
         }
       }

@@ -12,6 +12,7 @@ import io.stunwatch.config.ConfigSource;
 import io.stunwatch.metrics.HostFailure;
 import io.stunwatch.metrics.HostState;
 import io.stunwatch.model.HostVgpuSample;
+import io.stunwatch.model.VmotionBandwidth;
 import io.stunwatch.testsupport.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -138,6 +139,42 @@ class HostSessionTest {
         .satisfies(s -> assertThat(s.schedulerPolicy()).isEqualTo("Equal Share"));
   }
 
+  @Test
+  void theVmkernelLogIsFollowedBesideTheReadingsAndItsEndNeverStopsThem() {
+    session.tick();
+    shell.accept();
+    advance(10);
+    assertThat(shell.commands).contains("tail -n 0 -F /var/log/vmkernel.log");
+    shell.vmkernel.accept("2026-11-28T10:00:01.000Z cpu3:2099543)VMotion: 5426: 11 S: Pre-copy iteration 3");
+    shell.vmkernel.accept("2026-11-28T10:00:02.000Z cpu3:2099543)VMotion: 4650: 11 S: Stopping pre-copy: only 1296 "
+        + "pages left to send, which can be sent within the switchover time goal of 0.500 seconds (network bandwidth "
+        + "~145.404 MB/s, 101088% t2d)");
+    assertThat(sink.values(VmotionBandwidth.class)).singleElement().satisfies(b -> {
+      assertThat(b.vmotionId()).isEqualTo("11");
+      assertThat(b.hostname()).isEqualTo("esx01");
+      assertThat(b.bandwidthMBps()).isEqualTo(145.404);
+      assertThat(b.lineNumber()).as("counted from where the follow began").isEqualTo(2);
+    });
+    shell.vmkernelEnded.completeExceptionally(new HostFailureException(HostFailure.COMMAND_ENDED, "tail: not found"));
+    block("Sat Nov 28 10:00:03 2026", "train-01", 90).forEach(shell.out);
+    advance(HostSession.QUIET_MS);
+    assertThat(session.state()).as("the readings go on").isEqualTo(HostState.STREAMING);
+    assertThat(sink.values(HostVgpuSample.class)).hasSize(1);
+    long tails = shell.commands.stream().filter(c -> c.startsWith("tail")).count();
+    for (int s = 1; s < HostSession.VMKERNEL_RETRY.toSeconds() - 1; s++) {
+      shell.out.accept("");                                     // the readings' stream goes on printing
+      advance(1_000);
+    }
+    assertThat(session.state()).isEqualTo(HostState.STREAMING);
+    assertThat(shell.commands.stream().filter(c -> c.startsWith("tail")).count()).isEqualTo(tails);
+    shell.out.accept("");
+    advance(1_000);
+    shell.out.accept("");
+    advance(1_000);
+    assertThat(shell.commands.stream().filter(c -> c.startsWith("tail")).count()).as("started again")
+        .isEqualTo(tails + 1);
+  }
+
   /** A shell whose every step the test completes by hand. */
   private final class FakeShell implements HostShell {
     int connects;
@@ -147,6 +184,8 @@ class HostSessionTest {
     CompletableFuture<Connection> pending;
     Consumer<String> out;
     CompletableFuture<Void> ended;
+    Consumer<String> vmkernel;
+    CompletableFuture<Void> vmkernelEnded;
 
     @Override
     public CompletableFuture<Connection> connect(HostAddress host) {
@@ -161,8 +200,13 @@ class HostSessionTest {
         @Override
         public CompletableFuture<Void> stream(String command, Consumer<String> lines, CompletableFuture<Void> end) {
           commands.add(command);
-          out = lines;
-          ended = end;
+          if (command.equals(config.vmkernelCommand())) {
+            vmkernel = lines;
+            vmkernelEnded = end;
+          } else {
+            out = lines;
+            ended = end;
+          }
           return CompletableFuture.completedFuture(null);
         }
 

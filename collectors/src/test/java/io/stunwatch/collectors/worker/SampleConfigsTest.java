@@ -35,7 +35,7 @@ class SampleConfigsTest {
           .filter(n -> !n.equals("worker")).sorted().toList();
     }
     assertThat(inputs).containsExactly("hosts", "hostvgpu", "nvidiasmi", "prometheus", "rdma", "throughput",
-        "vcenter");
+        "vcenter", "vmkernel");
     for (String input : inputs) {
       Path dir = INPUTS.resolve(input);
       assertThat(dir.resolve("README.md")).as(input).isRegularFile();
@@ -47,7 +47,7 @@ class SampleConfigsTest {
       assertThat(WorkerCollector.Settings.from(source)).as(input).isNotNull();
       assertThat(VcenterConfig.from(source, input.equals("vcenter"))).as(input).isNotNull();
       assertThat(ExporterConfig.from(source)).as(input).isNotNull();
-      if (input.equals("hosts")) {
+      if (input.equals("hosts") || input.equals("vmkernel")) {
         assertThat(HostsConfig.from(source)).as(input).isNotNull();
       }
     }
