@@ -31,10 +31,20 @@ import javax.crypto.spec.SecretKeySpec;
  * @param tlsCa         PEM CAs an instance trusts when it calls another over HTTPS, or null for the JVM's
  * @param vmSeries      the most VMs this instance exports per-VM series of on {@code /metrics}; 0 for none
  * @param planMaxStun   the longest forecast stun (p95) the migrate check and the evacuation plan accept
+ * @param switchoverLimit the switchover time after which ESXi fails a vMotion; a forecast stun (p95) over it would
+ *                      fail
  */
 public record ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth,
     int maxPageSize, Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections,
-    String internalToken, Path tlsCa, int vmSeries, Duration planMaxStun) {
+    String internalToken, Path tlsCa, int vmSeries, Duration planMaxStun, Duration switchoverLimit) {
+
+  /** With the default switchover limit. */
+  public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
+      Duration maxRange, Path tlsCert, Path tlsKey, Duration idleTimeout, int maxConnections, String internalToken,
+      Path tlsCa, int vmSeries, Duration planMaxStun) {
+    this(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey, idleTimeout,
+        maxConnections, internalToken, tlsCa, vmSeries, planMaxStun, SWITCHOVER_LIMIT.defaultValue());
+  }
 
   /** With the default stun limit of the plans. */
   public ApiConfig(String host, int port, String advertisedHost, String token, boolean openHealth, int maxPageSize,
@@ -55,13 +65,13 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
   /** This config on another port. */
   public ApiConfig withPort(int p) {
     return new ApiConfig(host, p, advertisedHost, token, openHealth, maxPageSize, maxRange, tlsCert, tlsKey,
-        idleTimeout, maxConnections, internalToken, tlsCa, vmSeries, planMaxStun);
+        idleTimeout, maxConnections, internalToken, tlsCa, vmSeries, planMaxStun, switchoverLimit);
   }
 
   /** This config serving HTTPS with {@code cert} and {@code key}, and trusting {@code ca} in calls to the others. */
   public ApiConfig withTls(Path cert, Path key, Path ca) {
     return new ApiConfig(host, port, advertisedHost, token, openHealth, maxPageSize, maxRange, cert, key,
-        idleTimeout, maxConnections, internalToken, ca, vmSeries, planMaxStun);
+        idleTimeout, maxConnections, internalToken, ca, vmSeries, planMaxStun, switchoverLimit);
   }
 
   /**
@@ -130,9 +140,15 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
           + "plan moves without deferring a busy VM: a training job's collective operations time out when a peer is "
           + "frozen for longer than their timeout.");
 
+  public static final ConfigKey<Duration> SWITCHOVER_LIMIT = ConfigKeys.duration("api.plan.switchover-limit",
+      Duration.ofSeconds(100), Duration.ofSeconds(1), Duration.ofHours(1),
+      "The switchover time after which ESXi fails a vMotion and leaves the VM on its source (the VMs' "
+          + "vmotion.maxSwitchoverSeconds, 100 s unless changed). The migrate check and the evacuation plan flag a VM "
+          + "whose forecast stun (p95) is over it as one whose move would fail.");
+
   public static final List<ConfigKey<?>> KEYS = List.of(HOST, PORT, ADVERTISED_HOST, TOKEN, OPEN_HEALTH,
       MAX_PAGE_SIZE, MAX_RANGE, TLS_CERT, TLS_KEY, TLS_CA, IDLE_TIMEOUT, MAX_CONNECTIONS, INTERNAL_TOKEN, VM_SERIES,
-      PLAN_MAX_STUN);
+      PLAN_MAX_STUN, SWITCHOVER_LIMIT);
 
   public static ApiConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
@@ -152,7 +168,7 @@ public record ApiConfig(String host, int port, String advertisedHost, String tok
     ApiConfig c = new ApiConfig(host, r.get(PORT), advertised == null ? host : advertised, token,
         r.get(OPEN_HEALTH), r.get(MAX_PAGE_SIZE), r.get(MAX_RANGE), cert, key, r.get(IDLE_TIMEOUT),
         r.get(MAX_CONNECTIONS), internal != null ? internal : derivedInternalToken(token), ca, r.get(VM_SERIES),
-        r.get(PLAN_MAX_STUN));
+        r.get(PLAN_MAX_STUN), r.get(SWITCHOVER_LIMIT));
     r.done();
     return c;
   }

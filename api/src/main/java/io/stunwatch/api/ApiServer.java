@@ -104,9 +104,9 @@ public final class ApiServer {
     new MigrationsEndpoint(stores, config, clock).addRoutes(router, respond);
     new VmEndpoint(stores, config, clock, processor.windowRetention()).addRoutes(router, respond);
     Planner planner = new Planner(stores, busy, clock);
-    new StunTimeEndpoint(stores, planner, vertx).addRoutes(router, respond);
-    new EvacuationEndpoint(planner, config.planMaxStun(), clock).addRoutes(router, respond);
-    new MigrateCheckEndpoint(stores, planner, config.planMaxStun(), clock).addRoutes(router, respond);
+    new StunTimeEndpoint(stores, planner, vertx, config, clock).addRoutes(router, respond);
+    new EvacuationEndpoint(planner, config.planMaxStun(), config.switchoverLimit(), clock).addRoutes(router, respond);
+    new MigrateCheckEndpoint(stores, planner, config.planMaxStun(), config.switchoverLimit(), clock).addRoutes(router, respond);
     new AlertsEndpoint(stores, config, clock).addRoutes(router, respond);
     new UtilizationEndpoint(stores, config, clock).addRoutes(router, respond);
     new HostsEndpoint(stores).addRoutes(router, respond);

@@ -24,9 +24,11 @@ final class EvacuationEndpoint {
 
   private final Planner planner;
   private final Duration maxStun;
+  private final Duration switchoverLimit;
   private final Clock clock;
 
-  EvacuationEndpoint(Planner planner, Duration maxStun, Clock clock) {
+  EvacuationEndpoint(Planner planner, Duration maxStun, Duration switchoverLimit, Clock clock) {
+    this.switchoverLimit = switchoverLimit;
     this.planner = planner;
     this.maxStun = maxStun;
     this.clock = clock;
@@ -39,7 +41,12 @@ final class EvacuationEndpoint {
     /** Under load, or its load unknown, with a stun within the limit: move it after the idle ones. */
     MOVE_LAST,
     /** Under load with a forecast stun over the limit: wait for a quieter time, or pause its job first. */
-    DEFER
+    DEFER,
+    /**
+     * Its forecast stun (p95) is over the switchover limit: ESXi would fail the move and leave it where it is. Raise
+     * its {@code vmotion.maxSwitchoverSeconds}, free framebuffer, or power it off to move it.
+     */
+    WOULD_FAIL
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -70,7 +77,10 @@ final class EvacuationEndpoint {
         StunForecast fc = f.forecast();
         Action action;
         String reason;
-        if (l.underLoad() == null) {
+        if (Planner.wouldFail(fc, switchoverLimit)) {
+          action = Action.WOULD_FAIL;
+          reason = Planner.wouldFailBecause(fc, switchoverLimit);
+        } else if (l.underLoad() == null) {
           action = Action.MOVE_LAST;
           reason = l.unknownBecause(clock.instant(), planner.busy().window()) + ": its load is unknown";
         } else if (!l.underLoad()) {
@@ -117,15 +127,18 @@ final class EvacuationEndpoint {
       }
     }
     long deferred = sorted.stream().filter(r -> r.action() == Action.DEFER).count();
+    long wouldFail = sorted.stream().filter(r -> r.action() == Action.WOULD_FAIL).count();
     // a sum of none is unknown, not 0 s
     boolean anyStun = unknownStun < sorted.size();
     boolean anyDuration = unknownDuration < sorted.size();
-    return new Plan(host, clock.instant(), maxStun.toSeconds(), ordered, new Totals(sorted.size(), deferred,
-        anyStun ? p50 : null, anyStun ? p95 : null, unknownStun, anyDuration ? duration : null, unknownDuration));
+    return new Plan(host, clock.instant(), maxStun.toSeconds(), switchoverLimit.toSeconds(), ordered,
+        new Totals(sorted.size(), deferred, wouldFail, anyStun ? p50 : null, anyStun ? p95 : null, unknownStun,
+            anyDuration ? duration : null, unknownDuration));
   }
 
   /** The answer. */
-  record Plan(String host, Instant at, long maxStunSeconds, List<Row> vms, Totals totals) {
+  record Plan(String host, Instant at, long maxStunSeconds, long switchoverLimitSeconds, List<Row> vms,
+      Totals totals) {
   }
 
   /**
@@ -150,11 +163,12 @@ final class EvacuationEndpoint {
    * The whole evacuation, one VM after another: stun and migration time summed over the VMs whose figures are known;
    * null when no VM's is.
    *
+   * @param wouldFail       VMs whose move would fail at the switchover limit
    * @param unknownStun     VMs without a stun forecast (framebuffer use unknown), left out of the stun sums
    * @param unknownDuration VMs without a migration time, left out of its sum
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
-  record Totals(int vms, long deferred, Double stunP50Seconds, Double stunP95Seconds, int unknownStun,
+  record Totals(int vms, long deferred, long wouldFail, Double stunP50Seconds, Double stunP95Seconds, int unknownStun,
       Double durationSeconds, int unknownDuration) {
   }
 }

@@ -37,9 +37,12 @@ final class MigrateCheckEndpoint {
   private final Planner planner;
   private final Planner.Busy busy;
   private final Duration maxStun;
+  private final Duration switchoverLimit;
   private final Clock clock;
 
-  MigrateCheckEndpoint(StoreReader stores, Planner planner, Duration maxStun, Clock clock) {
+  MigrateCheckEndpoint(StoreReader stores, Planner planner, Duration maxStun, Duration switchoverLimit,
+      Clock clock) {
+    this.switchoverLimit = switchoverLimit;
     this.stores = stores;
     this.planner = planner;
     this.busy = planner.busy();
@@ -54,7 +57,9 @@ final class MigrateCheckEndpoint {
     /** The forecast stun's p95 is over {@code api.plan.max-stun}. */
     STUN_OVER_LIMIT,
     /** No readings in the alert window: the load is unknown, not low. */
-    LOAD_UNKNOWN
+    LOAD_UNKNOWN,
+    /** The forecast stun's p95 is over the switchover limit: ESXi would fail the move. */
+    WOULD_FAIL
   }
 
   void addRoutes(Router router, ApiServer.Responder respond) {
@@ -122,6 +127,9 @@ final class MigrateCheckEndpoint {
           "forecast stun %.1f s (p50), %.1f s (p95), over the %d s limit (api.plan.max-stun)",
           f.forecast().p50Seconds(), f.forecast().p95Seconds(), maxStun.toSeconds())));
     }
+    if (Planner.wouldFail(f.forecast(), switchoverLimit)) {
+      why.add(new Why(Reason.WOULD_FAIL, Planner.wouldFailBecause(f.forecast(), switchoverLimit)));
+    }
     Instant next = clock.instant().truncatedTo(ChronoUnit.HOURS);
     Window quieter = null;
     for (int k = 1; k <= 24 && quieter == null; k++) {
@@ -132,7 +140,8 @@ final class MigrateCheckEndpoint {
       }
     }
     return new Check(vmId, vm == null ? null : vm.name(), f.inputs().sourceHost(), why.isEmpty(), why, load,
-        f.inputs(), f.forecast(), maxStun.toSeconds(), quieter, profile);
+        f.inputs(), f.forecast(), maxStun.toSeconds(), Planner.wouldFail(f.forecast(), switchoverLimit),
+        switchoverLimit.toSeconds(), quieter, profile);
   }
 
   private static String fmt(Double v) {
@@ -149,7 +158,8 @@ final class MigrateCheckEndpoint {
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record Check(String vmId, String vmName, String host, boolean safe, List<Why> reasons, Planner.LoadNow load,
-      Planner.Inputs inputs, StunForecast forecast, long maxStunSeconds, Window nextQuieterWindow,
+      Planner.Inputs inputs, StunForecast forecast, long maxStunSeconds, boolean wouldFail,
+      long switchoverLimitSeconds, Window nextQuieterWindow,
       List<Hour> byHourOfDay) {
   }
 

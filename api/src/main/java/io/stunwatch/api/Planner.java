@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -215,10 +216,13 @@ final class Planner {
    * @param vcenterVersion the vCenter's version, which VMware's figure is chosen by
    * @param sampledAt      the reading the framebuffer figure comes from
    * @param source         which view of the VM's load gave it
+   * @param measuredBandwidthMBps the median precopy bandwidth the host pair reached in its past vMotions (the source
+   *                       host's vmkernel.log), MB/s; null without a destination or without such vMotions
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record Inputs(String vgpuProfile, Long fbUsedMiB, String fbBucket, String sourceHost, String destHost,
-      String hostPair, Long linkMbps, String vcenterVersion, Instant sampledAt, LoadSource source) {
+      String hostPair, Long linkMbps, String vcenterVersion, Instant sampledAt, LoadSource source,
+      Double measuredBandwidthMBps) {
   }
 
   /** The forecast of moving a VM now, with its inputs; a null forecast when its framebuffer use is unknown. */
@@ -242,9 +246,11 @@ final class Planner {
     String from = source == null ? host : name(source.name(), source.value());
     Forecasts.Query q = ForecastInputs.query(profile, load.fbUsedMiB() == null ? 0 : load.fbUsedMiB() / 1024.0,
         vcenter, source, dest, site);
+    StunModelEntry pair = q.hostPair() == null ? null
+        : site.model().get(Forecasts.key(StunModelEntry.Group.HOST_PAIR, q.hostPair()));
     Inputs inputs = new Inputs(profile, load.fbUsedMiB(), load.fbUsedMiB() == null ? null
         : Forecasts.bucket(load.fbUsedMiB()), from, to, q.hostPair(), q.linkMbps(), q.vcenterVersion(),
-        load.sampledAt(), load.source());
+        load.sampledAt(), load.source(), pair == null ? null : pair.p50BandwidthMBps());
     if (load.fbUsedMiB() == null) {
       return new Forecast(inputs, null);
     }
@@ -259,22 +265,47 @@ final class Planner {
    * How long moving the VM is expected to take.
    *
    * @param p50Seconds   the expected time, seconds; null when unknown
-   * @param basis        {@code VM_HISTORY} (the median of its own past successful migrations), {@code MEMORY_OVER_LINK}
-   *                     (its memory at the vMotion link's line rate plus the stun: a floor, as pages dirtied during
-   *                     the copy are sent again), or {@code UNKNOWN}
+   * @param basis        {@code VM_HISTORY} (the median of its own past successful migrations),
+   *                     {@code MEMORY_OVER_MEASURED_BANDWIDTH} (its memory at the bandwidth the host pair's precopies
+   *                     reached, plus the stun), {@code MEMORY_OVER_LINK} (its memory at the vMotion link's line rate
+   *                     plus the stun: a floor, as pages dirtied during the copy are sent again), or {@code UNKNOWN}
    * @param observations how many past migrations it rests on
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record DurationEstimate(Double p50Seconds, String basis, int observations) {
   }
 
-  /** The migration time of the VM with id {@code vmId}, from its own history, else from its memory and the link. */
+  /**
+   * Whether moving a VM with forecast {@code fc} would fail: its stun's p95 is over the switchover limit, after which
+   * ESXi fails the vMotion and leaves the VM on its source.
+   */
+  static boolean wouldFail(StunForecast fc, Duration switchoverLimit) {
+    return fc != null && fc.p95Seconds() > switchoverLimit.toSeconds();
+  }
+
+  /** Why {@link #wouldFail} says so, naming the limit. */
+  static String wouldFailBecause(StunForecast fc, Duration switchoverLimit) {
+    return String.format(Locale.ROOT, "would fail: its stun could reach %.0f s (p95), over the switchover limit of "
+        + "%d s (vmotion.maxSwitchoverSeconds; api.plan.switchover-limit), after which ESXi fails the move and "
+        + "leaves the VM where it is", fc.p95Seconds(), switchoverLimit.toSeconds());
+  }
+
+  /**
+   * The migration time of the VM with id {@code vmId}, from its own history, else from its memory and the bandwidth
+   * its host pair measured, else the link's.
+   */
   Future<DurationEstimate> duration(String vmId, VmInventoryEntry vm, Forecast f) {
     return stores.migrationsOfVm(vmId).map(rows -> {
       double[] done = rows.stream().filter(r -> r.summary().migration().state() == MigrationState.SUCCEEDED)
           .map(MigrationRow::durationSeconds).filter(d -> d != null).mapToDouble(Double::doubleValue).toArray();
       if (done.length > 0) {
         return new DurationEstimate(Forecasts.median(done), "VM_HISTORY", done.length);
+      }
+      Double measured = f.inputs().measuredBandwidthMBps();
+      if (vm != null && vm.memoryMiB() != null && measured != null && measured > 0 && f.forecast() != null) {
+        // ESXi's "MB/s" taken as MiB/s: were it 10^6 bytes, the estimate would be 5 % short, within its spread
+        return new DurationEstimate(vm.memoryMiB() / measured + f.forecast().p50Seconds(),
+            "MEMORY_OVER_MEASURED_BANDWIDTH", 0);
       }
       Long link = f.inputs().linkMbps();
       if (vm != null && vm.memoryMiB() != null && link != null && link > 0 && f.forecast() != null) {

@@ -1,17 +1,26 @@
 package io.stunwatch.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.stunwatch.model.FailureCause;
 import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.processor.view.ForecastAccuracy;
+import io.stunwatch.processor.view.ForecastInputs;
+import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.view.MigrationSummary;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code GET /api/stun-time/stats?groupBy=…}, {@code GET /api/stun-time/forecast?vm=…[&to=HOST]} and
@@ -25,8 +34,12 @@ final class StunTimeEndpoint {
   private final StoreReader stores;
   private final Planner planner;
   private final Vertx vertx;
+  private final ApiConfig config;
+  private final Clock clock;
 
-  StunTimeEndpoint(StoreReader stores, Planner planner, Vertx vertx) {
+  StunTimeEndpoint(StoreReader stores, Planner planner, Vertx vertx, ApiConfig config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
     this.stores = stores;
     this.planner = planner;
     this.vertx = vertx;
@@ -34,12 +47,25 @@ final class StunTimeEndpoint {
 
   void addRoutes(Router router, ApiServer.Responder respond) {
     router.get("/api/stun-time/stats").handler(rc -> {
-      StunModelEntry.Group g = GROUPS.get(new Params(rc).choice("groupBy", GROUPS.keySet(), "profile"));
-      respond.json(rc, stores.model().map(all -> all.stream().filter(e -> e.group() == g)
-          .sorted(Comparator.comparing(StunModelEntry::groupKey))
-          .map(e -> new StatsRow(e.groupKey(), e.observations(), e.p50Seconds(), e.p95Seconds(),
-              e.fittedSecondsPerGiB(), e.p50SecondsPerGiB(), e.p95SecondsPerGiB(), e.updatedAt()))
-          .toList()));
+      Params p = new Params(rc);
+      StunModelEntry.Group g = GROUPS.get(p.choice("groupBy", GROUPS.keySet(), "profile"));
+      TimeRange range = p.rangeUpTo(clock.instant().plus(Duration.ofDays(1)), config.maxRange());
+      rc.response().putHeader(MigrationsEndpoint.RANGE_HEADER, range.from() + "/" + range.to());
+      respond.json(rc, Future.all(stores.model(), stores.migrations(range.from(), range.to())).map(x -> {
+        List<StunModelEntry> model = x.resultAt(0);
+        Map<String, Failures> failures = failures(x.<List<MigrationRow>>resultAt(1), g);
+        Map<String, StatsRow> rows = new TreeMap<>();
+        for (StunModelEntry e : model) {
+          if (e.group() == g) {
+            rows.put(e.groupKey(), new StatsRow(e.groupKey(), e.observations(), e.p50Seconds(), e.p95Seconds(),
+                e.fittedSecondsPerGiB(), e.p50SecondsPerGiB(), e.p95SecondsPerGiB(), e.p50BandwidthMBps(),
+                e.updatedAt(), Failures.NONE));
+          }
+        }
+        failures.forEach((key, f) -> rows.merge(key, new StatsRow(key, 0, null, null, null, null, null, null, null,
+            f), (row, none) -> row.withFailures(f)));
+        return List.copyOf(rows.values());
+      }));
     });
     router.get("/api/stun-time/forecast").handler(rc -> {
       Params p = new Params(rc);
@@ -77,10 +103,67 @@ final class StunTimeEndpoint {
     })));
   }
 
-  /** A row of {@code /api/stun-time/stats}: one model group. Unknown figures are written as null. */
+  /**
+   * The failed migrations of each group that started in the range, from the migrations index: a group's key as the
+   * model keys it (a failure has no stun, so it is never one of the model's observations).
+   */
+  static Map<String, Failures> failures(List<MigrationRow> rows, StunModelEntry.Group g) {
+    Map<String, Failures> out = new TreeMap<>();
+    for (MigrationRow r : rows) {
+      if (r.state() != MigrationState.FAILED) {
+        continue;
+      }
+      MigrationSummary s = r.summary();
+      String key = switch (g) {
+        case PROFILE -> r.vgpuProfile();
+        case FB_BUCKET -> r.vgpuProfile() == null || s.fbUsedMiB() == null ? null
+            : r.vgpuProfile() + "|" + Forecasts.bucket(s.fbUsedMiB() / 1024.0);
+        case HOST_PAIR -> ForecastInputs.hostPair(r.sourceHost(), r.destHost());
+        case SITE -> StunModelEntry.SITE_KEY;
+      };
+      if (key != null) {
+        out.merge(key, Failures.of(s.failureCause(), r.underLoad()), Failures::plus);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A group's failed migrations.
+   *
+   * @param count     how many failed
+   * @param underLoad how many of them started under load
+   * @param byCause   how many failed of each cause; a failure whose impact is not closed yet has no cause yet
+   */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  record Failures(long count, long underLoad, Map<FailureCause, Long> byCause) {
+    static final Failures NONE = new Failures(0, 0, Map.of());
+
+    static Failures of(FailureCause cause, boolean underLoad) {
+      return new Failures(1, underLoad ? 1 : 0, cause == null ? Map.of() : Map.of(cause, 1L));
+    }
+
+    Failures plus(Failures o) {
+      Map<FailureCause, Long> causes = new EnumMap<>(FailureCause.class);
+      causes.putAll(byCause);
+      o.byCause.forEach((c, n) -> causes.merge(c, n, Long::sum));
+      return new Failures(count + o.count, underLoad + o.underLoad, causes);
+    }
+  }
+
+  /**
+   * A row of {@code /api/stun-time/stats}: one model group, with its failed migrations of the range. Unknown figures
+   * are written as null.
+   */
   @JsonInclude(JsonInclude.Include.ALWAYS)
   record StatsRow(String group, long count, Double p50Seconds, Double p95Seconds, Double secondsPerGiB,
-      Double p50SecondsPerGiB, Double p95SecondsPerGiB, Instant updatedAt) {
+      Double p50SecondsPerGiB, Double p95SecondsPerGiB, Double p50BandwidthMBps, Instant updatedAt,
+      Failures failures) {
+
+    StatsRow withFailures(Failures f) {
+      return new StatsRow(group, count, p50Seconds, p95Seconds, secondsPerGiB, p50SecondsPerGiB, p95SecondsPerGiB,
+          p50BandwidthMBps, updatedAt, f);
+    }
   }
 
   /** The answer of {@code /api/stun-time/forecast}. */

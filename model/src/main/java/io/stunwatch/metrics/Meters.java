@@ -98,6 +98,15 @@ public final class Meters {
   public static final String MIGRATION_DURATION = "stunwatch.migration.duration.seconds";
   /** Distribution, seconds: migration stun time (vmware.log or sample-gap estimate), by profile, initiator, result. */
   public static final String MIGRATION_STUN = "stunwatch.migration.stun.seconds";
+  /** Tag: why a migration failed, a {@link io.stunwatch.model.FailureCause} name. */
+  public static final String TAG_CAUSE = "cause";
+  /** Tag: whether the migration started under load ({@code true}, {@code false}). */
+  public static final String TAG_UNDER_LOAD = "under_load";
+  /**
+   * Counter: failed migrations, by profile, cause and whether they started under load; each counted once, by the
+   * cause known when its impact first settled ({@code GET /api/stun-time/stats} has the causes as revised since).
+   */
+  public static final String MIGRATION_FAILURES = "stunwatch.migration.failures";
   /** Counter: migrations whose impact record was settled, by profile, initiator and result. */
   public static final String MIGRATIONS = "stunwatch.migrations";
   /** Counter: migration-under-load alerts raised, by profile and initiator. */

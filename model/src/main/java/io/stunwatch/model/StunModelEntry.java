@@ -20,6 +20,9 @@ import java.util.Locale;
  *                       forecasts fit their own line to {@code recent}, see the processor's {@code Forecasts})
  * @param recent         the newest observations the figures come from (at most 200)
  * @param updatedAt      event time of the newest observation
+ * @param p50BandwidthMBps median precopy bandwidth of {@code recent}, MB/s as the source hosts' vmkernel.log printed
+ *                       it; for a {@link Group#HOST_PAIR} group, what that pair of hosts really reaches. Null without
+ *                       one
  */
 @Schema(name = "stun-model-entry")
 public record StunModelEntry(
@@ -32,7 +35,16 @@ public record StunModelEntry(
     Double p95SecondsPerGiB,
     Double fittedSecondsPerGiB,
     List<Observation> recent,
-    Instant updatedAt) {
+    Instant updatedAt,
+    Double p50BandwidthMBps) {
+
+  /** An entry with no measured bandwidth. */
+  public StunModelEntry(Group group, String groupKey, long observations, Double p50Seconds, Double p95Seconds,
+      Double p50SecondsPerGiB, Double p95SecondsPerGiB, Double fittedSecondsPerGiB, List<Observation> recent,
+      Instant updatedAt) {
+    this(group, groupKey, observations, p50Seconds, p95Seconds, p50SecondsPerGiB, p95SecondsPerGiB,
+        fittedSecondsPerGiB, recent, updatedAt, null);
+  }
 
   public StunModelEntry {
     Checks.required(group, "group");
@@ -71,13 +83,20 @@ public record StunModelEntry(
    * @param at          when the migration started; null in entries written before it was recorded
    * @param hostPair    {@code <source host>-><destination host>} by name, when both are known
    * @param linkMbps    the slower of the two hosts' vMotion uplinks, Mbit/s, when the inventory knew both
+   * @param bandwidthMBps the precopy bandwidth the source host measured, MB/s, when its vmkernel.log was read
    */
   public record Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source,
-      Instant at, String hostPair, Long linkMbps) {
+      Instant at, String hostPair, Long linkMbps, Double bandwidthMBps) {
+
+    /** An observation without a measured bandwidth. */
+    public Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source,
+        Instant at, String hostPair, Long linkMbps) {
+      this(migrationId, stunSeconds, fbUsedGiB, source, at, hostPair, linkMbps, null);
+    }
 
     /** An observation without its start, hosts or link. */
     public Observation(String migrationId, double stunSeconds, double fbUsedGiB, StunTime.Source source) {
-      this(migrationId, stunSeconds, fbUsedGiB, source, null, null, null);
+      this(migrationId, stunSeconds, fbUsedGiB, source, null, null, null, null);
     }
   }
 }

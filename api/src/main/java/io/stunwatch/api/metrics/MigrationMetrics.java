@@ -83,6 +83,11 @@ public final class MigrationMetrics {
     Tags tags = Tags.of(Meters.TAG_PROFILE, profile(m.vgpuProfile()), Meters.TAG_INITIATOR,
         String.valueOf(m.initiator()), Meters.TAG_RESULT, String.valueOf(m.state()));
     Counter.builder(Meters.MIGRATIONS).tags(tags).register(registry).increment();
+    if (impact.failure() != null) {
+      Counter.builder(Meters.MIGRATION_FAILURES).tags(Meters.TAG_PROFILE, profile(m.vgpuProfile()), Meters.TAG_CAUSE,
+          impact.failure().cause().name(), Meters.TAG_UNDER_LOAD, String.valueOf(countedAlerts.contains(m.id())))
+          .register(registry).increment();
+    }
     if (impact.durationSeconds() != null) {
       DistributionSummary.builder(Meters.MIGRATION_DURATION).tags(tags).serviceLevelObjectives(DURATION_BUCKETS)
           .register(registry).record(impact.durationSeconds());

@@ -124,6 +124,16 @@ function card(k, v) {
   return el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v));
 }
 
+/** Where a vMotion's time went, in words; unknown without its vmware.log lines. */
+function phases(p) {
+  if (!p) {
+    return UNKNOWN;
+  }
+  const parts = [['precopy', p.precopySeconds], ['time to stop', p.timeToStopSeconds], ['stun', p.stunSeconds],
+    ['destination waited', p.destinationWaitSeconds]].filter(([, v]) => v !== undefined && v !== null);
+  return parts.length ? parts.map(([k, v]) => `${k} ${num(v)} s`).join(' · ') : UNKNOWN;
+}
+
 async function migration(id) {
   show(el('h1', {}, 'Migration'), el('p', { class: 'muted' }, 'Loading…'));
   try {
@@ -146,7 +156,16 @@ async function migration(id) {
           : `${num(stun.seconds)} s from ${stun.source === 'VMWARE_LOG' ? 'vmware.log' : 'the gap in samples'}`),
         card('throughput dip', num(body.throughputDipPct, 1, ' %')),
         card('load seen by', body.loadSource || UNKNOWN),
-        card('alert', alert ? `${alert.state.toLowerCase()}: ${alert.reasons.join(', ')}` : 'none'))];
+        card('alert', alert ? `${alert.state.toLowerCase()}: ${alert.reasons.join(', ')}` : 'none'),
+        card('vMotion id', body.vmotionId || UNKNOWN),
+        card('phases', phases(body.phases)),
+        card('precopy bandwidth', body.vmotionBandwidthMBps === undefined || body.vmotionBandwidthMBps === null
+          ? UNKNOWN : `${num(body.vmotionBandwidthMBps)} MB/s, ${body.pagesLeftAtSwitchover === undefined
+            || body.pagesLeftAtSwitchover === null ? 'pages left unknown'
+            : `${body.pagesLeftAtSwitchover} pages left at switchover`}`),
+        ...(body.failure ? [card('failure', `${body.failure.cause}: ${body.failure.message || ''}`
+          + `${body.failure.id ? ` [${body.failure.id}]` : ''} (from ${body.failure.source === 'VMWARE_LOG'
+            ? 'vmware.log' : 'vCenter'})`)] : []))];
     if (body.timeline && body.timeline.length) {
       nodes.push(el('h2', {}, 'Per-second timeline'), timelineChart(body));
     } else {

@@ -1,5 +1,6 @@
 // A migration's per-second timeline: GPU utilization and framebuffer, then RDMA and training throughput, with the
-// before, during and after phases shaded and the stun marked.
+// before, during and after phases shaded, the vMotion's own phases (precopy, time to stop) where the hosts' logs gave
+// them, and the stun marked.
 import uPlot from './vendor/uPlot.esm.js';
 import { el } from './format.js';
 
@@ -14,15 +15,33 @@ function value(v) {
   return v === undefined ? null : v; // a figure without a reading is a gap, never 0
 }
 
-/** The stun's span, in epoch seconds: the last stun seconds before the migration's end. */
+const VMOTION = [['precopy', 'precopyStart', 'stunStart', 'rgba(217,119,6,0.18)'],
+  ['stop', 'stunStart', 'stunned', 'rgba(124,58,237,0.35)']];
+
+/**
+ * The stun's span, in epoch seconds: the stun seconds before the VM ran again (vmware.log's Checkpoint_Unstun),
+ * else before the migration's end.
+ */
 export function stunSpan(impact) {
-  const end = seconds(impact.migration.endTime);
+  const unstun = impact.phases ? seconds(impact.phases.unstun) : null;
+  const end = unstun !== null ? unstun : seconds(impact.migration.endTime);
   const s = impact.stun && impact.stun.seconds;
   return end !== null && s !== null && s !== undefined ? [end - s, end] : null;
 }
 
+/** The vMotion's phases the logs gave, each [name, from, to] in epoch seconds. */
+export function vmotionSpans(impact) {
+  const p = impact.phases;
+  if (!p) {
+    return [];
+  }
+  return VMOTION.filter(([, a, b]) => p[a] && p[b]).map(([name, a, b, color]) =>
+    [name, seconds(p[a]), seconds(p[b]), color]);
+}
+
 function shading(impact, mark) {
   const stun = stunSpan(impact);
+  const vmotion = vmotionSpans(impact);
   return (u) => {
     const { ctx } = u;
     const { top, height } = u.bbox;
@@ -35,6 +54,12 @@ function shading(impact, mark) {
         ctx.fillStyle = color;
         ctx.fillRect(x0, top, x1 - x0, height);
       }
+    }
+    for (const [, from, to, color] of vmotion) {
+      const x0 = u.valToPos(from, 'x', true);
+      const x1 = u.valToPos(to, 'x', true);
+      ctx.fillStyle = color;
+      ctx.fillRect(x0, top, Math.max(2, x1 - x0), height);
     }
     if (stun) {
       const x0 = u.valToPos(stun[0], 'x', true);
@@ -86,12 +111,19 @@ export function timelineChart(impact) {
     box.dataset.stunFrom = new Date(stun[0] * 1000).toISOString();
     box.dataset.stunTo = new Date(stun[1] * 1000).toISOString();
   }
+  const vmotion = vmotionSpans(impact);
+  for (const [name, from, to] of vmotion) {
+    box.dataset[`${name}From`] = new Date(from * 1000).toISOString();
+    box.dataset[`${name}To`] = new Date(to * 1000).toISOString();
+  }
   const mark = () => {
     box.dataset.stunMarked = 'true';
   };
-  const legend = el('p', { class: 'muted' }, 'Shaded: before, during and after the migration; red: the stun',
-    stun ? ` (${(stun[1] - stun[0]).toFixed(1)} s, ${impact.stun.source === 'VMWARE_LOG' ? 'vmware.log'
-      : 'gap in samples'}).` : ' (unknown).');
+  const legend = el('p', { class: 'muted' }, 'Shaded: before, during and after the migration',
+    vmotion.length ? `; amber: the precopy; purple: stopping the vCPUs (${vmotion.map(([n, a, b]) =>
+      `${n} ${(b - a).toFixed(1)} s`).join(', ')})` : '',
+    '; red: the stun', stun ? ` (${(stun[1] - stun[0]).toFixed(1)} s, ${impact.stun.source === 'VMWARE_LOG'
+      ? 'vmware.log' : 'gap in samples'}).` : ' (unknown).');
   box.append(legend);
   // Drawn once the element is in the page, so that it knows its width.
   requestAnimationFrame(() => {

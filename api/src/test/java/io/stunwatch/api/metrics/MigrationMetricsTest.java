@@ -10,6 +10,8 @@ import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.FailureCause;
+import io.stunwatch.model.MigrationFailure;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunTime;
@@ -57,6 +59,27 @@ class MigrationMetricsTest {
     assertThat(stun.count()).isEqualTo(1);
     assertThat(stun.totalAmount()).isEqualTo(3.2);
     assertThat(registry.get(Meters.MIGRATION_DURATION).tags(tags).summary().totalAmount()).isEqualTo(40.0);
+  }
+
+  @Test
+  void aFailureIsCountedOnceByItsCauseAndWhetherItStartedUnderLoad() {
+    metrics.onAlert(alert("vc/3", MigrationAlert.AlertState.FIRING));
+    MigrationFailure switchover = new MigrationFailure(FailureCause.SWITCHOVER_TIME_EXCEEDED,
+        "msg.checkpoint.migration.maxSwitchoverTimeExceeded", "The migration has exceeded the maximum switchover time",
+        MigrationFailure.Source.VMWARE_LOG);
+    MigrationImpact busy = impact("vc/3", MigrationState.FAILED, new StunTime(null, StunTime.Source.UNKNOWN))
+        .withVmotion(new MigrationImpact.VmotionDetail("77", null, null, null, switchover));
+    metrics.onImpact(busy);
+    metrics.onImpact(busy);
+    metrics.onImpact(impact("vc/4", MigrationState.FAILED, new StunTime(null, StunTime.Source.UNKNOWN))
+        .withVmotion(new MigrationImpact.VmotionDetail(null, null, null, null, new MigrationFailure(
+            FailureCause.NETWORK, null, "destination unreachable", MigrationFailure.Source.VCENTER))));
+    metrics.onImpact(impact("vc/5", MigrationState.SUCCEEDED, new StunTime(2.9, StunTime.Source.VMWARE_LOG)));
+    assertThat(registry.get(Meters.MIGRATION_FAILURES).tags(Meters.TAG_CAUSE, "SWITCHOVER_TIME_EXCEEDED",
+        Meters.TAG_UNDER_LOAD, "true", Meters.TAG_PROFILE, "A100-40C").counter().count()).isEqualTo(1);
+    assertThat(registry.get(Meters.MIGRATION_FAILURES).tags(Meters.TAG_CAUSE, "NETWORK", Meters.TAG_UNDER_LOAD,
+        "false").counter().count()).isEqualTo(1);
+    assertThat(registry.find(Meters.MIGRATION_FAILURES).counters()).hasSize(2);
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.stunwatch.collectors.throughput.ThroughputParser;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
 import io.stunwatch.collectors.vcenter.VimEventMapper;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
+import io.stunwatch.collectors.vmkernel.VmkernelLogParser;
 import io.stunwatch.collectors.worker.CollectorMetrics;
 import io.stunwatch.collectors.worker.DeliveryConfig;
 import io.stunwatch.collectors.worker.InputParseException;
@@ -26,6 +27,8 @@ import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.StunObservation;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
@@ -94,6 +97,8 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
   private final VimEventMapper mapper = new VimEventMapper();
   private final VmwareLogParser logParser = new VmwareLogParser();
   private final Map<String, Instant> lastStun = new HashMap<>();
+  /** Lines of each host's vmkernel.log, as its follower counts them. */
+  private final Map<String, Long> vmkernelLines = new HashMap<>();
   private final Map<String, VmInventoryEntry> inventory = new LinkedHashMap<>();
   private final Map<String, HostInventoryEntry> hostsSent = new HashMap<>();
   private final LogLimiter problemLog;
@@ -155,6 +160,10 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
         inventory(vm, at);
       } else if (value instanceof StunObservation s) {
         vmwareLog(s);
+      } else if (value instanceof VmotionObservation v) {
+        rotatedLog(v);
+      } else if (value instanceof VmotionBandwidth b) {
+        vmkernelLog(b);
       } else {
         throw new IllegalArgumentException("the fleet has no collector for " + topic.name());
       }
@@ -303,6 +312,46 @@ public final class CollectorFeed implements FleetScenario.Sink, AutoCloseable {
       lastStun.merge(s.vmMoref(), stun.timestamp(), (a, b) -> a.isAfter(b) ? a : b);
     }
     vcenterProducer.flush();
+  }
+
+  /**
+   * The source's part of a vMotion goes into the log ESXi rotates out ({@code vmware-1.log}, a new one each move); the
+   * collector reads the vMotions of it and of the current log from the migration's start on, as it does after every
+   * migration.
+   */
+  private void rotatedLog(VmotionObservation v) throws IOException {
+    Path dirOfVm = dir.resolve("datastore/gpu-ds").resolve(v.vmName());
+    Path rotated = dirOfVm.resolve("vmware-1.log");
+    VmInventoryEntry vm = inventory.get(v.vmMoref());
+    Files.createDirectories(dirOfVm);
+    Files.write(rotated, FleetOutputs.vmotionSourceLog(v, vm == null || vm.host() == null ? "10.0.0.2"
+        : address(vm.host())), StandardCharsets.UTF_8);
+    for (Path log : List.of(rotated, dirOfVm.resolve("vmware.log"))) {
+      if (!Files.exists(log)) {
+        continue;
+      }
+      String logFile = "[gpu-ds] " + v.vmName() + "/" + log.getFileName();
+      for (VmwareLogParser.Vmotion m : logParser.read(Files.readString(log, StandardCharsets.UTF_8)).vmotions()) {
+        if (m.timestamp() != null && !m.timestamp().isBefore(v.precopyStart())) {
+          VmotionObservation o = m.observation(FleetScenario.VCENTER, v.vmMoref(), v.vmName(), logFile);
+          vcenterProducer.send(Topics.VMOTION_OBSERVATIONS, o.key(), o, o.timestamp());
+        }
+      }
+    }
+    vcenterProducer.flush();
+  }
+
+  /** The source host's vmkernel.log gains the precopy's line; {@code collect hosts} follows it and publishes it. */
+  private void vmkernelLog(VmotionBandwidth b) throws IOException {
+    Path log = dir.resolve("hosts").resolve(b.hostname()).resolve("vmkernel.log");
+    String line = FleetOutputs.vmkernelLine(b);
+    append(log, List.of(line));
+    long lineNo = vmkernelLines.merge(b.hostname(), 1L, Long::sum);
+    VmkernelLogParser parser = new VmkernelLogParser(b.hostname(), b.hostname() + ":/var/log/vmkernel.log",
+        (n, why) -> vcenterProblem(new InputParseException(log.toString(), n, why)));
+    for (VmotionBandwidth read : parser.line(line, lineNo)) {
+      vcenterProducer.send(Topics.VMOTION_BANDWIDTH, read.vmotionId(), read, read.timestamp());
+    }
   }
 
   private static String address(EntityRef host) {

@@ -6,12 +6,15 @@ import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.LogMessage;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.launcher.sim.FleetScenario;
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.VmotionBandwidth;
+import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -250,6 +254,39 @@ final class FleetOutputs {
         opened + " In(05) vmx - Migrate_Open: Restoring from <" + sourceAddress + "> with migration id "
             + o.migrationId(),
         resumed + " In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for " + o.stunMicros() + " us");
+  }
+
+  /**
+   * The source host's part of a vMotion in the VM's log, which ESXi rotates out as the destination begins its own:
+   * the precopy's start with the vMotion id, the stop of the vCPUs and, for a failure, its message list.
+   */
+  static List<String> vmotionSourceLog(VmotionObservation v, String destAddress) {
+    List<String> out = new ArrayList<>();
+    out.add(v.precopyStart() + " In(05) vmx - Received migrate 'to' request for mid id " + v.vmotionId()
+        + ", src ip <10.0.0.1>, dst ip <" + destAddress + ">.");
+    out.add(v.precopyStart() + " In(05) vmx - MigrateSetState: Transitioning from state 0 to 1.");
+    out.add(v.stunStart() + " In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go message.");
+    out.add(v.stunned() + " In(05) vcpu-0 - Migrate: VM successfully stunned");
+    if (v.destinationWaitSeconds() != null) {
+      out.add(v.timestamp() + " In(05) worker-3476962 - Migrate: Remote Log: Destination waited for "
+          + String.format(Locale.ROOT, "%.2f", v.destinationWaitSeconds()) + " seconds.");
+    }
+    if (!v.failureMessages().isEmpty()) {
+      out.add(v.timestamp() + " In(05) vmx - Migrate: Caching migration error message list:");
+      for (LogMessage m : v.failureMessages()) {
+        out.add(v.timestamp() + " In(05) vmx - [" + m.id() + "] " + m.text());
+      }
+      out.add(v.timestamp() + " In(05) vmx - Migrate: Attempting to continue running on the source.");
+    }
+    return out;
+  }
+
+  /** The source host's vmkernel.log line of a vMotion's precopy stop, as ESXi 8 writes it. */
+  static String vmkernelLine(VmotionBandwidth b) {
+    return b.timestamp() + " In(182) vmkernel: cpu3:2099543)VMotion: 4650: " + b.vmotionId() + " S: Stopping "
+        + "pre-copy: only " + b.pagesLeft() + " pages left to send, which can be sent within the switchover time goal "
+        + "of " + String.format(Locale.ROOT, "%.3f", b.switchoverGoalSeconds()) + " seconds (network bandwidth ~"
+        + String.format(Locale.ROOT, "%.3f", b.bandwidthMBps()) + " MB/s, 4096% t2d)";
   }
 
   /**

@@ -67,7 +67,7 @@ public final class StunModel {
     Migration m = i.migration();
     String pair = hostPair(m);
     Observation o = new Observation(m.id(), i.stun().seconds(), gib, i.stun().source(), m.startTime(), pair,
-        linkMbps(m, linkMbps));
+        linkMbps(m, linkMbps), i.vmotionBandwidthMBps());
     List<Input> out = new ArrayList<>();
     out.add(new Input(Group.SITE, StunModelEntry.SITE_KEY, o, i.settledAt()));
     String profile = i.migration().vgpuProfile();
@@ -135,10 +135,12 @@ public final class StunModel {
       sxy += o.fbUsedGiB() * o.stunSeconds();
       sxx += o.fbUsedGiB() * o.fbUsedGiB();
     }
+    double[] bandwidth = recent.stream().filter(o -> o.bandwidthMBps() != null)
+        .mapToDouble(Observation::bandwidthMBps).sorted().toArray();
     Instant updated = old == null || in.at().isAfter(old.updatedAt()) ? in.at() : old.updatedAt();
     return new StunModelEntry(in.group(), in.groupKey(), (old == null ? 0 : old.observations()) + (revision ? 0 : 1),
         quantile(stun, 0.5), quantile(stun, 0.95), quantile(perGib, 0.5), quantile(perGib, 0.95),
-        sxx == 0 ? null : sxy / sxx, recent, updated);
+        sxx == 0 ? null : sxy / sxx, recent, updated, quantile(bandwidth, 0.5));
   }
 
   /** Nearest-rank quantile; null for no data. */
