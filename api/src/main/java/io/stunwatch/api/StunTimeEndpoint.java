@@ -29,7 +29,8 @@ import java.util.TreeMap;
 final class StunTimeEndpoint {
 
   static final Map<String, StunModelEntry.Group> GROUPS = Map.of("profile", StunModelEntry.Group.PROFILE,
-      "fbbucket", StunModelEntry.Group.FB_BUCKET, "hostpair", StunModelEntry.Group.HOST_PAIR);
+      "fbbucket", StunModelEntry.Group.FB_BUCKET, "hostpair", StunModelEntry.Group.HOST_PAIR, "site",
+      StunModelEntry.Group.SITE);
 
   private final StoreReader stores;
   private final Planner planner;

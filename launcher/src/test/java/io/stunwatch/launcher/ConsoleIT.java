@@ -1,6 +1,7 @@
 package io.stunwatch.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.model.json.Json;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +57,8 @@ class ConsoleIT {
             if (m.path("stun").hasNonNull("seconds")
                 && "VMWARE_LOG".equals(m.path("stun").path("source").asText())) {
               JsonNode impact = api(url, token, "/api/migrations/" + enc(m.path("migration").path("id").asText()));
-              if (impact.path("timeline").size() > 0 && impact.path("migration").hasNonNull("endTime")) {
+              if (impact.path("timeline").size() > 0 && impact.path("migration").hasNonNull("endTime")
+                  && impact.path("phases").hasNonNull("stunStart") && impact.hasNonNull("vmotionBandwidthMBps")) {
                 settled[0] = impact;
                 return true;
               }
@@ -65,7 +68,8 @@ class ConsoleIT {
           return false; // 503 until the stores are ready
         }
         return false;
-      }, "a settled migration under load", () -> String.join("\n", demo.stdout()));
+      }, "a settled migration under load, with its vMotion's phases and bandwidth",
+          () -> String.join("\n", demo.stdout()));
       String id = settled[0].path("migration").path("id").asText();
       int points = settled[0].path("timeline").size();
 
@@ -108,7 +112,18 @@ class ConsoleIT {
         assertThat(browser.eval("document.querySelector('main h1').textContent").asText())
             .endsWith(settled[0].path("migration").path("vmName").asText());
         assertThat(browser.eval("document.querySelector('#summary').textContent").asText()).contains("vmware.log")
-            .contains(settled[0].path("migration").path("initiator").asText());
+            .contains(settled[0].path("migration").path("initiator").asText())
+            .contains("vMotion id" + settled[0].path("vmotionId").asText());
+        // the phases and the bandwidth as the page words them, to its one decimal
+        assertThat(browser.eval("Number(document.querySelector('#summary').textContent.match(/precopy ([0-9.]+) s/)[1])")
+            .asDouble()).isCloseTo(settled[0].path("phases").path("precopySeconds").asDouble(), within(0.051));
+        assertThat(browser.eval("Number(document.querySelector('#summary').textContent.match(/([0-9.]+) MB\\/s/)[1])")
+            .asDouble()).isCloseTo(settled[0].path("vmotionBandwidthMBps").asDouble(), within(0.051));
+        // the precopy and the stop of the vCPUs shaded where the logs put them
+        assertThat(Instant.parse(browser.eval("document.querySelector('#timeline').dataset.precopyFrom").asText()))
+            .isEqualTo(Instant.parse(settled[0].path("phases").path("precopyStart").asText()));
+        assertThat(Instant.parse(browser.eval("document.querySelector('#timeline').dataset.stopTo").asText()))
+            .isEqualTo(Instant.parse(settled[0].path("phases").path("stunned").asText()));
         browser.screenshot(SHOTS.resolve("migration.png"));
 
         browser.eval("location.hash = '#/alerts'");

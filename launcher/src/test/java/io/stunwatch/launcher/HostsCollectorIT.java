@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -86,6 +87,7 @@ class HostsCollectorIT {
         Path home = dir.resolve(h);
         Files.createDirectories(home.resolve("bin"));
         fakeNvidiaSmi(home);
+        followsVmkernelLog(home);
         esx.put(h, OpenSshServer.start(home, pub));
       }
       try {
@@ -114,7 +116,7 @@ class HostsCollectorIT {
             + "hosts.file=" + book + "\nhosts.ssh.user=" + System.getProperty("user.name") + "\n"
             + "hosts.ssh.identity-file=" + key + "\nhosts.ssh.known-hosts=" + knownHosts + "\n"
             + "hosts.interval=1s\nhosts.silent-after=4s\nhosts.connect-timeout=3s\nhosts.max-backoff=2s\n"
-            + "hosts.metrics-port=" + metricsPort + "\n");
+            + "hosts.metrics-port=" + metricsPort + "\nhosts.vmkernel-command=vmkernel-tail\n");
         int apiPort = Ports.reserve();
         try (StunwatchProcess vcenter = StunwatchProcess.start(Map.of("STUNWATCH_VCENTER_USERNAME",
                 vcsim.username(), "STUNWATCH_VCENTER_PASSWORD_FILE", password.toString()),
@@ -150,8 +152,31 @@ class HostsCollectorIT {
 
           // 15 s busy on H0; the source stops reporting the VM as it is stunned; vMotion to H1, where it reads 85 %
           Thread.sleep(15_000);
+          // the source host stops the precopy and logs its bandwidth, which the follower of its vmkernel.log reads
+          Instant stop = Instant.now();
+          Files.writeString(dir.resolve("DC0_C0_H0").resolve("vmkernel.log"), stop + " In(182) vmkernel: "
+              + "cpu3:2099543)VMotion: 4650: " + VMOTION_ID + " S: Stopping pre-copy: only 1296 pages left to send, "
+              + "which can be sent within the switchover time goal of 0.500 seconds (network bandwidth ~145.404 MB/s, "
+              + "101088% t2d)\n", StandardOpenOption.APPEND);
           vms("DC0_C0_H0", "");
           Thread.sleep(1_500);
+          // the VM's logs as ESXi leaves them: the source's part rotated out, the destination's in the new one;
+          // written before vCenter says the move completed, when the vCenter collector reads them
+          Instant resumed = Instant.now();
+          admin.writeVmFile(vm, "vmware-1.log", String.join("\n",
+              stop.minusSeconds(16) + " In(05) vmx - Received migrate 'to' request for mid id " + VMOTION_ID
+                  + ", src ip <10.0.0.1>, dst ip <10.0.0.2>.",
+              stop.minusSeconds(16) + " In(05) vmx - MigrateSetState: Transitioning from state 0 to 1.",
+              stop.plusMillis(10) + " In(05) vmx - Migrate: VM starting stun, waiting 100 seconds for go/no-go "
+                  + "message.",
+              stop.plusMillis(90) + " In(05) vcpu-0 - Migrate: VM successfully stunned", "")
+              .getBytes(StandardCharsets.UTF_8));
+          admin.writeVmFile(vm, "vmware.log", String.join("\n",
+              stop.plusMillis(120) + " In(05) vmx - Migrate_Open: Restoring from <10.0.0.1> with migration id "
+                  + VMOTION_ID,
+              resumed + " In(05) vcpu-0 - Checkpoint_Unstun: vm stopped for "
+                  + Duration.between(stop.plusMillis(90), resumed).toNanos() / 1000 + " us", "")
+              .getBytes(StandardCharsets.UTF_8));
           // vcsim's task and the VmMigratedEvent the test posts are two chains; the event's is the one checked
           int eventKey = admin.relocateAndPost(vm, b);
           vms("DC0_C0_H1", "idle-b 2 512\n" + vmName + " 85 15360");
@@ -177,6 +202,21 @@ class HostsCollectorIT {
           }, "the migration's impact settled with its after phase", () -> String.join("\n", api.stderr()));
           JsonNode i = impact[0];
           assertThat(i.path("loadSource").asText()).isEqualTo("HOST");
+          // the source host's bandwidth, joined to the VM by the vMotion id its vmware.log gave, whichever came first
+          String settledPath = "/api/migrations/" + URLEncoder.encode(i.path("migration").path("id").asText(),
+              StandardCharsets.UTF_8);
+          Await.until(Duration.ofSeconds(60), () -> {
+            JsonNode now = getOrNull(apiPort, settledPath);
+            impact[0] = now == null ? impact[0] : now;
+            return now != null && now.has("vmotionBandwidthMBps") && now.path("phases").has("timeToStopSeconds");
+          }, "the impact with its vMotion's bandwidth and phases",
+              () -> impact[0] + "\n" + String.join("\n", vcenter.stderr()) + "\n" + String.join("\n", hosts.stderr()));
+          i = impact[0];
+          assertThat(i.path("vmotionId").asText()).isEqualTo(VMOTION_ID);
+          assertThat(i.path("vmotionBandwidthMBps").asDouble()).isEqualTo(145.404);
+          assertThat(i.path("pagesLeftAtSwitchover").asLong()).isEqualTo(1296);
+          assertThat(i.path("phases").path("timeToStopSeconds").asDouble()).isEqualTo(0.08);
+          assertThat(i.path("phases").path("precopySeconds").asDouble()).isEqualTo(16.01);
           assertThat(i.path("before").path("gpuUtilizationPct").asDouble()).isEqualTo(90.0);
           assertThat(i.path("after").path("gpuUtilizationPct").asDouble()).as("read on the destination host")
               .isEqualTo(85.0);
@@ -269,6 +309,24 @@ class HostsCollectorIT {
           [ "$3" = "-l" ] || exit 0
           sleep "$4"
         done
+        """);
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+  }
+
+  /** The vMotion id of the move: as the source's vmkernel.log and the VM's vmware.log print it. */
+  private static final String VMOTION_ID = "1446046703473901";
+
+  /**
+   * The host's follower of its vmkernel.log ({@code hosts.vmkernel-command}): the real {@code tail -n 0 -F}, of the
+   * host's own log, which the test appends to.
+   */
+  private static void followsVmkernelLog(Path home) throws IOException {
+    Files.writeString(home.resolve("vmkernel.log"), "");
+    Path script = home.resolve("bin/vmkernel-tail");
+    Files.writeString(script, """
+        #!/bin/bash
+        home="$(cd "$(dirname "$0")/.." && pwd)"
+        exec tail -n 0 -F "$home/vmkernel.log"
         """);
     Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
   }

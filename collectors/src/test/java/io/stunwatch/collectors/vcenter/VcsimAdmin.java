@@ -197,7 +197,7 @@ public final class VcsimAdmin {
   }
 
   /** Writes a file into the VM's directory, where vcsim's datastore keeps it, as ESXi writes vmware.log. */
-  Path writeVmFile(VirtualMachine vm, String name, byte[] content) throws Exception {
+  public Path writeVmFile(VirtualMachine vm, String name, byte[] content) throws Exception {
     Datastore ds = vm.getDatastores()[0];
     String url = ds.getInfo().getUrl(); // vcsim keeps each datastore in a local directory
     String vmx = vm.getConfig().getFiles().getVmPathName(); // "[LocalDS_0] DC0_H0_VM0/DC0_H0_VM0.vmx"
