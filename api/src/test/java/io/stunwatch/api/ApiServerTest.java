@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.model.EntityRef;
+import io.stunwatch.model.FailureCause;
 import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.Initiator;
@@ -702,6 +703,68 @@ class ApiServerTest {
     assertThat(get("/api/vms/" + IDLE + "/migrate-check?to=esx09", true).statusCode()).isEqualTo(400);
     assertThat(get("/api/vms/42000000-0000-4000-8000-0000000000ff/migrate-check", true).statusCode())
         .isEqualTo(404);
+  }
+
+  @Test
+  void aVmWhoseStunCouldPassTheSwitchoverLimitWouldFailInTheCheckAndInThePlan() throws Exception {
+    planningSite();
+    // an idle A100 with 78 GiB of framebuffer: on the site's line (3 s + 1.8 s/GiB) its stun passes 100 s
+    String huge = "42000000-0000-4000-8000-0000000000e5";
+    VgpuProfile a100 = VgpuProfile.parse("grid_a100-80c").orElseThrow();
+    stores.vms.add(new VmInventoryEntry("vc", "vm-huge-e", "huge-e", huge, null,
+        new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, 131072L, List.of("grid_a100-80c"), a100,
+        T0));
+    GpuSample quiet = new GpuSample(huge, "huge-e", CLOCK.instant().minusSeconds(5), 0, "GPU-1", "GRID A100-80C",
+        null, 1.0, 1.0, 80_000L, 81_920L, null, null, null, null, a100);
+    stores.loads.put(huge, new CurrentLoad(huge, Map.of("GPU-1", quiet), "esx01", "huge-e", true));
+    Instant w = CLOCK.instant().minusSeconds(20);
+    stores.windows.put(huge + "@10s", List.of(new LoadWindow(w, w.plusSeconds(10), LoadAggregate.empty().with(quiet))));
+
+    JsonObject check = get("/api/vms/" + huge + "/migrate-check", true).bodyAsJsonObject();
+    assertThat(check.getBoolean("safe")).isFalse();
+    assertThat(check.getBoolean("wouldFail")).isTrue();
+    assertThat(check.getLong("switchoverLimitSeconds")).isEqualTo(100L);
+    assertThat(check.getJsonObject("forecast").getDouble("p95Seconds")).isGreaterThan(100.0);
+    JsonObject why = check.getJsonArray("reasons").stream().map(o -> (JsonObject) o)
+        .filter(o -> "WOULD_FAIL".equals(o.getString("code"))).findFirst().orElseThrow();
+    assertThat(why.getString("detail")).contains("over the switchover limit of 100 s");
+    assertThat(get("/api/vms/" + IDLE + "/migrate-check", true).bodyAsJsonObject().getBoolean("wouldFail"))
+        .as("a small framebuffer's stun stays far under it").isFalse();
+
+    JsonObject plan = get("/api/hosts/esx01/evacuation", true).bodyAsJsonObject();
+    assertThat(plan.getLong("switchoverLimitSeconds")).isEqualTo(100L);
+    JsonObject row = plan.getJsonArray("vms").stream().map(o -> (JsonObject) o)
+        .filter(o -> "huge-e".equals(o.getString("vmName"))).findFirst().orElseThrow();
+    assertThat(row.getString("action")).as("idle, and still it would fail").isEqualTo("WOULD_FAIL");
+    assertThat(row.getString("reason")).contains("would fail", "switchover limit of 100 s");
+    assertThat(plan.getJsonObject("totals").getLong("wouldFail")).isEqualTo(1L);
+  }
+
+  @Test
+  void failedMigrationsAreFilteredAndCountedByTheirCauseAndByUnderLoad() throws Exception {
+    for (int i = 8; i <= 9; i++) {
+      stores.migrations.add(new MigrationSummary(ApiServerTest.migration(i, "T4-16C", Initiator.USER,
+          MigrationState.FAILED), i == 8, new StunTime(null, StunTime.Source.UNKNOWN), 15_000.0, null, null,
+          i == 8 ? FailureCause.SWITCHOVER_TIME_EXCEEDED : null));
+    }
+    JsonArray switchover = get("/api/migrations?failureCause=switchover_time_exceeded", true).bodyAsJsonArray();
+    assertThat(switchover.stream().map(o -> ((JsonObject) o).getJsonObject("migration").getString("id")))
+        .containsExactly("vc/8");
+    assertThat(get("/api/migrations?failureCause=gremlins", true).bodyAsJsonObject().getString("parameter"))
+        .isEqualTo("failureCause");
+
+    String range = "&from=" + T0.minusSeconds(3600) + "&to=" + T0.plus(Duration.ofDays(1));
+    JsonArray byProfile = get("/api/stun-time/stats?groupBy=profile" + range, true).bodyAsJsonArray();
+    JsonObject t4 = byProfile.stream().map(o -> (JsonObject) o).filter(o -> "T4-16C".equals(o.getString("group")))
+        .findFirst().orElseThrow();
+    assertThat(t4.getJsonObject("failures").getLong("count")).isEqualTo(2L);
+    assertThat(t4.getJsonObject("failures").getLong("underLoad")).isEqualTo(1L);
+    assertThat(t4.getJsonObject("failures").getJsonObject("byCause").getMap())
+        .as("the one not settled yet has no cause yet").containsExactly(Map.entry("SWITCHOVER_TIME_EXCEEDED", 1));
+    assertThat(t4.getLong("count")).as("no stun in the model: its failures list it all the same").isZero();
+    JsonObject site = get("/api/stun-time/stats?groupBy=site" + range, true).bodyAsJsonArray().getJsonObject(0);
+    assertThat(site.getString("group")).isEqualTo("all");
+    assertThat(site.getJsonObject("failures").getLong("count")).as("vc/5, vc/8 and vc/9").isEqualTo(3L);
   }
 
   @Test

@@ -65,7 +65,8 @@ class FleetScenarioTest {
   void theVcenterSideOfARunIsThatOfItsMigrationsAloneWhenDrsMovesEveryVm() {
     FleetScenario s = scenario(3, 8, Duration.ofMinutes(20));
     List<String> vcenterSide = records(s).stream().filter(r -> r.startsWith(Topics.VCENTER_EVENTS.name() + " ")
-        || r.startsWith(Topics.VM_INVENTORY.name() + " ") || r.startsWith(Topics.STUN_OBSERVATIONS.name() + " "))
+        || r.startsWith(Topics.VM_INVENTORY.name() + " ") || r.startsWith(Topics.STUN_OBSERVATIONS.name() + " ")
+        || r.startsWith(Topics.VMOTION_OBSERVATIONS.name() + " ") || r.startsWith(Topics.VMOTION_BANDWIDTH.name() + " "))
         .toList();
     List<String> migrationsOnly = new ArrayList<>();
     Instant end = START.plus(Duration.ofMinutes(20));
