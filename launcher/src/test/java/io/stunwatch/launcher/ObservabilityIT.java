@@ -79,7 +79,8 @@ class ObservabilityIT {
 
     Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     // with the hosts' vGPU view, which the fleet dashboard's scheduler table reads
-    FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(11, 8, 3, start, Duration.ofMinutes(8),
+    // seed 12: two of its moves fail, which the failures panel counts
+    FleetScenario scenario = new FleetScenario(new FleetScenario.Settings(12, 8, 3, start, Duration.ofMinutes(8),
         Duration.ofSeconds(20)), 1000, Duration.ofSeconds(5));
     Instant last = start.plus(Duration.ofMinutes(8)).minusSeconds(1);
     Set<String> settled = ScenarioReplay.settledBy(scenario, last);
