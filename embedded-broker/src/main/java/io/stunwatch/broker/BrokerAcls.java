@@ -68,11 +68,12 @@ public final class BrokerAcls {
       }
       case HOSTS -> {
         // it reads the inventory by assignment, so it joins no group
-        out.add(allow(principal, ResourceType.TOPIC, Topics.HOST_VGPU_SAMPLES.name(), PatternType.LITERAL,
-            AclOperation.WRITE));
-        for (Topic<?, ?> t : List.of(Topics.HOST_VGPU_SAMPLES, Topics.HOST_INVENTORY)) {
+        for (Topic<?, ?> t : Topics.HOSTS_OUTPUTS) {
+          out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, AclOperation.WRITE));
           out.add(allow(principal, ResourceType.TOPIC, t.name(), PatternType.LITERAL, AclOperation.DESCRIBE));
         }
+        out.add(allow(principal, ResourceType.TOPIC, Topics.HOST_INVENTORY.name(), PatternType.LITERAL,
+            AclOperation.DESCRIBE));
         out.add(allow(principal, ResourceType.TOPIC, Topics.HOST_INVENTORY.name(), PatternType.LITERAL,
             AclOperation.READ));
       }

@@ -49,10 +49,11 @@ class BrokerConfigTest {
   }
 
   @Test
-  void theHostsRoleWritesHostSamplesAndReadsTheHostInventoryOnly() {
+  void theHostsRoleWritesHostSamplesAndBandwidthAndReadsTheHostInventoryOnly() {
     assertThat(BrokerAcls.of("hosts-1", BrokerConfig.Role.HOSTS))
         .extracting(b -> b.pattern().name() + " " + b.entry().operation())
         .containsExactlyInAnyOrder("stunwatch.host-vgpu-samples WRITE", "stunwatch.host-vgpu-samples DESCRIBE",
+            "stunwatch.vmotion-bandwidth WRITE", "stunwatch.vmotion-bandwidth DESCRIBE",
             "stunwatch.host-inventory DESCRIBE", "stunwatch.host-inventory READ");
   }
 }

@@ -9,6 +9,7 @@ import io.stunwatch.collectors.prometheus.ExporterConfig;
 import io.stunwatch.collectors.vcenter.VcenterCollectors;
 import io.stunwatch.collectors.vcenter.VcenterConfig;
 import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.vcenter.VmwareLogFiles;
 import io.stunwatch.collectors.vcenter.VmwareLogParser;
 import io.stunwatch.collectors.worker.CollectorMetrics;
 import io.stunwatch.collectors.worker.MetricsServer;
@@ -256,7 +257,7 @@ final class CollectCommand implements Runnable {
         if (eq > 0) {
           logs.computeIfAbsent(spec.substring(0, eq), k -> new ArrayList<>()).add(Path.of(spec.substring(eq + 1)));
         } else if (Files.isDirectory(Path.of(spec))) {
-          VcenterReplay.vmwareLogs(Path.of(spec)).forEach((k, v) -> logs.computeIfAbsent(k, x -> new ArrayList<>())
+          VmwareLogFiles.vmwareLogs(Path.of(spec)).forEach((k, v) -> logs.computeIfAbsent(k, x -> new ArrayList<>())
               .addAll(v));
         } else {
           throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),

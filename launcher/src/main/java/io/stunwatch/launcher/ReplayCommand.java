@@ -1,6 +1,6 @@
 package io.stunwatch.launcher;
 
-import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.vcenter.VmwareLogFiles;
 import io.stunwatch.collectors.worker.ReplayKind;
 import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.collectors.worker.ReplayReport;
@@ -138,7 +138,7 @@ final class ReplayCommand implements Callable<Integer> {
       }
       // a VM's rotated logs oldest first: vmware-N.log (higher N older) before vmware.log
       logs.forEach((moref, files) -> vcenter.vmwareLogs(moref, files.stream()
-          .sorted(Comparator.comparingInt((BundleFiles.Entry e) -> VcenterReplay.rotation(e.path())).reversed())
+          .sorted(Comparator.comparingInt((BundleFiles.Entry e) -> VmwareLogFiles.rotation(e.path())).reversed())
           .map(e -> Map.entry(e.path(), e.name())).toList()));
       for (BundleFiles.Entry e : entries) {
         if (e.part() == BundleFiles.Part.VMKERNEL_LOG) {

@@ -327,39 +327,6 @@ public final class VcenterReplay {
   }
 
   /**
-   * The vmware.log files of a support bundle's directory: {@code <moref>/vmware*.log}, each VM's files oldest first
-   * ({@code vmware-N.log} before {@code vmware.log}, a higher N older), by moref.
-   */
-  public static Map<String, List<Path>> vmwareLogs(Path dir) throws IOException {
-    Map<String, List<Path>> out = new TreeMap<>();
-    try (var vms = Files.list(dir)) {
-      for (Path vm : vms.sorted().toList()) {
-        if (!Files.isDirectory(vm)) {
-          continue;
-        }
-        try (var logs = Files.list(vm)) {
-          List<Path> files = logs.filter(f -> LOG_NAME.matcher(f.getFileName().toString()).matches())
-              .sorted(Comparator.comparingInt(VcenterReplay::rotation).reversed()).toList();
-          if (!files.isEmpty()) {
-            out.put(vm.getFileName().toString(), files);
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  /** A VM's log file name: {@code vmware.log}, or a rotated {@code vmware-N.log}. */
-  public static final java.util.regex.Pattern LOG_NAME = java.util.regex.Pattern.compile("vmware(-\\d+)?\\.log");
-
-  /** N of vmware-N.log; 0 for vmware.log (or any other name), the newest. */
-  public static int rotation(Path log) {
-    String name = log.getFileName().toString();
-    return name.matches("vmware-\\d+\\.log") ? Integer.parseInt(name.substring("vmware-".length(), name.length() - 4))
-        : 0;
-  }
-
-  /**
    * Publishes an inventory, then events and stun observations, and waits until Kafka has them all. Events and
    * observations of a VM in the inventory are keyed by its VM id, as the live collector keys them.
    *

@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
  * The vMotion migration id ({@code migration id N}, {@code mid=<hex>}, {@code mid id N}) seen before a stun is
  * attached to it, in decimal.
  *
- * <p>Each vMotion the log shows is read as a {@link Vmotion}: its id, and the lines that mark its phases:
+ * <p>Each vMotion the log shows is read as a {@link Vmotion} ({@link VmotionTracker}): its id, and the lines that mark
+ * its phases:
  * <pre>
  * MigrateSetState: Transitioning from state 0 to 1.                 the precopy begins (source)
  *   (or, with names: from state MIGRATE_NONE (0) to ... (1); or MigrateSetInfo: state=1)
@@ -81,24 +82,8 @@ public final class VmwareLogParser {
   /** Headerless records run together: {@code vmx| Checkpoint_Unstun: vm stopped for N us}. */
   private static final Pattern BARE_UNSTUN = Pattern.compile(
       "(?:^|\\s)[\\w.-]+\\| Checkpoint_Unstun: vm stopped for (\\d+) us");
-  private static final String STUN_START = "Migrate: VM starting stun";
-  private static final String STUNNED = "Migrate: VM successfully stunned";
   private static final Pattern MIGRATION_ID = Pattern.compile(
       "(?:migration id|mid id|mid=)\\s*([0-9a-fA-F]{1,20})\\b");
-  /** State 0 (none) to 1: the source starts the precopy; with or without the states' names. */
-  private static final Pattern PRECOPY_START = Pattern.compile(
-      "^(?:MigrateSetState: Transitioning from state (?:\\S+ \\()?0\\)? to (?:\\S+ \\()?1\\b|MigrateSetInfo: state=1\\b"
-          + "|Received migrate 'to' request)");
-  private static final String RESTORE = "Migrate_Open: Restoring from";
-  private static final Pattern DESTINATION_WAIT = Pattern.compile(
-      "^Migrate: Remote Log: Destination waited for (\\d{1,9}(?:\\.\\d{1,6})?) seconds");
-  private static final String FAILURE_LIST = "Migrate: Caching migration error message list";
-  private static final String MSG_POST = "Msg_Post: Error";
-  private static final Pattern MESSAGE = Pattern.compile("^\\[(msg\\.[\\w.-]{1,200})\\] ?(.*)$");
-  /** The longest failure message kept. */
-  private static final int MAX_MESSAGE_CHARS = 1024;
-  /** The most failure messages kept of one vMotion. */
-  private static final int MAX_MESSAGES = 20;
 
   /** Where the lines the parser skips are reported. */
   @FunctionalInterface
@@ -234,8 +219,7 @@ public final class VmwareLogParser {
   public Log read(InputStream in, Instant notAfter, Problems problems) throws IOException {
     Reader reader = new Reader(in, notAfter, problems);
     reader.run();
-    reader.closeVmotion();
-    return new Log(reader.out, reader.vmotions);
+    return new Log(reader.out, reader.vmotions.finish());
   }
 
   /** The state of one pass over a log. */
@@ -246,10 +230,8 @@ public final class VmwareLogParser {
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
     private final List<Stun> out = new ArrayList<>();
-    private final List<Vmotion> vmotions = new ArrayList<>();
+    private final VmotionTracker vmotions = new VmotionTracker();
     private String migrationId;
-    private Draft vmotion;
-    private boolean failureList;
 
     Reader(InputStream in, Instant notAfter, Problems problems) {
       this.in = in;
@@ -318,7 +300,7 @@ public final class VmwareLogParser {
       boolean candidate = line.contains("Checkpoint_Unstun") || line.contains("Migrate") || line.contains("mid")
           || line.contains("[msg.") || line.contains("Msg_Post");
       if (!candidate) {
-        failureList = false;
+        vmotions.other();
         return; // most lines: nothing to look at
       }
       Matcher header = HEADER.matcher(line);
@@ -329,83 +311,28 @@ public final class VmwareLogParser {
       String message = line.substring(header.end());
       Instant at = timestamp(header.group(1));
       if (message.startsWith("Guest")) {
-        failureList = false;
+        vmotions.other();
         return; // written by the guest: never a figure, never a migration id
       }
-      if (!inTime(at, lineNo)) {
+      if (!inTime(at, lineNo) || vmotions.listEntry(message, at, lineNo)) {
         return;
       }
-      Matcher msg = MESSAGE.matcher(message);
-      if (failureList && msg.matches()) {
-        draft(lineNo, at).failure(msg.group(1), msg.group(2));
-        return;
-      }
-      failureList = false;
       Matcher mid = MIGRATION_ID.matcher(message);
       while (mid.find()) {
         migrationId = decimal(mid.group(1), message.substring(mid.start(), mid.start(1)).contains("="));
-        if (vmotion != null && vmotion.id != null && !vmotion.id.equals(migrationId)) {
-          closeVmotion(); // another vMotion begins
-        }
-        draft(lineNo, at).id = migrationId;
+        vmotions.id(migrationId, lineNo, at);
       }
-      if (PRECOPY_START.matcher(message).find()) {
-        if (vmotion != null && vmotion.pastPrecopy()) {
-          closeVmotion();
-        }
-        Draft d = draft(lineNo, at);
-        d.precopyStart = d.precopyStart == null ? at : d.precopyStart;
-      } else if (message.startsWith(RESTORE)) {
-        draft(lineNo, at).restoreStart = at;
-      } else if (message.startsWith(STUN_START)) {
-        if (vmotion != null && vmotion.stunStart != null) {
-          closeVmotion();
-        }
-        draft(lineNo, at).stunStart = at;
-      } else if (message.startsWith(STUNNED)) {
-        draft(lineNo, at).stunned = at;
-      } else if (message.startsWith(FAILURE_LIST)) {
-        draft(lineNo, at);
-        failureList = true;
-      } else if (message.startsWith(MSG_POST)) {
-        failureList = vmotion != null && vmotion.unstun == null; // an error while a vMotion runs is its failure
-      } else {
-        Matcher wait = DESTINATION_WAIT.matcher(message);
-        if (wait.find()) {
-          draft(lineNo, at).destinationWait = Double.parseDouble(wait.group(1));
-          return;
-        }
-        Matcher unstun = UNSTUN.matcher(message);
-        if (unstun.find()) {
-          Long micros = micros(unstun.group(1), lineNo);
-          if (micros != null) {
-            out.add(new Stun(at, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
-            if (vmotion != null && vmotion.unstun == null && vmotion.stunMicros == null) {
-              vmotion.stunMicros = micros;
-              vmotion.unstun = at;
-              vmotion.seen(at);
-            }
-          }
+      if (vmotions.phase(message, at, lineNo, migrationId)) {
+        return;
+      }
+      Matcher unstun = UNSTUN.matcher(message);
+      if (unstun.find()) {
+        Long micros = micros(unstun.group(1), lineNo);
+        if (micros != null) {
+          out.add(new Stun(at, micros, StunSource.CHECKPOINT_UNSTUN, migrationId, intLine(lineNo)));
+          vmotions.unstun(at, micros);
         }
       }
-    }
-
-    /** The vMotion being read, begun at this line when there is none. */
-    private Draft draft(long lineNo, Instant at) {
-      if (vmotion == null) {
-        vmotion = new Draft(intLine(lineNo));
-        vmotion.id = migrationId;
-      }
-      vmotion.seen(at);
-      return vmotion;
-    }
-
-    void closeVmotion() {
-      if (vmotion != null) {
-        vmotions.add(vmotion.build());
-        vmotion = null;
-      }
-      failureList = false;
     }
 
     /** A line without a header: records quoted without their timestamps, possibly several run together. */
@@ -434,48 +361,6 @@ public final class VmwareLogParser {
         return false;
       }
       return true;
-    }
-  }
-
-  /** A vMotion while its lines are read. */
-  private static final class Draft {
-    private final int firstLine;
-    private String id;
-    private Instant last;
-    private Instant precopyStart;
-    private Instant restoreStart;
-    private Instant stunStart;
-    private Instant stunned;
-    private Instant unstun;
-    private Long stunMicros;
-    private Double destinationWait;
-    private final List<LogMessage> failures = new ArrayList<>();
-
-    Draft(int firstLine) {
-      this.firstLine = firstLine;
-    }
-
-    void seen(Instant at) {
-      if (at != null && (last == null || at.isAfter(last))) {
-        last = at;
-      }
-    }
-
-    /** Whether a later phase than the precopy's start was read: a new start is another vMotion. */
-    boolean pastPrecopy() {
-      return stunStart != null || stunned != null || restoreStart != null || unstun != null || !failures.isEmpty();
-    }
-
-    void failure(String msgId, String text) {
-      if (failures.size() < MAX_MESSAGES) {
-        failures.add(new LogMessage(msgId, text.length() > MAX_MESSAGE_CHARS
-            ? text.substring(0, MAX_MESSAGE_CHARS) : text));
-      }
-    }
-
-    Vmotion build() {
-      return new Vmotion(id, last, precopyStart, restoreStart, stunStart, stunned, unstun, stunMicros, destinationWait,
-          failures, firstLine);
     }
   }
 

@@ -101,7 +101,7 @@ class VcenterReplayTest {
     Files.writeString(vm.resolve("vmware-2.log"),
         "2026-11-21T10:00:00.000Z| vcpu-0| I125: Checkpoint_Unstun: vm stopped for 500000 us\n");
     Files.writeString(vm.resolve("vmx-zdump.000"), "not a log");
-    var logs = VcenterReplay.vmwareLogs(dir.resolve("bundle"));
+    var logs = VmwareLogFiles.vmwareLogs(dir.resolve("bundle"));
     assertThat(logs).containsOnlyKeys("vm-42");
     assertThat(logs.get("vm-42")).extracting(p -> p.getFileName().toString())
         .containsExactly("vmware-2.log", "vmware-1.log", "vmware.log");

@@ -1,6 +1,6 @@
 package io.stunwatch.launcher.bundle;
 
-import io.stunwatch.collectors.vcenter.VcenterReplay;
+import io.stunwatch.collectors.vcenter.VmwareLogFiles;
 import io.stunwatch.collectors.worker.ReplayKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -100,7 +100,7 @@ public final class BundleFiles {
     Part part;
     if (VMKERNEL_NAME.matcher(file.getFileName().toString()).matches()) {
       part = Part.VMKERNEL_LOG;
-    } else if (VcenterReplay.LOG_NAME.matcher(file.getFileName().toString()).matches()
+    } else if (VmwareLogFiles.LOG_NAME.matcher(file.getFileName().toString()).matches()
         || head.lines().limit(20).filter(l -> !l.isBlank()).anyMatch(l -> VMWARE_LOG_LINE.matcher(l).matches())) {
       part = Part.VMWARE_LOG;
     } else if (first.startsWith("{") || first.startsWith("[")) {

@@ -6,7 +6,6 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.HostVgpuSample;
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.RdmaCounterSample;
-import io.stunwatch.model.LogMessage;
 import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.TaskSnapshot;
 import io.stunwatch.model.ThroughputSample;
@@ -377,12 +376,8 @@ public final class FleetScenario {
       if (p.fails()) {
         send(sink, event(p, p.chain() + 2, e, "VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED, user,
             host(p.fromHost()), host(p.toHost()), null));
-        if (p.logged() && p.chain() / 10 % 2 == 0) {
-          // half the failures ESXi explains in the VM's log: the switchover took longer than the VM's limit
-          VmotionObservation v = vmotion(p, e, List.of(new LogMessage(
-              "msg.checkpoint.migration.maxSwitchoverTimeExceeded", "The migration has exceeded the maximum "
-              + "switchover time of 100 second(s). ESX has preemptively failed the migration to allow the VM to "
-              + "continue running on the source.")));
+        if (p.logged() && p.chain() / 10 % 2 == 0) { // half the failures ESXi explains in the VM's log
+          VmotionObservation v = FleetVmotions.switchoverTimeout(p, e);
           sink.send(Topics.VMOTION_OBSERVATIONS, v.key(), v, e);
         }
         return;
@@ -396,31 +391,12 @@ public final class FleetScenario {
             e, p.stunMillis() * 1000L, StunObservation.StunSource.CHECKPOINT_UNSTUN,
             "[gpu-ds] " + p.vm().name() + "/vmware.log", 1000 + (int) (p.chain() % 1000));
         sink.send(Topics.STUN_OBSERVATIONS, o.key(), o, e);
-        VmotionObservation v = vmotion(p, e, List.of());
+        VmotionObservation v = FleetVmotions.vmotion(p, e, List.of());
         sink.send(Topics.VMOTION_OBSERVATIONS, v.key(), v, e);
-        VmotionBandwidth b = new VmotionBandwidth(String.valueOf(p.chain()), host(p.fromHost()).name(),
-            v.stunStart(), bandwidthMBps(p), 512L + p.chain() % 4096, 0.5, "vmkernel.log", 0);
+        VmotionBandwidth b = FleetVmotions.bandwidth(p, host(p.fromHost()).name(), v.stunStart());
         sink.send(Topics.VMOTION_BANDWIDTH, b.vmotionId(), b, e);
       }
     });
-  }
-
-  /**
-   * The vMotion as the VM's log tells it: the precopy from the start, 80 ms to stop the vCPUs, the stun, and the
-   * resume at the end; the messages of a failure.
-   */
-  private static VmotionObservation vmotion(Plan p, Instant e, List<LogMessage> failure) {
-    Instant stunned = e.minusMillis(p.stunMillis());
-    Instant stunStart = stunned.minusMillis(80);
-    boolean ok = failure.isEmpty();
-    return new VmotionObservation(VCENTER, p.vm().moref(), p.vm().name(), String.valueOf(p.chain()), e, p.start(),
-        ok ? stunned.plusMillis(20) : null, stunStart, stunned, ok ? e : null, ok ? p.stunMillis() * 1000L : null,
-        ok ? null : 100.0, failure, "[gpu-ds] " + p.vm().name() + "/vmware.log", 0);
-  }
-
-  /** The precopy's bandwidth: the 25 Gbit/s vMotion links' 3,125 MB/s, less a share that varies by move. */
-  private static double bandwidthMBps(Plan p) {
-    return Math.round((2300 + p.chain() % 600) * 1000.0) / 1000.0;
   }
 
   private static void at(TreeMap<Instant, List<Runnable>> events, Instant t, Runnable r) {

@@ -139,7 +139,9 @@ public final class Topics {
    * may touch.
    */
   public static final List<Topic<?, ?>> WORKER_OUTPUTS = List.of(GPU_SAMPLES, GPU_SNAPSHOTS, HOST_VGPU_SAMPLES,
-      EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES, VMOTION_BANDWIDTH);
+      EXPORTER_GPU_SAMPLES, RDMA_SAMPLES, THROUGHPUT_SAMPLES);
+  /** What {@code collect hosts} writes: the hosts' vGPU readings and the precopy bandwidth of their vmkernel.log. */
+  public static final List<Topic<?, ?>> HOSTS_OUTPUTS = List.of(HOST_VGPU_SAMPLES, VMOTION_BANDWIDTH);
   /**
    * What the vCenter collector writes; it also reads back its checkpoints. A support bundle's replay writes the
    * vmkernel.log bandwidth beside the vmware.log it reads.
