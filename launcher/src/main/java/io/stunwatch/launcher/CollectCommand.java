@@ -164,7 +164,7 @@ final class CollectCommand implements Runnable {
           + "STUNWATCH_VCENTER_PASSWORD_FILE.",
           "With --replay/--replay-inventory/--replay-vmware-log, publishes recorded VI/JSON (or govmomi JSON) and a "
               + "support bundle's vmware.log files, and exits.",
-          "With --vmware-log, prints the stun times of one vmware.log and exits."})
+          "With --vmware-log, prints the stun times and vMotions of one vmware.log and exits."})
   static final class Vcenter implements Callable<Integer> {
     private final LaunchContext ctx;
 
@@ -197,7 +197,8 @@ final class CollectCommand implements Runnable {
         description = "Event class of replayed lines that have no _typeName (govmomi JSON), e.g. VmMigratedEvent.")
     String eventType;
 
-    @Option(names = "--vmware-log", paramLabel = "FILE", description = "Print the stun times found in one vmware.log.")
+    @Option(names = "--vmware-log", paramLabel = "FILE", description = "Print the stun times and the vMotions (phases, "
+        + "vMotion id, failure messages) found in one vmware.log, a JSON object a line.")
     Path vmwareLog;
 
     Vcenter(LaunchContext ctx) {
@@ -207,14 +208,17 @@ final class CollectCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (vmwareLog != null) {
-        List<VmwareLogParser.Stun> stuns;
+        VmwareLogParser.Log log;
         try (var in = Files.newInputStream(vmwareLog)) {
-          stuns = new VmwareLogParser().parse(in, null,
+          log = new VmwareLogParser().read(in, null,
               (line, why) -> ctx.err().println("stunwatch collect vcenter: skipped " + vmwareLog + ":" + line + ": "
                   + why));
         }
-        for (VmwareLogParser.Stun s : stuns) {
+        for (VmwareLogParser.Stun s : log.stuns()) {
           ctx.out().println(Json.mapper().writeValueAsString(s));
+        }
+        for (VmwareLogParser.Vmotion v : log.vmotions()) {
+          ctx.out().println(Json.mapper().writeValueAsString(v));
         }
         ctx.out().flush();
         return ExitCodes.OK;
