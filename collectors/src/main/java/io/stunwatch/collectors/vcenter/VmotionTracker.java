@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * Follows the vMotions of one pass over a {@code vmware.log}: {@link VmwareLogParser} hands it each line's message
  * (after the header, never a guest's) and the migration ids it names, and it gathers each vMotion's phase lines into
  * a {@link VmwareLogParser.Vmotion}. A vMotion ends where another begins: a new migration id, a new precopy after a
- * later phase, a second stun start.
+ * later phase, a second stun start. Stun lines with nothing of a migration around them are no vMotion.
  */
 final class VmotionTracker {
 
@@ -113,10 +113,10 @@ final class VmotionTracker {
   }
 
   private void finishOne() {
-    if (current != null) {
+    if (current != null && current.migration()) {
       out.add(current.build());
-      current = null;
     }
+    current = null;
     messageList = false;
   }
 
@@ -152,6 +152,15 @@ final class VmotionTracker {
       if (at != null && (last == null || at.isAfter(last))) {
         last = at;
       }
+    }
+
+    /**
+     * Whether the lines are a migration's: a hot add or a snapshot stuns the VM through the same stun and resume
+     * lines, with no migration id, precopy, restore, wait or message list (Broadcom KB 432796).
+     */
+    boolean migration() {
+      return id != null || precopyStart != null || restoreStart != null || destinationWait != null
+          || !failures.isEmpty();
     }
 
     /** Whether a later phase than the precopy's start was read: a new start is another vMotion. */
