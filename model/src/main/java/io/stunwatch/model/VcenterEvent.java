@@ -31,6 +31,8 @@ import java.time.Instant;
  * @param message          vim25 {@code fullFormattedMessage}
  * @param faultMessage     the fault's message of a failed migration
  * @param task             the task of a {@code TaskEvent} or TaskInfo change
+ * @param faultType        vim25 class of the fault of a failed migration's event ({@code reason.fault}), e.g.
+ *                         {@code MigrationFault}
  */
 @Schema(name = "vcenter-event")
 public record VcenterEvent(
@@ -53,7 +55,18 @@ public record VcenterEvent(
     EntityRef destDatastore,
     String message,
     String faultMessage,
-    TaskSnapshot task) {
+    TaskSnapshot task,
+    String faultType) {
+
+  /** An event with no fault type. */
+  public VcenterEvent(String vcenterUuid, long eventKey, Long chainId, Instant createdTime, String eventType,
+      String eventTypeId, VcenterEventCategory category, String userName, EntityRef vm, EntityRef host,
+      EntityRef sourceHost, EntityRef destHost, EntityRef computeResource, EntityRef datacenter, EntityRef datastore,
+      EntityRef sourceDatastore, EntityRef destDatastore, String message, String faultMessage, TaskSnapshot task) {
+    this(vcenterUuid, eventKey, chainId, createdTime, eventType, eventTypeId, category, userName, vm, host, sourceHost,
+        destHost, computeResource, datacenter, datastore, sourceDatastore, destDatastore, message, faultMessage, task,
+        null);
+  }
 
   public VcenterEvent {
     Checks.requiredText(vcenterUuid, "vcenterUuid");

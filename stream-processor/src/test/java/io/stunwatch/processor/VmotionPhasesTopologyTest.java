@@ -196,15 +196,21 @@ class VmotionPhasesTopologyTest {
     try (TopologyTestDriver d = open("vcenter-only")) {
       inventory(d);
       load(d, T0.minusSeconds(300), 300);
+      VcenterEvent failed = event(402, 400, T0.plusSeconds(40), "VmFailedMigrateEvent",
+          VcenterEventCategory.MIGRATION_FAILED, 1, host(1), host(2), null);
       events(d, List.of(
           event(401, 400, T0, "VmBeingHotMigratedEvent", VcenterEventCategory.MIGRATION_STARTED, 1, host(1),
               host(2), null),
-          event(402, 400, T0.plusSeconds(40), "VmFailedMigrateEvent", VcenterEventCategory.MIGRATION_FAILED, 1,
-              host(1), host(2), null)));
+          new VcenterEvent(failed.vcenterUuid(), failed.eventKey(), failed.chainId(), failed.createdTime(),
+              failed.eventType(), null, failed.category(), failed.userName(), failed.vm(), failed.host(),
+              failed.sourceHost(), failed.destHost(), failed.computeResource(), null, null, null, null, null,
+              failed.faultMessage(), null, "MigrationFault")));
       load(d, T0, 300);
       MigrationImpact i = latest(d, Topics.MIGRATION_IMPACTS).get(VC + "/400");
-      assertThat(i.failure()).isEqualTo(new MigrationFailure(FailureCause.NETWORK, null,
-          "vMotion failed: destination unreachable", MigrationFailure.Source.VCENTER));
+      assertThat(i.migration().faultType()).as("the failure event's reason.fault").isEqualTo("MigrationFault");
+      assertThat(i.failure()).as("its message says more than its type").isEqualTo(new MigrationFailure(
+          FailureCause.NETWORK, "MigrationFault", "vMotion failed: destination unreachable",
+          MigrationFailure.Source.VCENTER));
       assertThat(i.phases()).isNull();
       assertThat(i.vmotionId()).isNull();
     }

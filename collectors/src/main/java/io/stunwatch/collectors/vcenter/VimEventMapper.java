@@ -113,7 +113,7 @@ public final class VimEventMapper {
         entity(e.get("vm"), "VirtualMachine"), host, sourceHost, destHost,
         entity(e.get("computeResource"), "ComputeResource"), entity(e.get("datacenter"), "Datacenter"), ds,
         sourceDs, destDs, text(e, "fullFormattedMessage"), faultMessage(e.get("reason")),
-        info == null ? null : task(info));
+        info == null ? null : task(info), faultType(e.get("reason")));
   }
 
   /**
@@ -142,6 +142,12 @@ public final class VimEventMapper {
         faultMessage(error), error == null || error.get("fault") == null ? null : text(error.get("fault"), "_typeName"),
         longOrNull(info, "eventChainId"), reason == null ? null : text(reason, "_typeName"),
         reason == null ? null : text(reason, "userName"));
+  }
+
+  /** The class of a LocalizedMethodFault's fault, e.g. {@code MigrationFault}; null without one. */
+  private static String faultType(JsonNode fault) {
+    JsonNode f = fault == null ? null : fault.get("fault");
+    return f == null || !f.isObject() ? null : text(f, "_typeName");
   }
 
   /** The localizedMessage of a LocalizedMethodFault, else its fault's class. */

@@ -60,6 +60,7 @@ class VimEventMapperTest {
     assertThat(done.dedupeId()).isEqualTo(VC + ":9003");
     VcenterEvent failed = e.get(3);
     assertThat(failed.faultMessage()).startsWith("The vMotion failed because");
+    assertThat(failed.faultType()).as("reason.fault's class").isEqualTo("MigrationFault");
     assertThat(failed.destHost().value()).isEqualTo("host-3");
   }
 

@@ -90,7 +90,8 @@ public final class MigrationAssembler {
         firstNonNull(ends, VcenterEvent::computeResource),
         firstNonNull(ordered, VcenterEvent::sourceDatastore), firstNonNull(ordered, VcenterEvent::destDatastore),
         start, end, failure, ordered.get(ordered.size() - 1).createdTime(),
-        state == MigrationState.FAILED && task != null ? task.faultType() : null);
+        state != MigrationState.FAILED ? null : task != null && task.faultType() != null ? task.faultType()
+            : ordered.stream().map(VcenterEvent::faultType).filter(Objects::nonNull).findFirst().orElse(null));
   }
 
   private static MigrationState state(List<VcenterEvent> ordered, TaskSnapshot task) {
