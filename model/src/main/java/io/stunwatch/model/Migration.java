@@ -27,8 +27,8 @@ import java.time.Instant;
  * @param endTime         end: the task's completeTime, else the completing event's createdTime
  * @param failureReason   the fault message of a failed migration
  * @param updatedAt       event time of the newest input that changed this record
- * @param faultType       vim25 fault class of a failed migration's task, e.g. {@code GenericVmConfigFault}, when
- *                        known
+ * @param faultType       vim25 fault class of a failed migration: its task's, else its failure event's, e.g.
+ *                        {@code GenericVmConfigFault}; absent when neither names one
  */
 @Schema(name = "migration")
 public record Migration(
