@@ -171,7 +171,7 @@ public final class ImpactBuilder {
    * <p>The VM's vMotion observations dated within the migration's window (widened by {@link #LOG_CLOCK_SKEW}) are
    * this migration's. The one nearest its end that names a vMotion id gives the id, and every observation with that
    * id is joined: the source's rotated log holds the precopy, the stop and a failure's messages, the destination's
-   * the restore and the resume. Without an id, those in the window are joined. A field is taken from the first
+   * the restore and the resume. Without an id, those in the window are joined. A field is taken from the earliest
    * observation that has it. The bandwidth is the source host's for that id.
    *
    * <p>A FAILED migration's cause is read from the first {@code msg.*} id of the log's message list that names a
@@ -188,15 +188,18 @@ public final class ImpactBuilder {
         .min(Comparator.comparingLong((VmotionObservation v) -> Math.abs(Duration.between(end, v.timestamp())
             .toMillis())).thenComparing(VmotionObservation::timestamp))
         .map(VmotionObservation::vmotionId).orElse(null);
-    List<VmotionObservation> mine = id != null
-        ? all.stream().filter(v -> id.equals(v.vmotionId())).toList()
-        : inWindow.stream().filter(v -> v.vmotionId() == null).toList();
+    // in the logs' order, not the order they arrived in: the same record whatever came first
+    List<VmotionObservation> mine = (id != null ? all.stream().filter(v -> id.equals(v.vmotionId()))
+        : inWindow.stream().filter(v -> v.vmotionId() == null)).sorted(LOG_ORDER).toList();
     VmotionPhases phases = mine.isEmpty() ? null : phases(m, mine);
     VmotionBandwidth bw = id == null ? null : logged.bandwidths().stream().filter(b -> b.vmotionId().equals(id))
         .reduce((a, b) -> b).orElse(null);
     return new MigrationImpact.VmotionDetail(id, phases, bw == null ? null : bw.bandwidthMBps(),
         bw == null ? null : bw.pagesLeft(), failure(m, mine));
   }
+
+  private static final Comparator<VmotionObservation> LOG_ORDER = Comparator.comparing(VmotionObservation::timestamp)
+      .thenComparing(v -> v.logFile() == null ? "" : v.logFile()).thenComparingInt(VmotionObservation::lineNumber);
 
   private static VmotionPhases phases(Migration m, List<VmotionObservation> mine) {
     Instant precopy = first(mine, VmotionObservation::precopyStart);
