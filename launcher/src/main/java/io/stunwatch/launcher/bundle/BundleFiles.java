@@ -125,15 +125,24 @@ public final class BundleFiles {
         : Optional.empty();
   }
 
-  /** The folder a host's file lies in, when it is not the bundle's root nor a VM's folder. */
+  /**
+   * The folder a host's file lies in, when it is not the bundle's root nor a VM's folder; an ESXi support bundle's
+   * {@code var/run/log} is passed over for the folder above it.
+   */
   private static Optional<String> hostname(Path root, Path file) {
     Path parent = file.getParent();
-    if (parent == null || parent.equals(root)) {
+    while (parent != null && !parent.equals(root) && LOG_FOLDERS.contains(parent.getFileName().toString())) {
+      parent = parent.getParent();
+    }
+    if (parent == null || parent.equals(root) || !parent.startsWith(root)) {
       return Optional.empty();
     }
     String n = parent.getFileName().toString();
     return MOREF.matcher(n).matches() || UUID.matcher(n).matches() ? Optional.empty() : Optional.of(n);
   }
+
+  /** The folders of an ESXi support bundle's path to its logs, which name no host. */
+  private static final java.util.Set<String> LOG_FOLDERS = java.util.Set.of("var", "run", "log", "logs", "scratch");
 
   private static Optional<String> ancestor(Path root, Path file, Pattern name) {
     for (Path p = file.getParent(); p != null && p.startsWith(root) && !p.equals(root); p = p.getParent()) {

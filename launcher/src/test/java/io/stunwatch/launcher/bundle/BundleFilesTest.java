@@ -34,6 +34,8 @@ class BundleFilesTest {
     write(VM + "/gpu.csv", "timestamp, index, utilization.gpu [%]\n");
     write(VM + "-train.log", "1\timages/sec: 245.3 +/- 0.0 (jitter = 0.0)\t7.5\n");
     write("esx01/vgpu.txt", "GPU 00000000:3B:00.0\n    Active vGPUs : 0\n");
+    write("esx01/vmkernel.log", "2026-11-30T14:05:12.100Z cpu3:2099543)VMotion: 5426: 11 S: Pre-copy iteration 3\n");
+    write("esx02/var/run/log/vmkernel.1", "2026-11-30T14:05:12.100Z In(182) vmkernel: cpu3:2)NetPort: 1\n");
     Files.createDirectories(dir.resolve(VM + "/sys/mlx5_0/ports/1/counters"));
     Files.writeString(dir.resolve(VM + "/sys/mlx5_0/ports/1/counters/port_xmit_data"), "1\n");
     Map<String, BundleFiles.Entry> e = BundleFiles.list(dir).stream()
@@ -50,6 +52,11 @@ class BundleFilesTest {
     assertThat(e.get(VM + "-train.log").part()).isEqualTo(BundleFiles.Part.WORKER);
     assertThat(e.get("esx01/vgpu.txt").hostname()).contains("esx01");
     assertThat(e.get("esx01/vgpu.txt").vmId()).isEmpty();
+    assertThat(e.get("esx01/vmkernel.log").part()).isEqualTo(BundleFiles.Part.VMKERNEL_LOG);
+    assertThat(e.get("esx01/vmkernel.log").hostname()).contains("esx01");
+    assertThat(e.get("esx02/var/run/log/vmkernel.1").part()).as("a support bundle's rotated one")
+        .isEqualTo(BundleFiles.Part.VMKERNEL_LOG);
+    assertThat(e.get("esx02/var/run/log/vmkernel.1").hostname()).as("the host above var/run/log").contains("esx02");
     BundleFiles.Entry sysfs = e.get(VM + "/sys");
     assertThat(sysfs.sysfs()).isTrue();
     assertThat(sysfs.vmId()).contains(VM);
