@@ -119,13 +119,13 @@ final class PlanCommand implements Runnable {
         out.flush();
         return ExitCodes.OK;
       }
-      out.printf("Evacuation of %s at %s (stun limit %d s)%n", plan.path("host").asText(), plan.path("at").asText(),
-          plan.path("maxStunSeconds").asLong());
-      out.printf("%3s  %-9s  %-18s  %-9s  %9s  %5s  %15s  %-17s  %9s  %s%n", "#", "ACTION", "VM", "PROFILE",
+      out.printf("Evacuation of %s at %s (stun limit %d s, switchover limit %d s)%n", plan.path("host").asText(),
+          plan.path("at").asText(), plan.path("maxStunSeconds").asLong(), plan.path("switchoverLimitSeconds").asLong());
+      out.printf("%3s  %-10s  %-18s  %-9s  %9s  %5s  %15s  %-17s  %9s  %s%n", "#", "ACTION", "VM", "PROFILE",
           "FB USED", "GPU", "STUN p50/p95", "FORECAST BASIS", "DURATION", "WHY");
       for (JsonNode vm : plan.path("vms")) {
         JsonNode f = vm.path("forecast");
-        out.printf("%3d  %-9s  %-18s  %-9s  %9s  %5s  %15s  %-17s  %9s  %s%n", vm.path("order").asInt(),
+        out.printf("%3d  %-10s  %-18s  %-9s  %9s  %5s  %15s  %-17s  %9s  %s%n", vm.path("order").asInt(),
             vm.path("action").asText(), text(vm.path("vmName")), text(vm.path("vgpuProfile")),
             vm.path("fbUsedMiB").isNumber() ? String.format(Locale.ROOT, "%.1f GiB",
                 vm.path("fbUsedMiB").asDouble() / 1024) : "unknown",
@@ -137,8 +137,9 @@ final class PlanCommand implements Runnable {
             vm.path("reason").asText());
       }
       JsonNode t = plan.path("totals");
-      out.printf(Locale.ROOT, "Total: %d VMs, %d deferred; stun %s%s; migration time %s%s%n",
-          t.path("vms").asInt(), t.path("deferred").asInt(), t.path("stunP50Seconds").isNumber()
+      out.printf(Locale.ROOT, "Total: %d VMs, %d deferred, %d would fail; stun %s%s; migration time %s%s%n",
+          t.path("vms").asInt(), t.path("deferred").asInt(), t.path("wouldFail").asInt(),
+          t.path("stunP50Seconds").isNumber()
               ? String.format(Locale.ROOT, "%.1f s (p50), %.1f s (p95)", t.path("stunP50Seconds").asDouble(),
               t.path("stunP95Seconds").asDouble()) : "unknown",
           t.path("unknownStun").asInt() > 0 ? ", " + t.path("unknownStun").asInt() + " unknown" : "",
