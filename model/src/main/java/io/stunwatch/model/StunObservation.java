@@ -47,7 +47,11 @@ public record StunObservation(
   public enum StunSource {
     /** {@code Checkpoint_Unstun: vm stopped for N us}. */
     CHECKPOINT_UNSTUN,
-    /** The time between {@code Migrate: VM starting stun} and {@code VM successfully stunned}/resume lines. */
+    /**
+     * The time between {@code Migrate: VM starting stun} and {@code VM successfully stunned}. Never published: it is
+     * the time to stop the vCPUs, a vMotion phase ({@link VmotionPhases#timeToStopSeconds()}), and a record that
+     * carries it is decoded and never taken as a stun.
+     */
     MIGRATE_STUN_PAIR
   }
 }
