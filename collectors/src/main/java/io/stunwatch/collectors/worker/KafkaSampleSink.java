@@ -58,14 +58,20 @@ public final class KafkaSampleSink implements SampleSink, AutoCloseable {
         clock);
   }
 
-  /** The producer settings: idempotent, all replicas, retried until the outage bound, lz4. */
+  /**
+   * The producer settings: idempotent, all replicas, retried until the outage bound, lz4, one request in flight. A
+   * second batch sent behind a first that the broker turned away (a partition whose leadership it is still taking,
+   * just after it started) can be appended as the partition's first; the first batch's sequence then never fits again,
+   * and it is retried as {@code OUT_OF_ORDER_SEQUENCE_NUMBER} until the outage bound drops it. With one request in
+   * flight nothing overtakes it. A worker's few samples a second, batched for 20 ms, need no more.
+   */
   static Map<String, Object> producerProperties(DeliveryConfig config, Map<String, Object> kafkaProperties) {
     Map<String, Object> p = new HashMap<>(kafkaProperties);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     p.put(ProducerConfig.RETRIES_CONFIG, Integer.MAX_VALUE);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
