@@ -5,9 +5,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a short-lived command (a snapshot, not a stream) within a deadline. Its standard output and error are read
@@ -18,6 +23,7 @@ public final class Commands {
 
   private static final int MAX_OUTPUT = 32 * 1024 * 1024;
   private static final int MAX_ERROR_KEPT = 4096;
+  private static final Logger LOG = LoggerFactory.getLogger(Commands.class);
 
   private Commands() {
   }
@@ -53,10 +59,33 @@ public final class Commands {
     }
   }
 
-  /** Kills {@code p} and everything it started; nothing when they are gone already. */
+  /** How long {@link #kill} waits for what it killed to be gone. */
+  static final Duration KILL_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * Kills {@code p} and everything it started, and waits until they are gone, at most {@link #KILL_WAIT}: a signal
+   * is delivered, and a process ends, when the kernel gets to it, which on a busy host is not at once. Nothing when
+   * they are gone already; one that will not die in time (stuck in the kernel) is left and said.
+   */
   public static void kill(Process p) {
-    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+    all.forEach(ProcessHandle::destroyForcibly);
     p.destroyForcibly();
+    all.add(p.toHandle());
+    long deadline = System.nanoTime() + KILL_WAIT.toNanos();
+    for (ProcessHandle h : all) {
+      try {
+        h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        LOG.warn("process {} ({}) still there {} s after it was killed", h.pid(),
+            h.info().command().orElse("?"), KILL_WAIT.toSeconds());
+      } catch (ExecutionException e) {
+        // onExit does not fail; nothing to wait for
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   /** Reads a stream to its end on a thread of its own, keeping its first bytes. */
