@@ -144,9 +144,19 @@ class BacklogReplayIT {
       root.detachAppender(brokerErrors);
     }
     assertThat(differences).as("answers that differ between runs or ways").isEmpty();
-    assertThat(brokerErrors.list).as("the brokers' errors").extracting(e -> e.getLoggerName() + ": "
+    // The controller logs at ERROR any event of its own that took over 2 s. That reports the host's pace (a busy CI
+    // runner stalls the quorum thread), not a refused append or a failed request, so it is shown and not failed on.
+    brokerErrors.list.stream().filter(BacklogReplayIT::isPaceReport)
+        .forEach(e -> System.out.println("broker pace report: " + e.getFormattedMessage()));
+    assertThat(brokerErrors.list).filteredOn(e -> !isPaceReport(e)).as("the brokers' errors")
+        .extracting(e -> e.getLoggerName() + ": "
         + e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : " " + e.getThrowableProxy().getMessage()))
         .isEmpty();
+  }
+
+  private static boolean isPaceReport(ILoggingEvent e) {
+    return e.getLoggerName().equals("org.apache.kafka.controller.EventPerformanceMonitor")
+        && e.getFormattedMessage().contains("Exceptionally slow controller event");
   }
 
   private static List<String> differences(String one, Map<String, String> a, String other, Map<String, String> b) {
