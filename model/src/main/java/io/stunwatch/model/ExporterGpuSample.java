@@ -43,7 +43,7 @@ public record ExporterGpuSample(
     Double utilizationGpuPct,
     Double utilizationMemoryPct,
     Long memoryUsedMiB,
-    Long memoryTotalMiB) {
+    Long memoryTotalMiB) implements HostGpuReading {
 
   public ExporterGpuSample {
     if (vmId != null) {

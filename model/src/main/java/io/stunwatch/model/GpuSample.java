@@ -49,7 +49,7 @@ public record GpuSample(
     String pstate,
     VgpuProfile vgpuProfile,
     LoadSource source,
-    Integer migInstanceId) {
+    Integer migInstanceId) implements VmInput {
 
   /** A whole GPU read by the guest's own driver. */
   public GpuSample(String vmId, String hostname, Instant timestamp, int gpuIndex, String gpuUuid, String name,

@@ -44,7 +44,7 @@ public record HostVgpuSample(
     Double utilizationMemoryPct,
     String schedulerPolicy,
     String vmWorldId,
-    Integer gpuInstanceId) {
+    Integer gpuInstanceId) implements HostGpuReading {
 
   public HostVgpuSample {
     if (vmId != null) {

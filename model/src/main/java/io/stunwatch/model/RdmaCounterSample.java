@@ -29,7 +29,7 @@ public record RdmaCounterSample(
     String linkLayer,
     Map<String, CounterReading> counters,
     Map<String, CounterReading> hwCounters,
-    String unavailableReason) {
+    String unavailableReason) implements VmInput {
 
   public RdmaCounterSample {
     Checks.requiredText(vmId, "vmId");

@@ -26,7 +26,7 @@ public record StunObservation(
     long stunMicros,
     StunSource source,
     String logFile,
-    int lineNumber) {
+    int lineNumber) implements VmInput {
 
   public StunObservation {
     Checks.requiredText(vcenterUuid, "vcenterUuid");

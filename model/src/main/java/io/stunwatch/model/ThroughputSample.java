@@ -22,7 +22,7 @@ public record ThroughputSample(
     String job,
     ThroughputScope scope,
     double value,
-    String unit) {
+    String unit) implements VmInput {
 
   public ThroughputSample {
     Checks.requiredText(vmId, "vmId");

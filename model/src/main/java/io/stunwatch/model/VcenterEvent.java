@@ -56,7 +56,7 @@ public record VcenterEvent(
     String message,
     String faultMessage,
     TaskSnapshot task,
-    String faultType) {
+    String faultType) implements VmInput {
 
   /** An event with no fault type. */
   public VcenterEvent(String vcenterUuid, long eventKey, Long chainId, Instant createdTime, String eventType,

@@ -30,7 +30,7 @@ public record VmotionBandwidth(
     Long pagesLeft,
     Double switchoverGoalSeconds,
     String logFile,
-    long lineNumber) {
+    long lineNumber) implements VmInput {
 
   public VmotionBandwidth {
     Checks.requiredText(vmotionId, "vmotionId");

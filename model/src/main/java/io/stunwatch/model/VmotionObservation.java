@@ -48,7 +48,7 @@ public record VmotionObservation(
     Double destinationWaitSeconds,
     List<LogMessage> failureMessages,
     String logFile,
-    int lineNumber) {
+    int lineNumber) implements VmInput {
 
   public VmotionObservation {
     Checks.requiredText(vcenterUuid, "vcenterUuid");

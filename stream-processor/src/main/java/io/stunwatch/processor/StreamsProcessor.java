@@ -1,7 +1,7 @@
 package io.stunwatch.processor;
 
 import io.stunwatch.config.KafkaClientConfig;
-import io.stunwatch.processor.node.DeadLetterProcessingExceptionHandler;
+import io.stunwatch.processor.node.DeadLetterDeserializationExceptionHandler;
 import io.stunwatch.processor.node.LiveCommits;
 import io.stunwatch.processor.state.RocksDbSettings;
 import java.time.Clock;
@@ -12,7 +12,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -159,9 +158,8 @@ public final class StreamsProcessor implements AutoCloseable {
       // Kafka's default reporter; the meters stay in the clients' registries, which /metrics reads.
       p.put(StreamsConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
     }
-    // Values are decoded by the topology itself (bad ones become dead letters); this covers the global inventory.
-    p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
-    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingExceptionHandler.class);
+    // A value that does not decode, and a processor's failure, become dead letters and processing goes on.
+    StunwatchTopology.errorHandling(p, Clock.systemUTC());
     // The global stores (inventory, stun model) too: a record their processors fail on becomes a dead letter, as
     // anywhere else, instead of stopping the global thread and with it the whole instance. The handler writes with
     // a producer of its own, so it needs nothing of the global thread's.
@@ -200,6 +198,7 @@ public final class StreamsProcessor implements AutoCloseable {
     if (applicationServer != null) {
       props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
     }
+    props.put(DeadLetterDeserializationExceptionHandler.CLOCK_CONFIG, clock);
     KafkaStreams streams = new KafkaStreams(StunwatchTopology.build(config, clock), props);
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("Stream thread failed; replacing it", e);

@@ -64,6 +64,7 @@ class AgentlessLoadTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "agentless-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
+    StunwatchTopology.errorHandling(p, CLOCK);
     driver = new TopologyTestDriver(StunwatchTopology.build(ProcessorConfig.defaults()
         .withInventoryRefresh(Duration.ZERO), CLOCK), p);
   }

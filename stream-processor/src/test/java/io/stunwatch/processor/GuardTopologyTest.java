@@ -54,6 +54,7 @@ class GuardTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "guard-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    StunwatchTopology.errorHandling(p, StunwatchTopologyTest.CLOCK);
     return new TopologyTestDriver(StunwatchTopology.build(config, StunwatchTopologyTest.CLOCK), p);
   }
 

@@ -96,6 +96,7 @@ class StunwatchTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    StunwatchTopology.errorHandling(p, CLOCK);
     return new TopologyTestDriver(StunwatchTopology.build(config, CLOCK), p);
   }
 

@@ -57,6 +57,7 @@ class VmotionPhasesTopologyTest {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "vmotion-" + name);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
+    StunwatchTopology.errorHandling(p, CLOCK);
     return new TopologyTestDriver(StunwatchTopology.build(
         ProcessorConfig.defaults().withInventoryRefresh(Duration.ZERO), CLOCK), p);
   }

@@ -152,6 +152,7 @@ class FleetScenarioTest {
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
     Clock clock = Clock.fixed(START, ZoneOffset.UTC);
+    StunwatchTopology.errorHandling(p, clock);
     try (TopologyTestDriver driver = new TopologyTestDriver(StunwatchTopology.build(ProcessorConfig.defaults(),
         clock), p)) {
       Map<String, TestInputTopic<String, Object>> inputs = new HashMap<>();

@@ -209,7 +209,15 @@ public final class Tracked {
    * @param vmKey the key the VM's records go under
    */
   @Schema(name = "store.vmotion-claim")
-  public record Claim(String vmKey) {
+  public record Claim(String vmKey) implements ById {
+  }
+
+  /** What reaches a vMotion id's task: a VM's claim on the id, or a source host's bandwidth for it. */
+  public sealed interface ById permits Claim, Bandwidth {
+  }
+
+  /** A source host's precopy bandwidth, as read from vmkernel.log, on its way to the id's task. */
+  public record Bandwidth(VmotionBandwidth value) implements ById {
   }
 
   /**

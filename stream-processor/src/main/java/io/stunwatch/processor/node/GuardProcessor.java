@@ -1,14 +1,17 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.VmInput;
 import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.HostInventoryEntry;
 import io.stunwatch.model.MigrationAlert;
 import io.stunwatch.model.StunForecast;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
+import io.stunwatch.processor.state.DeferredStores;
 import io.stunwatch.processor.view.ForecastInputs;
 import io.stunwatch.processor.view.GuardState;
 import io.stunwatch.processor.view.Forecasts;
@@ -18,10 +21,13 @@ import io.stunwatch.processor.view.VmSamples;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 /**
@@ -40,7 +46,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * when it arrives (a replay of last month's readings must not touch today's cluster) is for the collector that
  * applies it to judge against its own clock.
  */
-public final class GuardProcessor implements Processor<String, GpuSample, String, Object> {
+public final class GuardProcessor implements Processor<String, VmInput, String, Object> {
 
   private final ProcessorConfig config;
   private final GuardConfig guard;
@@ -58,9 +64,13 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
     this.index = index;
   }
 
-  /** The stores it reads and writes, besides the global ones. */
-  public static String[] stores() {
-    return new String[] {StoreNames.GUARD_STATE, StoreNames.VM_SAMPLES};
+  /** The name it has in the topology, and writes its stores under. */
+  public static final String NAME = "drs-guard";
+
+  /** The store it writes: each VM's guard state, deferred (written once per key and commit), as it is per reading. */
+  public static List<StoreBuilder<?>> stores() {
+    return List.of(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(GuardState.class))));
   }
 
   @Override
@@ -74,15 +84,19 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
   }
 
   @Override
-  public void process(Record<String, GpuSample> record) {
-    String vmId = record.key();
-    GpuSample s = record.value();
+  public void process(Record<String, VmInput> record) {
+    if (record.value() instanceof GpuSample s) {
+      decide(record.key(), s, record.timestamp());
+    } // the guard decides on GPU load alone
+  }
+
+  private void decide(String vmId, GpuSample s, long timestamp) {
     Instant at = s.timestamp();
     GuardState was = state.get(vmId);
     if (was != null && !at.isAfter(was.lastSeen())) {
       return; // a late reading, or another GPU of the same second: the VM's newest reading decided
     }
-    Instant to = at.minus(MigrationProcessor.ALERT_WINDOW_END);
+    Instant to = at.minus(MigrationMachine.ALERT_WINDOW_END);
     Instant from = at.minus(config.alertWindow());
     VmSamples history = samples.range(vmId, from, to);
     VmSamples.Load load = history.load(from, to);
@@ -101,7 +115,7 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
       if (busy) {
         GuardDecision d = decision(vmId, GuardDecision.Action.PROTECT, reasons, figures, forecast, at, at);
         state.put(vmId, new GuardState(vmId, at, at, at, at, d));
-        context.forward(new Record<>(vmId, d, record.timestamp()));
+        context.forward(new Record<>(vmId, d, timestamp));
       }
       return;
     }
@@ -109,14 +123,14 @@ public final class GuardProcessor implements Processor<String, GpuSample, String
       if (!at.isBefore(was.lastSaid().plus(guard.holdEvery()))) {
         GuardDecision d = decision(vmId, GuardDecision.Action.HOLD, reasons, figures, forecast, was.since(), at);
         state.put(vmId, new GuardState(vmId, was.since(), at, at, at, d));
-        context.forward(new Record<>(vmId, d, record.timestamp()));
+        context.forward(new Record<>(vmId, d, timestamp));
       } else {
         state.put(vmId, new GuardState(vmId, was.since(), at, was.lastSaid(), at, was.decision()));
       }
     } else if (!Duration.between(was.lastBusy(), at).minus(guard.releaseAfter()).isNegative()) {
       state.delete(vmId);
       context.forward(new Record<>(vmId, decision(vmId, GuardDecision.Action.RELEASE, reasons, figures, forecast,
-          was.since(), at), record.timestamp()));
+          was.since(), at), timestamp));
     } else {
       state.put(vmId, was.seen(at));
     }

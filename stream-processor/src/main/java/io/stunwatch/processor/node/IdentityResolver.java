@@ -3,22 +3,29 @@ package io.stunwatch.processor.node;
 import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.model.ExporterGpuSample;
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.HostGpuReading;
 import io.stunwatch.model.HostVgpuSample;
+import io.stunwatch.model.VmInput;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.StoreNames;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,17 +42,26 @@ import org.slf4j.LoggerFactory;
  * metric and logged with its names and offset (ten lines a minute at most). It also keeps each host GPU's scheduler
  * policy ({@link StoreNames#HOST_GPUS}), which only the host's readings tell.
  */
-public final class IdentityResolver implements Processor<String, Object, String, GpuSample> {
+public final class IdentityResolver implements Processor<String, HostGpuReading, String, VmInput> {
 
   private static final Logger LOG = LoggerFactory.getLogger(IdentityResolver.class);
   /** A host GPU's entry is written again after this long even when nothing changed, so that its "seen" moves on. */
   static final Duration SEEN_REFRESH = Duration.ofMinutes(1);
 
+  /** The name it has in the topology, and writes its store under. */
+  public static final String NAME = "resolve-gpu-readings";
+
   private final InventoryIndex index;
+
+  /** The store it writes: each host GPU's last known vGPU and policy, cached, as it is read per reading. */
+  public static List<StoreBuilder<?>> stores() {
+    return List.of(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.HOST_GPUS),
+        Serdes.String(), JsonSerde.of(HostGpu.class)).withCachingEnabled());
+  }
   private final LogLimiter log;
   /** What this processor last wrote per host GPU: one store write a minute per GPU, not one per reading. */
   private final Map<String, HostGpu> held = new HashMap<>();
-  private ProcessorContext<String, GpuSample> context;
+  private ProcessorContext<String, VmInput> context;
   private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, HostGpu> hostGpus;
   private Sensor unresolved;
@@ -56,7 +72,7 @@ public final class IdentityResolver implements Processor<String, Object, String,
   }
 
   @Override
-  public void init(ProcessorContext<String, GpuSample> context) {
+  public void init(ProcessorContext<String, VmInput> context) {
     this.context = context;
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.hostGpus = context.getStateStore(StoreNames.HOST_GPUS);
@@ -66,7 +82,7 @@ public final class IdentityResolver implements Processor<String, Object, String,
   }
 
   @Override
-  public void process(Record<String, Object> record) {
+  public void process(Record<String, HostGpuReading> record) {
     if (record.value() instanceof HostVgpuSample h) {
       keep(h);
       String vmId = h.vmId() != null ? h.vmId() : resolved(record, h.hostname(), h.vmName(), null);
@@ -79,10 +95,9 @@ public final class IdentityResolver implements Processor<String, Object, String,
         context.forward(record.withKey(vmId).withValue(fromExporter(vmId, e)));
       }
     }
-    // anything else is a dead letter, which the decoder sent on its own way
   }
 
-  private String resolved(Record<String, Object> record, String host, String vmName, String guestHostName) {
+  private String resolved(Record<String, HostGpuReading> record, String host, String vmName, String guestHostName) {
     InventoryIndex.Resolution r = index.resolve(host, vmName, guestHostName, inventory);
     if (r.vmId() != null) {
       return r.vmId();

@@ -21,7 +21,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 /**
- * The "migration under load" alert of {@link MigrationProcessor}'s migrations: raised at the start when the VM's
+ * The "migration under load" alert of {@link MigrationMachine}'s migrations: raised at the start when the VM's
  * load over {@code process.alert.window} crossed a threshold, with a stun forecast; resolved when the migration ends,
  * then again with the measured impact. Its only store is {@link StoreNames#ALERTS}; each change is forwarded under
  * the migration's id.
@@ -57,7 +57,7 @@ final class MigrationAlerting {
       return;
     }
     Instant from = start.minus(config.alertWindow());
-    Instant to = start.minus(MigrationProcessor.ALERT_WINDOW_END);
+    Instant to = start.minus(MigrationMachine.ALERT_WINDOW_END);
     VmSamples history = samples.range(vmKey, from, to);
     VmSamples.Load load = history.load(from, to);
     if (!UnderLoad.known(load)) {
@@ -104,6 +104,19 @@ final class MigrationAlerting {
     if (!updated.equals(a)) {
       alerts.put(m.id(), updated);
       context.forward(new Record<>(m.id(), updated, at));
+    }
+  }
+
+  /**
+   * Shows a revised stun (a host log read after the impact) in the migration's resolved alert, with the dip that the
+   * stunned seconds give: the alert's measured figures follow the impact's.
+   */
+  void restun(String migrationId, StunTime stun, Double throughputDipPct, long timestamp) {
+    MigrationAlert a = alerts.get(migrationId);
+    if (a != null && a.measured() != null) {
+      MigrationAlert updated = a.withMeasured(a.measured().withStun(stun, throughputDipPct));
+      alerts.put(migrationId, updated);
+      context.forward(new Record<>(migrationId, updated, timestamp));
     }
   }
 

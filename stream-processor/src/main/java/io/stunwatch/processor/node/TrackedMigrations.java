@@ -2,10 +2,12 @@ package io.stunwatch.processor.node;
 
 import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.view.StoreNames;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -37,7 +39,6 @@ final class TrackedMigrations {
   }
 
   private final KeyValueStore<String, Tracked.Migration> store;
-  private final Consumer<Tracked.Migration> rewatch;
   private Map<String, Tracked.Migration> byId;
   private Map<String, Map<String, Awaited>> watchedByVm;
   /** The kinds of samples each waiting migration's range holds, by migration id (a bit set). */
@@ -47,13 +48,8 @@ final class TrackedMigrations {
   /** No tracked migration is due before this (a lower bound: removals do not raise it). */
   private long nextDue = Long.MIN_VALUE;
 
-  /**
-   * @param rewatch called, as the copy is built, with each tracked migration that waits for samples (a pending alert,
-   *                a provisional impact): it calls {@link #watch} again with what the migration waits for
-   */
-  TrackedMigrations(KeyValueStore<String, Tracked.Migration> store, Consumer<Tracked.Migration> rewatch) {
+  TrackedMigrations(KeyValueStore<String, Tracked.Migration> store) {
     this.store = store;
-    this.rewatch = rewatch;
   }
 
   /** Forgets the copy and every fact read: the task's stores were (re)initialized, perhaps restored. */
@@ -72,14 +68,49 @@ final class TrackedMigrations {
       try (KeyValueIterator<String, Tracked.Migration> it = store.all()) {
         it.forEachRemaining(kv -> byId.put(kv.key, kv.value));
       }
-      for (Tracked.Migration t : byId.values()) {
-        if (t.provisional() || t.alertPending()) {
-          rewatch.accept(t);
-        }
-      }
       nextDue = Long.MIN_VALUE;
     }
     return byId;
+  }
+
+  /**
+   * The tracked migrations due by {@code time}, in id order (the outputs must not depend on a hash map's), and the
+   * next due time noted. A provisional one is due when its VM's own time is past the point where its history no
+   * longer holds its range: the VM's newest GPU reading ({@code vmNewest}, moved on by {@code idle} ms of wall time
+   * without input), or {@code time} less {@link SampleHistory#VM_SKEW}, whichever is later. Another VM's samples
+   * running ahead in the task say nothing of this one's, which may be a repartition hop or a whole recording behind.
+   */
+  List<Tracked.Migration> dueBy(long time, long idle, Map<String, Long> vmNewest) {
+    Collection<Tracked.Migration> all = all();
+    if (nextDue > time) {
+      return List.of();
+    }
+    List<Tracked.Migration> due = new ArrayList<>();
+    long next = Long.MAX_VALUE;
+    for (Tracked.Migration t : all) {
+      long at = t.provisional() ? provisionalUntil(t.migrationId()) : t.dueAtMillis();
+      long now = time;
+      if (t.provisional() && at > Long.MIN_VALUE) {
+        Long newest = vmNewest.get(t.vmKey());
+        now = Math.max(newest == null ? Long.MIN_VALUE : newest + idle, time - SampleHistory.VM_SKEW.toMillis());
+      }
+      if (at <= now) {
+        due.add(t);
+      } else {
+        next = Math.min(next, at);
+      }
+    }
+    nextDue = next;
+    due.sort(Comparator.comparing(Tracked.Migration::migrationId));
+    return due;
+  }
+
+  /**
+   * The tracked migrations that wait for their VM's samples (a pending alert, a provisional impact), in no order:
+   * after the copy is built, each is to be {@link #watch watched} again with what it waits for.
+   */
+  List<Tracked.Migration> waiting() {
+    return all().stream().filter(t -> t.provisional() || t.alertPending()).toList();
   }
 
   /** Every tracked migration, in no order. */

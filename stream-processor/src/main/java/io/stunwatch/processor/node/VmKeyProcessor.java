@@ -1,7 +1,9 @@
 package io.stunwatch.processor.node;
 
 import io.stunwatch.model.Keys;
+import io.stunwatch.model.VmInput;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.JsonSerde;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.domain.Tracked;
@@ -14,12 +16,15 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * migration's events go under the key its first event went under ({@link StoreNames#CHAIN_ROUTES}): one chain is
  * never two records, whatever the inventory learns or forgets in between.
  */
-public final class VmKeyProcessor<V> implements Processor<String, V, String, V> {
+public final class VmKeyProcessor<V extends VmInput> implements Processor<String, V, String, VmInput> {
 
   private static final Logger LOG = LoggerFactory.getLogger(VmKeyProcessor.class);
   /** How long a chain's route is kept past its first event, in event time. */
@@ -47,7 +52,7 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
   private final Duration hold;
   /** Commits a live record's hop at once (vCenter events, which alerts wait on), or null. */
   private final LiveCommits live;
-  private ProcessorContext<String, V> context;
+  private ProcessorContext<String, VmInput> context;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, Tracked.Held> held;
   private KeyValueStore<String, Tracked.Route> routes;
@@ -55,6 +60,18 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
   private final Map<String, Long> holding = new TreeMap<>();
   private Sensor heldSensor;
   private Sensor expiredSensor;
+
+  /**
+   * The stores an instance writes: the records it holds ({@code heldStore}), and with {@code routes} the chains'
+   * routes ({@link StoreNames#CHAIN_ROUTES}). Written once per record at most, and iterated at start-up and pruning:
+   * plain stores.
+   */
+  public static List<StoreBuilder<?>> stores(String heldStore, boolean routes) {
+    StoreBuilder<?> held = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(heldStore), Serdes.String(),
+        JsonSerde.of(Tracked.Held.class));
+    return routes ? List.of(held, Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
+        StoreNames.CHAIN_ROUTES), Serdes.String(), JsonSerde.of(Tracked.Route.class))) : List.of(held);
+  }
 
   public VmKeyProcessor(Topic<String, V> topic, Function<V, String> vmKeyOf,
       Function<V, String> chainOf, String heldStore, Duration hold, LiveCommits live) {
@@ -67,7 +84,7 @@ public final class VmKeyProcessor<V> implements Processor<String, V, String, V> 
   }
 
   @Override
-  public void init(ProcessorContext<String, V> context) {
+  public void init(ProcessorContext<String, VmInput> context) {
     this.context = context;
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.held = context.getStateStore(heldStore);

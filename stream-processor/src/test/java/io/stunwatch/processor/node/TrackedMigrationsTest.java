@@ -26,10 +26,7 @@ class TrackedMigrationsTest {
     store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("tracked"), Serdes.String(),
         JsonSerde.of(Tracked.Migration.class)).withLoggingDisabled().build();
     store.init(context.getStateStoreContext(), store);
-    tracked = new TrackedMigrations(store, t -> {
-      rewatched.add(t.migrationId());
-      tracked.watch(t, new TrackedMigrations.Awaited(1_000, Long.MAX_VALUE, t.provisional() ? 5_000 : Long.MIN_VALUE));
-    });
+    tracked = new TrackedMigrations(store);
   }
 
   private static Tracked.Migration migration(String id, String vm, boolean provisional, boolean alertPending) {
@@ -76,6 +73,10 @@ class TrackedMigrationsTest {
     tracked.put(migration("vc/3", "vm-b", false, true));
     store.put("vc/4", migration("vc/4", "vm-c", false, false)); // written by an earlier run, restored
     tracked.reset();
+    for (Tracked.Migration t : tracked.waiting()) {
+      rewatched.add(t.migrationId());
+      tracked.watch(t, new TrackedMigrations.Awaited(1_000, Long.MAX_VALUE, t.provisional() ? 5_000 : Long.MIN_VALUE));
+    }
 
     assertThat(tracked.all()).extracting(Tracked.Migration::migrationId)
         .containsExactlyInAnyOrder("vc/1", "vc/2", "vc/3", "vc/4");

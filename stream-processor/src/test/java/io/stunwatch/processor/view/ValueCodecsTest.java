@@ -8,7 +8,7 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.VgpuProfile;
 import io.stunwatch.processor.domain.RdmaRates;
-import io.stunwatch.processor.node.RdmaProcessor;
+import io.stunwatch.processor.node.RdmaRecorder;
 import io.stunwatch.processor.state.StoreCodec;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -162,7 +162,7 @@ class ValueCodecsTest {
     var kept = last.ports().get("mlx5_0/1");
     assertThat(kept.counters()).containsOnlyKeys("port_xmit_data", "port_rcv_data_64", "port_xmit_data_64");
     assertThat(kept.hwCounters()).isEmpty();
-    assertThat(RdmaProcessor.RDMA_LAST.decode(RdmaProcessor.RDMA_LAST.encode(last))).isEqualTo(last);
+    assertThat(RdmaRecorder.RDMA_LAST.decode(RdmaRecorder.RDMA_LAST.encode(last))).isEqualTo(last);
   }
 
   @Test

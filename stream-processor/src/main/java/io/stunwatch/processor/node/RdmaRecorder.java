@@ -1,6 +1,5 @@
 package io.stunwatch.processor.node;
 
-import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.CounterState;
 import io.stunwatch.model.RdmaCounterSample;
@@ -12,36 +11,28 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** Turns each VM's raw RDMA counters into rates in its per-second history. */
-public final class RdmaProcessor implements Processor<String, RdmaCounterSample, Void, Void> {
+/** Turns each VM's raw RDMA counters into rates in its per-second history: a part of {@link VmReadingsProcessor}. */
+public final class RdmaRecorder {
   private KeyValueStore<String, RdmaRates.Last> last;
   /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
   private final Map<String, RdmaRates.Last> held = new HashMap<>();
   private SampleHistory samples;
-  private final ProcessorConfig config;
 
-  public RdmaProcessor(ProcessorConfig config) {
-    this.config = config;
-  }
-
-  @Override
-  public void init(ProcessorContext<Void, Void> context) {
+  /** Called from the processor's {@code init}, with the history it writes through. */
+  public void init(ProcessorContext<?, ?> context, SampleHistory history) {
     last = context.getStateStore(StoreNames.RDMA_LAST);
     held.clear(); // (re)initialized after the task's stores were restored
-    samples = new SampleHistory(context, config);
+    samples = history;
   }
 
-  @Override
-  public void process(Record<String, RdmaCounterSample> record) {
-    RdmaCounterSample s = record.value();
-    RdmaRates.Last before = held.get(record.key());
+  /** Records an RDMA counter sample of the VM keyed {@code key}. */
+  public void record(String key, RdmaCounterSample s) {
+    RdmaRates.Last before = held.get(key);
     if (before == null) {
-      before = last.get(record.key());
+      before = last.get(key);
     }
     RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
     if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
@@ -49,10 +40,10 @@ public final class RdmaProcessor implements Processor<String, RdmaCounterSample,
     }
     Double rate = RdmaRates.bytesPerSecond(prev, s);
     RdmaRates.Last next = (before == null ? new RdmaRates.Last(null) : before).with(s);
-    last.put(record.key(), next);
-    held.put(record.key(), next);
+    last.put(key, next);
+    held.put(key, next);
     if (rate != null) {
-      samples.update(record.key(), s.timestamp(), p -> VmSamples.withRdma(p, rate));
+      samples.update(key, s.timestamp(), p -> VmSamples.withRdma(p, rate));
     }
   }
 

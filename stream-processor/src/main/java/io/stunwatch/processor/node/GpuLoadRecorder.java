@@ -20,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
@@ -34,8 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load
  * ({@link StoreNames#VM_LOAD_CURRENT}), the 10 s and 1 min load windows ({@link StoreNames#VM_LOAD_10S},
- * {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and
- * its per-second history ({@link StoreNames#VM_SAMPLES}).
+ * {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the VM's day of the utilization audit
+ * ({@link StoreNames#UTILIZATION_DAILY}) and its per-second history ({@link StoreNames#VM_SAMPLES}).
  *
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
  * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
@@ -51,14 +49,14 @@ import org.slf4j.LoggerFactory;
  * is the same answer live, replayed or caught up.
  *
  * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
- * This processor is the only writer of these stores, so it keeps what it last wrote for each VM (its current load
- * and its latest window of each store) and reads a store only for a VM it has not seen since the task started, or
- * for a late sample of an older window. That state is bounded by the task's VMs, and rebuilt from the stores after
- * a restore, since {@link #init} forgets it.
+ * {@link VmReadingsProcessor}, through this part, is the only writer of these stores, so this keeps what it last
+ * wrote for each VM (its current load and its latest window of each store) and reads a store only for a VM it has
+ * not seen since the task started, or for a late sample of an older window. That state is bounded by the task's VMs,
+ * and rebuilt from the stores after a restore, since {@link #init} forgets it.
  */
-public final class VmLoadProcessor implements Processor<String, GpuSample, Void, Void> {
+public final class GpuLoadRecorder {
 
-  private static final Logger LOG = LoggerFactory.getLogger(VmLoadProcessor.class);
+  private static final Logger LOG = LoggerFactory.getLogger(GpuLoadRecorder.class);
 
   private final InventoryIndex index;
   private final ProcessorConfig config;
@@ -74,14 +72,14 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
    * task: what the grace of its late samples is from.
    */
   private final Map<String, Long> vmTime = new HashMap<>();
-  private ProcessorContext<Void, Void> context;
+  private ProcessorContext<?, ?> context;
   private KeyValueStore<String, CurrentLoad> currentStore;
   private SampleHistory history;
   private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private Sensor unknownVm;
   private Sensor dropped;
 
-  public VmLoadProcessor(ProcessorConfig config, InventoryIndex index, Clock clock) {
+  public GpuLoadRecorder(ProcessorConfig config, InventoryIndex index, Clock clock) {
     this.index = index;
     this.config = config;
     this.dropLog = new LogLimiter(10);
@@ -96,17 +94,11 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
             (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS))};
   }
 
-  /** The stores this processor writes, to connect it to them. */
-  public static String[] stores() {
-    return new String[] {StoreNames.VM_LOAD_CURRENT, StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M,
-        StoreNames.VM_LOAD_1H, StoreNames.UTILIZATION_DAILY, StoreNames.VM_SAMPLES, StoreNames.HISTORY_PINS};
-  }
-
-  @Override
-  public void init(ProcessorContext<Void, Void> context) {
+  /** Called from the processor's {@code init}, with the history it writes through. */
+  public void init(ProcessorContext<?, ?> context, SampleHistory history) {
     this.context = context;
     this.currentStore = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
-    this.history = new SampleHistory(context, config);
+    this.history = history;
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     // (Re)initialized with the task, after its stores were restored: what was held before may be stale.
     this.current.clear();
@@ -121,14 +113,13 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     this.dropped = DroppedRecords.sensor(context);
   }
 
-  @Override
-  public void process(Record<String, GpuSample> record) {
-    GpuSample s = record.value();
+  /** Records a GPU sample of the VM keyed {@code key}, taken at {@code t} (the record's timestamp). */
+  public void record(String key, GpuSample s, long t) {
     // The host's view of the VM is kept apart from the guest's (LoadKeys): readers choose one, never a sum of both.
-    String vm = LoadKeys.of(record.key(), s.loadSource());
+    String vm = LoadKeys.of(key, s.loadSource());
     // The per-second history takes every sample, late or not: an impact's timeline reads it, not the windows.
     history.update(vm, s.timestamp(), p -> VmSamples.withGpu(p, s));
-    VmPlacement placed = index.get(record.key(), inventory);
+    VmPlacement placed = index.get(key, inventory);
     if (placed == null) {
       unknownVm.record();
     }
@@ -142,7 +133,6 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
       current.put(vm, next);
     }
 
-    long t = record.timestamp();
     String source = s.hostname() == null ? vm : vm + '\u0000' + s.hostname();
     Long seen = vmTime.get(source);
     long newest = seen == null || t > seen ? t : seen;
@@ -167,7 +157,7 @@ public final class VmLoadProcessor implements Processor<String, GpuSample, Void,
     }
   }
 
-  @Override
+  /** Called from the processor's {@code close}. */
   public void close() {
     // The task may come back to this instance after a rebalance and register its sensor again.
     context.metrics().removeSensor(unknownVm);

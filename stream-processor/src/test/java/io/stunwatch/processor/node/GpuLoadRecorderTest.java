@@ -34,7 +34,6 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedKeyValueStore;
@@ -46,11 +45,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link VmLoadProcessor} keeps what it last wrote for each VM instead of reading it back: these tests check that a
+ * {@link GpuLoadRecorder} keeps what it last wrote for each VM instead of reading it back: these tests check that a
  * new instance on the same stores (a task that moved or restarted) goes on from the stores, and that the windows it
  * holds are never mistaken for another window or another VM's.
  */
-class VmLoadProcessorTest {
+class GpuLoadRecorderTest {
 
   static final Instant DAY = Instant.parse("2026-11-21T00:00:00Z");
   static final String VM = "00000000-0000-0000-0000-000000000001";
@@ -109,7 +108,7 @@ class VmLoadProcessorTest {
   private static <S extends WindowStore> S mapWindow(Class<S> type, String name,
       UnaryOperator<Object> stored) {
     Map<String, Object> windows = new HashMap<>();
-    return (S) Proxy.newProxyInstance(VmLoadProcessorTest.class.getClassLoader(),
+    return (S) Proxy.newProxyInstance(GpuLoadRecorderTest.class.getClassLoader(),
         new Class<?>[] {type}, (proxy, method, args) -> switch (method.getName()) {
           case "name", "toString" -> name;
           case "init", "flush", "close" -> null;
@@ -178,28 +177,28 @@ class VmLoadProcessorTest {
     return store;
   }
 
-  private VmLoadProcessor started() {
+  private GpuLoadRecorder started() {
     Clock clock = Clock.fixed(DAY, ZoneOffset.UTC);
-    VmLoadProcessor p = new VmLoadProcessor(ProcessorConfig.defaults(), new InventoryIndex(clock, Duration.ZERO),
+    GpuLoadRecorder p = new GpuLoadRecorder(ProcessorConfig.defaults(), new InventoryIndex(clock, Duration.ZERO),
         clock);
-    p.init(context);
+    p.init(context, new SampleHistory(context, ProcessorConfig.defaults()));
     return p;
   }
 
-  private static void sample(VmLoadProcessor p, String vm, int second, double util, long fbUsed) {
+  private static void sample(GpuLoadRecorder p, String vm, int second, double util, long fbUsed) {
     Instant t = DAY.plusSeconds(second);
-    p.process(new Record<>(vm, new GpuSample(vm, "guest", t, 0, "GPU-a", "GRID T4-16C", null, util, util / 2,
-        fbUsed, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow()), t.toEpochMilli()));
+    p.record(vm, new GpuSample(vm, "guest", t, 0, "GPU-a", "GRID T4-16C", null, util, util / 2,
+        fbUsed, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow()), t.toEpochMilli());
   }
 
   @Test
   void aNewInstanceOnTheSameStoresGoesOnFromWhatTheyHoldNotFromNothing() {
-    VmLoadProcessor before = started();
+    GpuLoadRecorder before = started();
     for (int s = 0; s < 5; s++) {
       sample(before, VM, s, 80, 1024);
     }
     before.close();
-    VmLoadProcessor after = started(); // the task moved back, or restarted after its stores were restored
+    GpuLoadRecorder after = started(); // the task moved back, or restarted after its stores were restored
     for (int s = 5; s < 10; s++) {
       sample(after, VM, s, 2, 2048);
     }
@@ -218,7 +217,7 @@ class VmLoadProcessorTest {
 
   @Test
   void eachVmAndEachWindowKeepsItsOwnAggregateAndALateSampleFindsItsOlderWindow() {
-    VmLoadProcessor p = started();
+    GpuLoadRecorder p = started();
     for (int s = 0; s < 25; s++) {
       sample(p, VM, s, 60, 1024);
       sample(p, OTHER, s, 10, 512);
@@ -239,7 +238,7 @@ class VmLoadProcessorTest {
 
   @Test
   void everySampleLateOrNotReachesItsVmsSecondInThePerSecondHistory() {
-    VmLoadProcessor p = started();
+    GpuLoadRecorder p = started();
     sample(p, VM, 0, 60, 1024);
     sample(p, VM, 1, 80, 2048);
     sample(p, OTHER, 1, 10, 512);
@@ -264,7 +263,7 @@ class VmLoadProcessorTest {
 
   @Test
   void theRecordingOfTheHostAVmLeftReplayedAfterTheOthersIsNotLateForItsWindows() {
-    VmLoadProcessor p = started();
+    GpuLoadRecorder p = started();
     String hostView = LoadKeys.of(VM, LoadSource.HOST);
     for (int s = 600; s < 1200; s += 5) {
       hostSample(p, "esx02", s); // the host it moved to, whose recording was replayed first
@@ -282,10 +281,10 @@ class VmLoadProcessorTest {
         .as("each host's readings account for their own intervals").isEqualTo(595.0 + 595.0);
   }
 
-  private static void hostSample(VmLoadProcessor p, String esx, int second) {
+  private static void hostSample(GpuLoadRecorder p, String esx, int second) {
     Instant t = DAY.plusSeconds(second);
-    p.process(new Record<>(VM, new GpuSample(VM, esx, t, 0, null, "GRID T4-16C", "00000000:3B:00.0", 90.0, null,
+    p.record(VM, new GpuSample(VM, esx, t, 0, null, "GRID T4-16C", "00000000:3B:00.0", 90.0, null,
         8192L, 16_384L, null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow(), LoadSource.HOST,
-        null), t.toEpochMilli()));
+        null), t.toEpochMilli());
   }
 }
