@@ -14,13 +14,11 @@ import org.apache.kafka.streams.processor.TopicNameExtractor;
  */
 public final class CatalogRouting {
 
-  private static final Map<Class<?>, Topic<String, ?>> BY_TYPE = new HashMap<>();
+  private static final Map<Class<?>, Topic<?, ?>> BY_TYPE = new HashMap<>();
 
   static {
     for (Topic<?, ?> t : Topics.ALL) {
-      @SuppressWarnings("unchecked")
-      Topic<String, ?> st = (Topic<String, ?>) t;
-      BY_TYPE.put(t.valueSerde().type(), st);
+      BY_TYPE.put(t.valueSerde().type(), t);
     }
   }
 
@@ -42,24 +40,27 @@ public final class CatalogRouting {
   }
 
   /** The catalog topic of a value's type, or a tombstone's topic. */
-  static Topic<String, ?> topicOf(Object value) {
+  static Topic<?, ?> topicOf(Object value) {
     if (value instanceof Tombstone t) {
       return t.topic();
     }
-    Topic<String, ?> t = BY_TYPE.get(value.getClass());
+    Topic<?, ?> t = BY_TYPE.get(value.getClass());
     if (t == null) {
       throw new IllegalArgumentException("no catalog topic for " + value.getClass().getName());
     }
     return t;
   }
 
+  /** {@code value} encoded for {@code topic}, whose value type it is. */
+  private static <V> byte[] encode(Topic<?, V> topic, Object value) {
+    return topic.encodeValue(topic.valueSerde().type().cast(value));
+  }
+
   public static final TopicNameExtractor<String, Object> TOPIC = (key, value, ctx) -> topicOf(value).name();
 
   /** Encodes any catalog value with its topic's serde, and a {@link Tombstone} as no value. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   public static final Serde<Object> VALUE = Serdes.serdeFrom(
-      (topic, value) -> value == null || value instanceof Tombstone ? null
-          : ((Topic) topicOf(value)).encodeValue(value),
+      (topic, value) -> value == null || value instanceof Tombstone ? null : encode(topicOf(value), value),
       (topic, bytes) -> {
         throw new UnsupportedOperationException("the output serde only writes");
       });
