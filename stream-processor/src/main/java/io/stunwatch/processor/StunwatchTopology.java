@@ -133,10 +133,11 @@ public final class StunwatchTopology {
     }
 
     KStream<String, VmInput> stuns = keyedByVm(stream(b, Topics.STUN_OBSERVATIONS, StunObservation.class),
-        Topics.STUN_OBSERVATIONS, STUN_KEYS, "stuns-by-vm", StunObservation::key, null, StoreNames.STUNS_HELD, config, stores, null);
+        Topics.STUN_OBSERVATIONS, STUN_KEYS, "stuns-by-vm", StunObservation::key, null, StoreNames.STUNS_HELD,
+        config, stores, null);
     KStream<String, VmInput> vmotions = keyedByVm(stream(b, Topics.VMOTION_OBSERVATIONS, VmotionObservation.class),
-        Topics.VMOTION_OBSERVATIONS, VMOTION_KEYS, "vmotions-by-vm", VmotionObservation::key, null, StoreNames.VMOTIONS_HELD, config,
-        stores, null);
+        Topics.VMOTION_OBSERVATIONS, VMOTION_KEYS, "vmotions-by-vm", VmotionObservation::key, null,
+        StoreNames.VMOTIONS_HELD, config, stores, null);
     // vmkernel.log's bandwidth names a vMotion id and no VM: it meets the VM's claim on the id in the id's task, and
     // goes on to the VM's.
     KStream<String, Tracked.ById> claims = vmotions
@@ -207,8 +208,8 @@ public final class StunwatchTopology {
    * repartition hop (named {@code repartition}).
    */
   private static <V extends VmInput> KStream<String, VmInput> keyedByVm(KStream<String, V> source,
-      Topic<String, V> topic, String name, String repartition, Function<V, String> vmKey, Function<V, String> chain, String heldStore,
-      ProcessorConfig config, StoreRegistry stores, LiveCommits live) {
+      Topic<String, V> topic, String name, String repartition, Function<V, String> vmKey, Function<V, String> chain,
+      String heldStore, ProcessorConfig config, StoreRegistry stores, LiveCommits live) {
     return source.process(stores.supplier(name, () -> new VmKeyProcessor<>(topic, vmKey, chain, heldStore,
             config.inventoryHold(), live)), Named.as(name))
         .repartition(Repartitioned.<String, VmInput>as(repartition)

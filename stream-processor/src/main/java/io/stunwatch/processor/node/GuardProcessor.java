@@ -96,7 +96,7 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
     if (was != null && !at.isAfter(was.lastSeen())) {
       return; // a late reading, or another GPU of the same second: the VM's newest reading decided
     }
-    Instant to = at.minus(MigrationMachine.ALERT_WINDOW_END);
+    Instant to = at.minus(MigrationRanges.ALERT_WINDOW_END);
     Instant from = at.minus(config.alertWindow());
     VmSamples history = samples.range(vmId, from, to);
     VmSamples.Load load = history.load(from, to);

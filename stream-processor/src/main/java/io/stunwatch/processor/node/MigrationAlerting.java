@@ -57,7 +57,7 @@ final class MigrationAlerting {
       return;
     }
     Instant from = start.minus(config.alertWindow());
-    Instant to = start.minus(MigrationMachine.ALERT_WINDOW_END);
+    Instant to = start.minus(MigrationRanges.ALERT_WINDOW_END);
     VmSamples history = samples.range(vmKey, from, to);
     VmSamples.Load load = history.load(from, to);
     if (!UnderLoad.known(load)) {

@@ -28,7 +28,6 @@ import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,19 +61,6 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  */
 final class MigrationMachine {
 
-  /**
-   * How far stream time must pass a migration's due time before it is closed although the VM's own samples have not
-   * caught up with it (see {@link #caughtUp}): samples of a kind that stopped (the VM powered off, its collector
-   * died, training ended) must not hold the impact forever. Stream time is the newest record of any of the task's
-   * partitions; the VM's samples may be a fetch behind it, which a replay or a catch-up multiplies.
-   */
-  static final long CLOSE_FALLBACK_MILLIS = 60_000;
-  /**
-   * The alert window ends this long before the start: a sample and an event of the start's second arrive in either
-   * order, and the alert must not depend on which came first.
-   */
-  static final Duration ALERT_WINDOW_END = Duration.ofSeconds(1);
-
   private final ProcessorConfig config;
   private final Clock clock;
   private final MigrationRanges ranges;
@@ -91,16 +77,6 @@ final class MigrationMachine {
   private final HistoryRetention retention;
   private final TrackedMigrations tracked;
   private final HistoryPins pins;
-  /**
-   * The newest GPU reading (the guest's or its host's) of each VM of the task since it was (re)initialized: the VM's
-   * own time, which decides when a provisional impact is final and whether the history still holds a settled
-   * migration's range ({@link SampleHistory} keeps each VM's last {@code process.sample-retention} behind its own
-   * newest readings). Never the task's stream time: VMs share partitions, and one VM's recording replayed after
-   * another's, or a catch-up, puts them hours apart. Nor the VM's other kinds of readings: each kind has its own
-   * partition, and a throughput log may run hours ahead of the GPU readings it goes with.
-   */
-  private final Map<String, Long> vmNewest = new HashMap<>();
-
   /** The machine of a task, built at the processor's (re)initialization, after its stores were restored. */
   MigrationMachine(ProcessorConfig config, Clock clock, ProcessorContext<String, Object> context) {
     this.config = config;
@@ -123,7 +99,7 @@ final class MigrationMachine {
     for (Tracked.Migration t : tracked.waiting()) {
       Migration m = migrations.get(t.migrationId());
       if (m != null && m.startTime() != null) {
-        tracked.watch(t, awaited(t, m));
+        tracked.watch(t, ranges.awaited(t, m));
       }
     }
   }
@@ -227,9 +203,8 @@ final class MigrationMachine {
    * it falls in is reopened, and what waited for this kind of reading is decided.
    */
   void reading(String vmKey, int kind, long timestamp) {
-    Long newest = vmNewest.get(vmKey);
-    if (kind == SampleKinds.GPU && (newest == null || timestamp > newest)) {
-      vmNewest.put(vmKey, timestamp);
+    if (kind == SampleKinds.GPU) {
+      tracked.gpuReading(vmKey, timestamp);
     }
     if (!pins.isEmpty()) {
       reopen(vmKey, timestamp);
@@ -293,7 +268,8 @@ final class MigrationMachine {
     Migration was = closed.migration();
     boolean moved = was.state() != m.state() || !Objects.equals(was.endTime(), m.endTime())
         || !Objects.equals(was.startTime(), m.startTime());
-    return moved && (ranges.historyHolds(vmNewest.get(vmKey), context.currentStreamTimeMs(), ranges.start(m))
+    long streamTime = context.currentStreamTimeMs();
+    return moved && (ranges.historyHolds(tracked.vmNewest(vmKey), streamTime, ranges.start(m))
         || pins.of(vmKey).stream().anyMatch(r -> r.id().equals(m.id())));
   }
 
@@ -314,7 +290,7 @@ final class MigrationMachine {
       Tracked.Migration t = new Tracked.Migration(r.id(), vmKey, m.state().isFinal(), ranges.due(m), true,
           !alerting.raised(r.id()), 0);
       tracked.put(t);
-      tracked.watch(t, awaited(t, m));
+      tracked.watch(t, ranges.awaited(t, m));
       tracked.nextDue(Long.MIN_VALUE);
     }
   }
@@ -334,7 +310,7 @@ final class MigrationMachine {
     tracked.rangeChanged(id); // its range may have changed with its end
     tracked.unwatch(vmKey, id);
     if (t.alertPending()) {
-      tracked.watch(t, awaited(t, m));
+      tracked.watch(t, ranges.awaited(t, m));
     }
   }
 
@@ -348,17 +324,8 @@ final class MigrationMachine {
     tracked.put(next);
     tracked.unwatch(t.vmKey(), id);
     if (next.alertPending() || next.provisional()) {
-      tracked.watch(next, awaited(next, m));
+      tracked.watch(next, ranges.awaited(next, m));
     }
-  }
-
-  /** What {@code t} waits for in the VM's samples: its alert window, its impact's range. */
-  private TrackedMigrations.Awaited awaited(Tracked.Migration t, Migration m) {
-    return new TrackedMigrations.Awaited(
-        t.alertPending() ? m.startTime().minus(ALERT_WINDOW_END).toEpochMilli() : Long.MAX_VALUE,
-        t.provisional() ? ranges.end(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE,
-        // a provisional impact is rebuilt until the history no longer holds the start of its range
-        t.provisional() ? ranges.start(m).plus(config.sampleRetention()).toEpochMilli() : Long.MIN_VALUE);
   }
 
   /**
@@ -408,12 +375,12 @@ final class MigrationMachine {
 
   /**
    * Emits the impact of every migration due by {@code time} whose VM's samples have caught up with it (or that is
-   * {@link #CLOSE_FALLBACK_MILLIS} past due, provisionally), closing timed-out ones as UNKNOWN first; rebuilds a
-   * provisional impact one last time before the history no longer holds its range. {@code idle}: the ms of wall time
+   * {@link MigrationRanges#CLOSE_FALLBACK_MILLIS} past due, provisionally), closing timed-out ones as UNKNOWN first;
+   * rebuilds a provisional impact one last time before the history no longer holds its range. {@code idle}: the ms of wall time
    * since the task's last input, by which every VM's own time is taken to have moved on, as the task's has.
    */
   void closeDue(long time, long idle) {
-    for (Tracked.Migration t : tracked.dueBy(time, idle, vmNewest)) {
+    for (Tracked.Migration t : tracked.dueBy(time, idle)) {
       Migration m = migrations.get(t.migrationId());
       if (m == null || m.startTime() == null) {
         tracked.remove(t.migrationId());
@@ -424,8 +391,11 @@ final class MigrationMachine {
         continue;
       }
       Instant from = ranges.end(m).plusSeconds(1);
-      int passed = SampleKinds.of(samples.range(t.vmKey(), from, from.plusMillis(CLOSE_FALLBACK_MILLIS)));
-      if (!caughtUp(t, passed) && t.dueAtMillis() + CLOSE_FALLBACK_MILLIS > time) {
+      Instant to = from.plusMillis(MigrationRanges.CLOSE_FALLBACK_MILLIS);
+      int passed = SampleKinds.of(samples.range(t.vmKey(), from, to));
+      boolean caughtUp = tracked.caughtUp(t.migrationId(), passed,
+          () -> SampleKinds.of(samples.range(t.vmKey(), ranges.start(m), ranges.end(m))));
+      if (!caughtUp && t.dueAtMillis() + MigrationRanges.CLOSE_FALLBACK_MILLIS > time) {
         tracked.nextDue(Long.MIN_VALUE); // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
       }
@@ -470,29 +440,8 @@ final class MigrationMachine {
       Tracked.Migration p = tracked.get(t.migrationId()).asProvisional(passed);
       tracked.put(p);
       tracked.unwatch(p.vmKey(), p.migrationId());
-      tracked.watch(p, awaited(p, m));
+      tracked.watch(p, ranges.awaited(p, m));
     }
-  }
-
-  /**
-   * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
-   * after it, given the kinds that have ({@code passed}): each kind arrives in order on its own partition, so the
-   * range then holds all of that kind it ever will. Asked every second of stream time while a migration waits, so
-   * the cheap answers come first: nothing after the range yet (the usual wait), or every kind after it. A kind not
-   * seen in the range at all may still come (its partition behind the others): the impact closed then is
-   * provisional ({@link #settle}).
-   */
-  private boolean caughtUp(Tracked.Migration t, int passed) {
-    if (passed == 0 || passed == SampleKinds.ALL) {
-      return passed == SampleKinds.ALL;
-    }
-    // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
-    // (again after a restart).
-    int expected = tracked.expectedKinds(t.migrationId(), () -> {
-      Migration m = migrations.get(t.migrationId());
-      return SampleKinds.of(samples.range(t.vmKey(), ranges.start(m), ranges.end(m)));
-    });
-    return (passed & expected) == expected;
   }
 
   private static Migration unknown(Migration m, Instant at) {

@@ -52,9 +52,9 @@ final class SampleKinds {
    * whole when they cover every GPU the second before had (a multi-GPU VM reports a second GPU by GPU).
    */
   static boolean windowKnown(SampleHistory samples, String vmKey, Instant start, Duration alertWindow) {
-    Instant last = start.minus(MigrationMachine.ALERT_WINDOW_END);
+    Instant last = start.minus(MigrationRanges.ALERT_WINDOW_END);
     VmSamples tail = samples.range(vmKey, last.minusSeconds(1),
-        start.plusMillis(MigrationMachine.CLOSE_FALLBACK_MILLIS));
+        start.plusMillis(MigrationRanges.CLOSE_FALLBACK_MILLIS));
     VmSamples.Point previous = null;
     VmSamples.Point lastSecond = null;
     int passed = 0;

@@ -45,6 +45,15 @@ final class TrackedMigrations {
   private final Map<String, Integer> expectedKinds = new HashMap<>();
   /** When a provisional migration stops being rebuilt (event time), by migration id. */
   private final Map<String, Long> provisionalUntil = new HashMap<>();
+  /**
+   * The newest GPU reading (the guest's or its host's) of each VM of the task since it was (re)initialized: the VM's
+   * own time, which decides when a provisional impact is final and whether the history still holds a settled
+   * migration's range ({@link SampleHistory} keeps each VM's last {@code process.sample-retention} behind its own
+   * newest readings). Never the task's stream time: VMs share partitions, and one VM's recording replayed after
+   * another's, or a catch-up, puts them hours apart. Nor the VM's other kinds of readings: each kind has its own
+   * partition, and a throughput log may run hours ahead of the GPU readings it goes with.
+   */
+  private final Map<String, Long> vmNewest = new HashMap<>();
   /** No tracked migration is due before this (a lower bound: removals do not raise it). */
   private long nextDue = Long.MIN_VALUE;
 
@@ -58,6 +67,7 @@ final class TrackedMigrations {
     watchedByVm = null;
     expectedKinds.clear();
     provisionalUntil.clear();
+    vmNewest.clear();
     nextDue = Long.MIN_VALUE;
   }
 
@@ -76,11 +86,11 @@ final class TrackedMigrations {
   /**
    * The tracked migrations due by {@code time}, in id order (the outputs must not depend on a hash map's), and the
    * next due time noted. A provisional one is due when its VM's own time is past the point where its history no
-   * longer holds its range: the VM's newest GPU reading ({@code vmNewest}, moved on by {@code idle} ms of wall time
+   * longer holds its range: the VM's newest GPU reading ({@link #vmNewest}, moved on by {@code idle} ms of wall time
    * without input), or {@code time} less {@link SampleHistory#VM_SKEW}, whichever is later. Another VM's samples
    * running ahead in the task say nothing of this one's, which may be a repartition hop or a whole recording behind.
    */
-  List<Tracked.Migration> dueBy(long time, long idle, Map<String, Long> vmNewest) {
+  List<Tracked.Migration> dueBy(long time, long idle) {
     Collection<Tracked.Migration> all = all();
     if (nextDue > time) {
       return List.of();
@@ -111,6 +121,37 @@ final class TrackedMigrations {
    */
   List<Tracked.Migration> waiting() {
     return all().stream().filter(t -> t.provisional() || t.alertPending()).toList();
+  }
+
+  /**
+   * Whether every kind of sample the VM sent within the impact's range (GPU, training throughput, RDMA) has a second
+   * after it, given the kinds that have ({@code passed}): each kind arrives in order on its own partition, so the
+   * range then holds all of that kind it ever will. {@code readKinds} reads the kinds the range holds, once per
+   * migration. Asked every second of stream time while a migration waits, so the cheap answers come first: nothing
+   * after the range yet (the usual wait), or every kind after it. A kind not seen in the range at all may still come
+   * (its partition behind the others): the impact closed then is provisional.
+   */
+  boolean caughtUp(String id, int passed, IntSupplier readKinds) {
+    if (passed == 0 || passed == SampleKinds.ALL) {
+      return passed == SampleKinds.ALL;
+    }
+    // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
+    // (again after a restart).
+    int expected = expectedKinds(id, readKinds);
+    return (passed & expected) == expected;
+  }
+
+  /** A GPU reading of the VM keyed {@code vmKey}, at {@code timestamp}: the VM's own time moves on. */
+  void gpuReading(String vmKey, long timestamp) {
+    Long newest = vmNewest.get(vmKey);
+    if (newest == null || timestamp > newest) {
+      vmNewest.put(vmKey, timestamp);
+    }
+  }
+
+  /** The VM's newest GPU reading since the task was (re)initialized, or null. */
+  Long vmNewest(String vmKey) {
+    return vmNewest.get(vmKey);
   }
 
   /** Every tracked migration, in no order. */
