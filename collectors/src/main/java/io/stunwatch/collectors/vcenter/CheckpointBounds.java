@@ -61,12 +61,12 @@ final class CheckpointBounds {
 
   /**
    * Forgets the last stun of VMs whose stun is too old to matter: a completion still to come is at or after
-   * {@code position}, and its stun is looked for no earlier than {@link VcenterCollector#STUN_LOOKBEHIND} before it.
+   * {@code position}, and its stun is looked for no earlier than {@link PollBatches#STUN_LOOKBEHIND} before it.
    * Of the rest, the newest {@link #MAX_REMEMBERED_STUNS} are kept, so the checkpoint stays far below Kafka's record
    * limit.
    */
   static void prune(Map<String, Instant> lastStun, Instant position) {
-    Instant horizon = position.minus(VcenterCollector.STUN_LOOKBEHIND);
+    Instant horizon = position.minus(PollBatches.STUN_LOOKBEHIND);
     lastStun.values().removeIf(t -> !t.isAfter(horizon));
     if (lastStun.size() > MAX_REMEMBERED_STUNS) {
       List<Map.Entry<String, Instant>> newest = lastStun.entrySet().stream()

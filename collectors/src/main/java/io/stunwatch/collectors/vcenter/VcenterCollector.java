@@ -6,17 +6,10 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.stunwatch.collectors.worker.Backoff;
-import io.stunwatch.logging.LogLimiter;
 import io.stunwatch.metrics.Meters;
 import io.stunwatch.model.GuardAction;
-import io.stunwatch.model.HostInventoryEntry;
-import io.stunwatch.model.Keys;
-import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VcenterCheckpoint;
-import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.VmInventoryEntry;
-import io.stunwatch.model.VmotionObservation;
-import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import java.io.IOException;
 import java.net.URI;
@@ -25,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,30 +44,20 @@ import org.slf4j.LoggerFactory;
  * ordered by (createdTime, key), because vCenter's int32 key can wrap. A lost session, a restarted vCenter or a
  * network error closes the session; the collector logs in again with backoff and resumes.
  *
- * <p>Why one class: every transaction of a vCenter (a poll's events, inventory changes and stuns, the DRS guard's
- * changes) goes through its one transactional producer and rewrites its one checkpoint, and the session they share
- * is the reconnect loop's. What needs neither lives apart: {@link StunLogFetcher} (vmware.log),
- * {@link TaskFollower} (running tasks), {@link InventoryDiff}, {@link CheckpointBounds} and {@link DrsGuard} (the
- * guard's decisions and rules).
+ * <p>This class holds the session (the reconnect loop), the one transactional producer and the one checkpoint that
+ * every transaction of a vCenter goes through: a poll's, and the DRS guard's changes. What a poll publishes is built
+ * apart, by {@link PollBatches} (with {@link StunLogFetcher}, {@link TaskFollower}, {@link InventoryDiff} and
+ * {@link CheckpointBounds}); the guard's decisions and rules are {@link DrsGuard}'s.
  */
 public final class VcenterCollector implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(VcenterCollector.class);
 
-  /**
-   * How long before a migration's completion its stun can be: the switchover comes at the end of a vMotion, and
-   * this covers a migration of hours. Older stuns in the log belong to earlier migrations.
-   */
-  static final Duration STUN_LOOKBEHIND = Duration.ofHours(2);
-
   private final VcenterConnector connector;
   private final VcenterConfig config;
   private final Map<String, Object> kafkaProperties;
   private final Clock clock;
-  private final VimEventMapper mapper = new VimEventMapper();
-  private final StunLogFetcher stunLogs;
-  private final TaskFollower tasks;
-  private final LogLimiter problemLog;
+  private final PollBatches batches;
   private final Backoff backoff = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60));
   private final Thread thread;
   private final AtomicLong published = new AtomicLong();
@@ -93,13 +75,6 @@ public final class VcenterCollector implements AutoCloseable {
   private final MeterRegistry registry;
   private final String host;
   private String vcenterUuid;
-  /** The vCenter instance whose inventory {@link #vms} and {@link #hosts} hold, kept across reconnects. */
-  private String inventoryOf;
-  private final InventoryDiff<VmInventoryEntry> vms = new InventoryDiff<>(VmInventoryEntry::key,
-      (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
-  private final InventoryDiff<HostInventoryEntry> hosts = new InventoryDiff<>(HostInventoryEntry::key,
-      (before, now) -> before.equals(now.withObservedAt(before.observedAt())));
-  private Instant nextInventory = Instant.MIN;
 
   public VcenterCollector(VcenterConnector connector, VcenterConfig config, Map<String, Object> kafkaProperties,
       Clock clock) {
@@ -127,9 +102,8 @@ public final class VcenterCollector implements AutoCloseable {
     this.config = config;
     this.kafkaProperties = kafkaProperties;
     this.clock = clock;
-    this.problemLog = new LogLimiter(10);
-    this.tasks = new TaskFollower(mapper, this::problem);
-    this.stunLogs = new StunLogFetcher(config.logTailBytes(), clock, logLinesSkipped::increment, this::problem);
+    this.batches = new PollBatches(config, clock, connector.url().toString(), unmappable, logLinesSkipped,
+        checkpointTrimmed);
     this.thread = new Thread(this::run, "stunwatch-vcenter-" + connector.url());
     this.thread.setDaemon(true);
   }
@@ -297,16 +271,7 @@ public final class VcenterCollector implements AutoCloseable {
         guard.restoreMaintenance(checkpoint.hostsInMaintenance());
       }
     }
-    if (uuid.equals(inventoryOf)) {
-      // the same vCenter after a failure: compared with what was committed, so that nothing removed meanwhile is lost
-      vms.rollback();
-      hosts.rollback();
-    } else {
-      vms.clear();
-      hosts.clear();
-      inventoryOf = uuid;
-    }
-    nextInventory = Instant.MIN;
+    batches.resume(uuid);
     LOG.info("vCenter {}: resuming {}", connector.url(), checkpoint == null
         ? "from " + config.startLookback() + " ago (no checkpoint yet)"
         : "after " + checkpoint.lastCreatedTime() + " " + checkpoint.keysAtLastCreated());
@@ -332,102 +297,22 @@ public final class VcenterCollector implements AutoCloseable {
   /** Publishes one part of a poll's events in one transaction; the last part also follows the pending tasks. */
   private void publish(VcenterConnection c, Instant now, Instant firstStart, List<JsonNode> raw, boolean lastPart)
       throws IOException {
-    EventCursor cursor = EventCursor.from(checkpoint, config.eventOverlap());
-    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
-    Map<String, Instant> lastStun = new HashMap<>(checkpoint == null ? Map.of() : checkpoint.lastStunByVm());
-    Map<String, VcenterCheckpoint.PendingTask> pending = new LinkedHashMap<>();
-    if (checkpoint != null) {
-      checkpoint.pendingTasks().forEach(t -> pending.put(t.taskKey(), t));
+    Optional<PollBatches.Batch> batch = batches.build(c, vcenterUuid, checkpoint, guard, now, firstStart, raw,
+        lastPart);
+    if (batch.isEmpty()) {
+      return;
     }
-    List<VcenterEvent> completed = new ArrayList<>();
-    List<VcenterEvent> mapped = new ArrayList<>();
-    int events = 0;
-    for (JsonNode node : raw) {
-      long key = node.path("key").asLong();
-      Instant created = Instant.parse(node.path("createdTime").asText());
-      // Before the cursor's check: a collector that starts again reads the overlap window's maintenance events once
-      // more, so that a host it had seen entering maintenance stays so.
-      if (guard != null) {
-        mapper.maintenance(node).ifPresent(guard::maintenance);
-      }
-      if (!cursor.accept(key, created)) {
-        continue; // published before
-      }
-      try {
-        Optional<VcenterEvent> e = mapper.map(node, vcenterUuid, null);
-        if (e.isPresent()) {
-          mapped.add(e.get());
-          events++;
-          if (TaskFollower.isCompletion(e.get())) {
-            completed.add(e.get());
-          }
-          VcenterEvent ev = e.get();
-          if (ev.task() != null && !TaskFollower.isFinal(ev.task().state()) && ev.vm() != null) {
-            pending.putIfAbsent(ev.task().key(), new VcenterCheckpoint.PendingTask(ev.task().key(), ev.eventKey(),
-                ev.chainId(), ev.vm().value(), ev.vm().name(), ev.task().state()));
-          }
-        }
-      } catch (VimEventMapper.MappingException ex) {
-        unmappable.increment();
-        String suffix = problemLog.admit();
-        if (suffix != null) {
-          LOG.warn("vCenter {} event key {}: skipped: {}{}", connector.url(), key, ex.getMessage(), suffix);
-        }
-      }
-    }
-    if (lastPart) {
-      events += tasks.follow(c, vcenterUuid, pending, mapped, completed);
-    }
-    // A VM the inventory does not know yet (created since the last refresh) is looked up before its events are
-    // keyed: keyed by VM id they meet the VM's samples, and the processor need not hold them for its inventory.
-    boolean unknownVm = mapped.stream().anyMatch(e -> e.vm() != null && !vms.contains(e.vmKey()));
-    boolean inventoryDue = !now.isBefore(nextInventory) || !completed.isEmpty() || unknownVm;
-    if (inventoryDue) {
-      refreshInventory(c, now, out);
-      nextInventory = now.plus(config.inventoryInterval());
-    }
-    for (VcenterEvent e : mapped) {
-      out.add(record(Topics.VCENTER_EVENTS, kafkaKey(e.vmKey()), e, e.createdTime()));
-    }
-    for (VcenterEvent e : completed) {
-      fetchStuns(c, e, lastStun, out);
-    }
-    // A first start that has seen no event yet stands at the start of its window.
-    Instant position = cursor.last() != null ? cursor.last() : firstStart;
-    CheckpointBounds.prune(lastStun, position);
-    List<VcenterCheckpoint.RecentEvent> recent = cursor.recent();
-    // a collector with the guard off keeps what the last one with it saw, for when it is on again
-    List<VcenterCheckpoint.Maintenance> maintenance = guard != null ? guard.hostsInMaintenance()
-        : checkpoint == null ? List.of() : checkpoint.hostsInMaintenance();
-    boolean moved = checkpoint == null
-        || !position.equals(checkpoint.lastCreatedTime())
-        || !recent.equals(checkpoint.recentEvents())
-        || !lastStun.equals(checkpoint.lastStunByVm())
-        || !List.copyOf(pending.values()).equals(checkpoint.pendingTasks())
-        || !maintenance.equals(checkpoint.hostsInMaintenance());
-    boolean heartbeat = checkpoint == null || !now.isBefore(checkpoint.savedAt().plus(config.heartbeatInterval()));
-    if (out.isEmpty() && !moved && !heartbeat) {
-      return; // nothing new, and the last checkpoint is fresh: no empty transaction
-    }
-    // Saved at least every heartbeat: its age tells a quiet vCenter (young) from a stopped collector (old).
-    // the guard's protections go on unchanged: only its own pass changes them
-    CheckpointBounds.Bounded bounded = CheckpointBounds.bound(new VcenterCheckpoint(vcenterUuid, position,
-        cursor.keysAtLast(), now, lastStun, List.copyOf(pending.values()), recent,
-        checkpoint == null ? List.of() : checkpoint.protections(),
-        guard == null ? null : guard.decisionsReadAt(), maintenance));
-    VcenterCheckpoint next = bounded.checkpoint();
-    if (bounded.droppedRecent() + bounded.droppedPending() > 0) {
-      checkpointTrimmed.increment(bounded.droppedRecent() + bounded.droppedPending());
-      LOG.warn("vCenter {}: the checkpoint would pass Kafka's record limit; kept the newest {} of {} events of the "
-          + "overlap window (an older one read again is published again) and the newest {} of {} running tasks "
-          + "(an older one's end is seen from its VmMigratedEvent only)", connector.url(),
-          next.recentEvents().size(), next.recentEvents().size() + bounded.droppedRecent(),
-          next.pendingTasks().size(), next.pendingTasks().size() + bounded.droppedPending());
-    }
-    out.add(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
+    write(batch.get().records());
+    batches.committed();
+    checkpoint = batch.get().checkpoint();
+    published.addAndGet(batch.get().events());
+  }
+
+  /** Writes {@code records} in one transaction, or none of them. */
+  private void write(List<ProducerRecord<byte[], byte[]>> records) {
     producer.beginTransaction();
     try {
-      for (ProducerRecord<byte[], byte[]> r : out) {
+      for (ProducerRecord<byte[], byte[]> r : records) {
         producer.send(r);
       }
       producer.commitTransaction();
@@ -435,10 +320,6 @@ public final class VcenterCollector implements AutoCloseable {
       abortQuietly();
       throw e;
     }
-    vms.commit();
-    hosts.commit();
-    checkpoint = next;
-    published.addAndGet(events);
   }
 
   /**
@@ -449,13 +330,7 @@ public final class VcenterCollector implements AutoCloseable {
     if (checkpoint == null) {
       return; // the first poll commits one
     }
-    Map<String, VmInventoryEntry> byId = new HashMap<>();
-    for (VmInventoryEntry vm : vms.values()) {
-      if (vm.biosUuid() != null) {
-        byId.put(vm.biosUuid(), vm);
-      }
-    }
-    guard.pass(c, byId::get, checkpoint.protections(), this::commitGuard);
+    guard.pass(c, batches.vmsById()::get, checkpoint.protections(), this::commitGuard);
   }
 
   /** Publishes the guard's audit records and the checkpoint with {@code protections}, in one transaction. */
@@ -464,17 +339,12 @@ public final class VcenterCollector implements AutoCloseable {
     VcenterCheckpoint next = checkpoint.withProtections(protections, now,
         guard == null ? null : guard.decisionsReadAt(), guard == null ? checkpoint.hostsInMaintenance()
         : guard.hostsInMaintenance());
-    producer.beginTransaction();
-    try {
-      for (GuardAction a : actions) {
-        producer.send(record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
-      }
-      producer.send(record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
-      producer.commitTransaction();
-    } catch (RuntimeException e) {
-      abortQuietly();
-      throw e;
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (GuardAction a : actions) {
+      records.add(batches.record(Topics.GUARD_ACTIONS, a.vmId(), a, now));
     }
+    records.add(batches.record(Topics.VCENTER_CHECKPOINTS, vcenterUuid, next, now));
+    write(records);
     checkpoint = next;
   }
 
@@ -483,71 +353,6 @@ public final class VcenterCollector implements AutoCloseable {
       guard.close();
     }
     guard = null;
-  }
-
-  private void refreshInventory(VcenterConnection c, Instant now, List<ProducerRecord<byte[], byte[]>> out)
-      throws IOException {
-    for (InventoryDiff.Change<VmInventoryEntry> ch : vms.next(c.vms(now))) {
-      out.add(record(Topics.VM_INVENTORY, ch.key(), ch.value(), now)); // a removed VM: a tombstone
-    }
-    for (InventoryDiff.Change<HostInventoryEntry> ch : hosts.next(c.hosts(now))) {
-      out.add(record(Topics.HOST_INVENTORY, ch.key(), ch.value(), now));
-    }
-  }
-
-  /**
-   * Adds the stuns of the migrated VM's vmware.log ({@link StunLogFetcher}) not published before: those after the
-   * last one published for the VM and at most {@link #STUN_LOOKBEHIND} before the completion, which is where this
-   * migration's stun can be.
-   */
-  private void fetchStuns(VcenterConnection c, VcenterEvent e, Map<String, Instant> lastStun,
-      List<ProducerRecord<byte[], byte[]>> out) {
-    if (e.vm() == null) {
-      return;
-    }
-    VmInventoryEntry vm = vms.get(e.vmKey());
-    if (vm == null || vm.vmPathName() == null || vm.datacenter() == null) {
-      problem("no inventory (vmx path, datacenter) for " + e.vmKey() + ": cannot read its vmware.log");
-      return;
-    }
-    Instant floor = e.createdTime().minus(STUN_LOOKBEHIND);
-    Instant published = lastStun.get(vm.moref());
-    StunLogFetcher.Found found = stunLogs.newStuns(c, vm,
-        published != null && published.isAfter(floor) ? published : floor);
-    for (VmwareLogParser.Stun s : found.stuns()) {
-      StunObservation o = s.observation(vcenterUuid, vm.moref(), vm.name(), found.file());
-      out.add(record(Topics.STUN_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
-      lastStun.merge(vm.moref(), s.timestamp(), (x, y) -> x.isAfter(y) ? x : y);
-    }
-    for (StunLogFetcher.FoundVmotion v : found.vmotions()) {
-      VmotionObservation o = v.vmotion().observation(vcenterUuid, vm.moref(), vm.name(), v.file());
-      out.add(record(Topics.VMOTION_OBSERVATIONS, Keys.byVm(vm.biosUuid(), o.key()), o, o.timestamp()));
-    }
-  }
-
-  /** The Kafka key of a record about the VM {@code vmKey}: its VM id when the inventory knows it. */
-  private String kafkaKey(String vmKey) {
-    VmInventoryEntry vm = vms.get(vmKey);
-    return Keys.byVm(vm == null ? null : vm.biosUuid(), vmKey);
-  }
-
-  private void problem(String message) {
-    String suffix = problemLog.admit();
-    if (suffix != null) {
-      LOG.warn("vCenter {}: {}{}", connector.url(), message, suffix);
-    }
-  }
-
-  /**
-   * A record stamped with event time, except that a time in the future (a skewed host clock, a bad log line) is
-   * stamped now: the broker rejects records too far ahead, and one such record would fail every retry of the whole
-   * transaction. The value keeps the original time.
-   */
-  private <V> ProducerRecord<byte[], byte[]> record(Topic<String, V> topic, String key, V value, Instant at) {
-    Instant now = clock.instant();
-    Instant stamp = at.isAfter(now) ? now : at;
-    return new ProducerRecord<>(topic.name(), null, stamp.toEpochMilli(), topic.encodeKey(key),
-        topic.encodeValue(value));
   }
 
   private void abortQuietly() {

@@ -70,8 +70,8 @@ class CheckpointBoundsTest {
   @Test
   void aStunOlderThanTheLookbehindOfAnyCompletionToComeIsForgotten() {
     Map<String, Instant> lastStun = new HashMap<>(Map.of(
-        "vm-1", NOW.minus(VcenterCollector.STUN_LOOKBEHIND).minusSeconds(1),
-        "vm-2", NOW.minus(VcenterCollector.STUN_LOOKBEHIND).plusSeconds(1),
+        "vm-1", NOW.minus(PollBatches.STUN_LOOKBEHIND).minusSeconds(1),
+        "vm-2", NOW.minus(PollBatches.STUN_LOOKBEHIND).plusSeconds(1),
         "vm-3", NOW.minusSeconds(5)));
     CheckpointBounds.prune(lastStun, NOW);
     assertThat(lastStun).containsOnlyKeys("vm-2", "vm-3");
