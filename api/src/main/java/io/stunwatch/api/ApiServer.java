@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -205,6 +206,10 @@ public final class ApiServer {
         return;
       }
       Object v = ar.result();
+      if (v instanceof Answer a) {
+        a.headers().forEach((k, h) -> rc.response().putHeader(k, h));
+        v = a.body();
+      }
       if (v instanceof JsonBody body) {
         rc.response().putHeader("Content-Type", "application/json").end(body.json());
         return;
@@ -223,6 +228,10 @@ public final class ApiServer {
         error(rc, e);
       }
     });
+  }
+
+  /** A body with headers of its own, set as the response is written. */
+  record Answer(Map<String, String> headers, Object body) {
   }
 
   /** A JSON answer already rendered. */

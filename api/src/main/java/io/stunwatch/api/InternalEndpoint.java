@@ -60,7 +60,7 @@ public final class InternalEndpoint {
           Set.of("start", "stun", "duration"), "start").toUpperCase(Locale.ROOT));
       boolean desc = Boolean.TRUE.equals(p.bool("desc"));
       String after = p.text("after");
-      int n = p.limit(config.maxPageSize(), MigrationsEndpoint.MAX_VM_CHUNK);
+      int n = p.limit(config.maxPageSize(), MigrationPages.MAX_VM_CHUNK);
       StoreAt at = at(p, vm);
       respond.json(rc, threads.run(() -> local.migrationsOfVm(vm, at, order, desc, after, n))
           .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));

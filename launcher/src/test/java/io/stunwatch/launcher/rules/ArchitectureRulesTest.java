@@ -2,7 +2,9 @@ package io.stunwatch.launcher.rules;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.stunwatch.launcher.AddedCommand;
@@ -101,6 +103,22 @@ class ArchitectureRulesTest {
     noClasses().that().haveNameNotMatching("io\\.stunwatch\\.collectors\\.hosts\\.MinaSshHostShell(\\$.*)?")
         .should().dependOnClassesThat().resideInAPackage("org.apache.sshd..")
         .because("collect hosts speaks to its hosts through HostShell: the SSH library can be replaced in one class")
+        .check(classes);
+  }
+
+  @Test
+  void theApiHttpClassesDoNoPaging() {
+    DescribedPredicate<JavaMethodCall> listReads = DescribedPredicate.describe("a read of the migration lists",
+        call -> call.getTargetOwner().getName().equals("io.stunwatch.api.StoreReader")
+            && call.getName().startsWith("migrations"));
+    noClasses().that().resideInAPackage("io.stunwatch.api").and().haveSimpleNameEndingWith("Endpoint")
+        .should().callMethod("io.stunwatch.api.StoreReader", "migrationsOfVm", "java.lang.String",
+            "io.stunwatch.processor.view.VmOrderKeys$Order", "boolean", "java.lang.String", "int")
+        .because("a page read a piece at a time is MigrationPages' work; an endpoint keeps to HTTP")
+        .check(classes);
+    noClasses().that().haveFullyQualifiedName("io.stunwatch.api.MigrationsEndpoint")
+        .should().callMethodWhere(listReads)
+        .because("the list endpoints read their pages through MigrationPages")
         .check(classes);
   }
 }
