@@ -210,6 +210,10 @@ public final class ApiServer {
         a.headers().forEach((k, h) -> rc.response().putHeader(k, h));
         v = a.body();
       }
+      if (v == NO_CONTENT) {
+        rc.response().setStatusCode(204).end();
+        return;
+      }
       if (v instanceof JsonBody body) {
         rc.response().putHeader("Content-Type", "application/json").end(body.json());
         return;
@@ -229,6 +233,9 @@ public final class ApiServer {
       }
     });
   }
+
+  /** An answer with no body (204): an internal route's "I hold none of it". */
+  static final Object NO_CONTENT = new Object();
 
   /** A body with headers of its own, set as the response is written. */
   record Answer(Map<String, String> headers, Object body) {

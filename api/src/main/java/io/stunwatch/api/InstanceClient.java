@@ -1,18 +1,20 @@
 package io.stunwatch.api;
 
-import io.stunwatch.api.StoreReader.StoresUnavailableException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.stunwatch.api.StoreReader.StoresUnavailableException;
 import io.stunwatch.model.json.Json;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.kafka.streams.state.HostInfo;
 
@@ -68,8 +70,21 @@ final class InstanceClient {
     });
   }
 
+  /** The body of {@code host}'s answer to {@code /internal/<query>}, or empty when it answered 204 (it holds none). */
+  Future<Optional<Buffer>> bodyIfAny(HostInfo host, String query) {
+    return request(host, query).map(r -> r.statusCode() == 204 ? Optional.empty()
+        : Optional.of(r.body() == null ? Buffer.buffer() : r.body()));
+  }
+
   /** The body of {@code host}'s answer to {@code /internal/<query>}. */
   Future<Buffer> body(HostInfo host, String query) {
+    return request(host, query).compose(r -> r.statusCode() == 200
+        ? Future.succeededFuture(r.body() == null ? Buffer.buffer() : r.body())
+        : Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to " + query)));
+  }
+
+  /** {@code host}'s answer to {@code /internal/<query>}: 200 or 204; a 503 fails as the stores' unavailability. */
+  private Future<HttpResponse<Buffer>> request(HostInfo host, String query) {
     return client.request(HttpMethod.GET, host.port(), host.host(), InternalEndpoint.PATH + query)
         .bearerTokenAuthentication(token)
         .timeout(TIMEOUT_MILLIS)
@@ -78,11 +93,11 @@ final class InstanceClient {
           if (r.statusCode() == 503) {
             return Future.failedFuture(new StoresUnavailableException(host + " is not ready"));
           }
-          if (r.statusCode() != 200) {
+          if (r.statusCode() != 200 && r.statusCode() != 204) {
             return Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to "
                 + query));
           }
-          return Future.succeededFuture(r.body() == null ? Buffer.buffer() : r.body());
+          return Future.succeededFuture(r);
         });
   }
 }

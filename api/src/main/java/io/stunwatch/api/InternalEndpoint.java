@@ -5,11 +5,13 @@ import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.LoadKeys;
 import io.stunwatch.processor.view.VmOrderKeys;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -28,12 +30,15 @@ public final class InternalEndpoint {
   private final StoreLocator locator;
   private final ReadThreads threads;
   private final ApiConfig config;
+  private final MigrationRecords records;
 
-  InternalEndpoint(LocalStoreReader local, StoreLocator locator, ReadThreads threads, ApiConfig config) {
+  InternalEndpoint(LocalStoreReader local, StoreLocator locator, ReadThreads threads, ApiConfig config,
+      MigrationRecords records) {
     this.local = local;
     this.locator = locator;
     this.threads = threads;
     this.config = config;
+    this.records = records;
   }
 
   /**
@@ -83,6 +88,14 @@ public final class InternalEndpoint {
       String id = required(new Params(rc), "id");
       respond.json(rc, threads.run(() -> local.migration(id)));
     });
+    router.get(PATH + "migration-record").handler(rc -> {
+      String id = required(new Params(rc), "id");
+      respond.json(rc, records.fromIndex(id).map(InternalEndpoint::record));
+    });
+    router.get(PATH + "migration-record-here").handler(rc -> {
+      String id = required(new Params(rc), "id");
+      respond.json(rc, records.here(id).map(InternalEndpoint::record));
+    });
     router.get(PATH + "impact").handler(rc -> {
       String id = required(new Params(rc), "id");
       respond.json(rc, threads.run(() -> local.impact(id)));
@@ -114,6 +127,11 @@ public final class InternalEndpoint {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
       respond.json(rc, threads.run(() -> local.utilization(r.from(), r.to())));
     });
+  }
+
+  /** A migration's record as rendered, or no content: this instance does not hold it. */
+  private static Object record(Optional<Buffer> json) {
+    return json.<Object>map(ApiServer.JsonBody::new).orElse(ApiServer.NO_CONTENT);
   }
 
   /** Where a route reads {@code vmId}'s keys: its partition, and a standby's copy when asked for. */

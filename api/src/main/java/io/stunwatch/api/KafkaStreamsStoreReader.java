@@ -17,6 +17,7 @@ import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -54,6 +55,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
   private final StoreLocator locator;
   private final InstanceClient instances;
   private final InternalEndpoint internal;
+  private final MigrationRecords records;
 
   /**
    * @param config the instance's settings: other instances are called with its internal token, over HTTPS when it
@@ -65,7 +67,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     this.local = new LocalStoreReader(new InteractiveQueries());
     this.locator = new StoreLocator(StoreLocator.Metadata.of(streams), self, System::nanoTime);
     this.instances = new InstanceClient(vertx, config);
-    this.internal = new InternalEndpoint(local, locator, threads, config);
+    this.records = new MigrationRecords(local, locator, instances, threads);
+    this.internal = new InternalEndpoint(local, locator, threads, config, records);
   }
 
   /** The routes the other instances call for this one's parts. */
@@ -115,6 +118,11 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     return everywhere(() -> local.migration(migrationId),
         h -> instances.json(h, "migration?id=" + enc(migrationId), MigrationSummary.class))
         .map(list -> list.stream().findFirst());
+  }
+
+  @Override
+  public Future<Optional<Buffer>> migrationRecord(String migrationId) {
+    return records.find(migrationId);
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.stunwatch.processor.view.GuardTrail;
 import io.stunwatch.processor.view.HostGpu;
 import io.stunwatch.processor.view.LoadAggregate;
 import io.stunwatch.processor.view.LoadKeys;
+import io.stunwatch.processor.view.MigrationOwner;
 import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.StartKeys;
@@ -169,6 +170,29 @@ final class LocalStoreReader {
     Migration m = this.<Migration>kv(StoreNames.MIGRATIONS).get(id);
     return m == null ? List.of() : List.of(MigrationSummary.of(m,
         this.<MigrationAlert>kv(StoreNames.ALERTS).get(id), this.<MigrationImpact>kv(StoreNames.IMPACTS).get(id)));
+  }
+
+  /**
+   * The key of the VM whose partition holds migration {@code id}, from this instance's partition {@code at} of the
+   * owners index ({@link StoreNames#MIGRATION_OWNERS}), or null when the index does not know it.
+   */
+  String ownerOf(String id, StoreAt at) {
+    MigrationOwner o = stores.<ReadOnlyKeyValueStore<String, MigrationOwner>>store(StoreNames.MIGRATION_OWNERS,
+        QueryableStoreTypes.keyValueStore(), at).get(id);
+    return o == null ? null : o.vmKey();
+  }
+
+  /**
+   * Migration {@code id} as {@code GET /api/migrations/{id}} shows it, from this instance's stores: its impact once
+   * settled, else its summary; null when this instance does not hold it.
+   */
+  Object migrationRecord(String id) {
+    MigrationImpact i = this.<MigrationImpact>kv(StoreNames.IMPACTS).get(id);
+    if (i != null) {
+      return i;
+    }
+    List<MigrationSummary> m = migration(id);
+    return m.isEmpty() ? null : m.get(0);
   }
 
   /** The migration's impact, or none when this instance does not hold it. */

@@ -51,8 +51,8 @@ final class MigrationsEndpoint {
     router.get("/api/migrations/:id").handler(rc -> {
       String id = new Params(rc).path("id");
       // a settled migration is its impact record; one still running (or settling) is its summary
-      respond.json(rc, stores.impact(id).compose(i -> i.isPresent() ? Future.succeededFuture(i.get())
-          : stores.migration(id).map(m -> m.orElseThrow(() -> ApiException.notFound("migration " + id)))));
+      respond.json(rc, stores.migrationRecord(id).map(json -> new ApiServer.JsonBody(
+          json.orElseThrow(() -> ApiException.notFound("migration " + id)))));
     });
     router.get("/api/vms/:vm/migrations").handler(rc -> respond.json(rc, list(rc, new Params(rc).path("vm"))));
   }

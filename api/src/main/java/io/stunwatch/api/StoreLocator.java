@@ -27,7 +27,7 @@ final class StoreLocator {
   /** The partitioned stores the API reads: each must be reachable on some instance. */
   static final List<String> QUERIED_STORES = List.of(StoreNames.VM_LOAD_CURRENT, StoreNames.MIGRATIONS,
       StoreNames.MIGRATIONS_BY_START, StoreNames.MIGRATIONS_BY_VM, StoreNames.IMPACTS, StoreNames.ALERTS,
-      StoreNames.UTILIZATION_DAILY, StoreNames.ANNOTATIONS_BY_HOUR);
+      StoreNames.UTILIZATION_DAILY, StoreNames.ANNOTATIONS_BY_HOUR, StoreNames.MIGRATION_OWNERS);
 
   /** The part of {@link KafkaStreams} the locator asks: the application's metadata and this instance's state. */
   interface Metadata {
@@ -105,6 +105,29 @@ final class StoreLocator {
     }
     if (m.activeHost() != null && m.activeHost().port() <= 0) {
       throw new StateOutOfReachException(vmId + "'s partition is " + PROCESS_ONLY);
+    }
+    return m;
+  }
+
+  /**
+   * Where migration {@code migrationId}'s entry of the owners index is ({@link StoreNames#MIGRATION_OWNERS},
+   * partitioned by migration id): the instance that knows which VM, so which instance, holds the migration.
+   *
+   * @throws StoresUnavailableException while no instance owns the partition (a rebalance)
+   * @throws StateOutOfReachException   when its owner serves no queries
+   */
+  KeyQueryMetadata ownersIndex(String migrationId) {
+    KeyQueryMetadata m;
+    try {
+      m = metadata.forKey(StoreNames.MIGRATION_OWNERS, migrationId);
+    } catch (InvalidStateStoreException | IllegalArgumentException e) {
+      throw new StoresUnavailableException(e.getMessage());
+    }
+    if (m == null || m.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+      throw new StoresUnavailableException("no instance owns " + migrationId + "'s owners index partition now");
+    }
+    if (m.activeHost() != null && m.activeHost().port() <= 0) {
+      throw new StateOutOfReachException(migrationId + "'s owners index partition is " + PROCESS_ONLY);
     }
     return m;
   }

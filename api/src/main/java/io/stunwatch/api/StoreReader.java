@@ -1,11 +1,13 @@
 package io.stunwatch.api;
 
-import io.stunwatch.model.MigrationAlert;
-import io.stunwatch.model.LoadSource;
-import io.stunwatch.model.MigrationImpact;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.stunwatch.model.HostInventoryEntry;
+import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.MigrationAlert;
+import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.StunModelEntry;
 import io.stunwatch.model.VmInventoryEntry;
+import io.stunwatch.model.json.Json;
 import io.stunwatch.processor.view.AnnotationBlock;
 import io.stunwatch.processor.view.CurrentLoad;
 import io.stunwatch.processor.view.GuardState;
@@ -17,6 +19,7 @@ import io.stunwatch.processor.view.MigrationRow;
 import io.stunwatch.processor.view.MigrationSummary;
 import io.stunwatch.processor.view.VmOrderKeys;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -67,6 +70,26 @@ public interface StoreReader {
 
   /** One migration's summary by id (also before its impact is settled), or empty. */
   Future<Optional<MigrationSummary>> migration(String migrationId);
+
+  /**
+   * Migration {@code migrationId} as {@code GET /api/migrations/{id}} shows it, rendered: its impact record once
+   * settled, else its summary; empty when no instance holds it. This default asks {@link #impact}, then
+   * {@link #migration}; an implementation over several instances asks the one that holds it.
+   */
+  default Future<Optional<Buffer>> migrationRecord(String migrationId) {
+    return impact(migrationId).compose(i -> i.isPresent() ? Future.succeededFuture(Optional.<Object>of(i.get()))
+            : migration(migrationId).map(m -> m.<Object>map(x -> x)))
+        .map(o -> o.map(StoreReader::render));
+  }
+
+  /** {@code value} rendered as the API renders an answer. */
+  static Buffer render(Object value) {
+    try {
+      return Buffer.buffer(Json.mapper().writeValueAsBytes(value));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render " + value.getClass().getSimpleName(), e);
+    }
+  }
 
   /** The impact record of one migration, or empty. */
   Future<Optional<MigrationImpact>> impact(String migrationId);

@@ -90,8 +90,10 @@ class InternalEndpointTest {
         return new KeyQueryMetadata(new HostInfo("elsewhere", 1), Set.of(), 5);
       }
     }, new HostInfo("127.0.0.1", 0), System::nanoTime);
-    InternalEndpoint internal = new InternalEndpoint(new LocalStoreReader(stores), locator, new ReadThreads(vertx),
-        config);
+    LocalStoreReader local = new LocalStoreReader(stores);
+    ReadThreads threads = new ReadThreads(vertx);
+    InternalEndpoint internal = new InternalEndpoint(local, locator, threads, config,
+        new MigrationRecords(local, locator, new InstanceClient(vertx, config), threads));
     int port = new ApiServer(vertx, config, new ApiServerTest.FakeStores(), () -> true,
         new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), internal, Duration.ofMinutes(30),
         ApiServerTest.CLOCK).start().await(10, TimeUnit.SECONDS).actualPort();

@@ -5,20 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.stunwatch.launcher.sim.FleetScenario;
-import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
+import io.stunwatch.testsupport.Ports;
 import io.stunwatch.testsupport.StunwatchProcess;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -54,6 +58,10 @@ class StandbyFailoverIT {
   /** {@code stunwatch_processor_restored_records_total{store="…",task="active"} N} on /metrics. */
   static final Pattern RESTORED = Pattern.compile(
       "(?m)^stunwatch_processor_restored_records_total\\{[^}]*task=\"(active|standby)\"[^}]*} ([0-9.eE+]+)$");
+
+  /** {@code stunwatch_api_requests_seconds_count{route="/internal/…",…} N} on /metrics. */
+  static final Pattern INTERNAL = Pattern.compile(
+      "(?m)^stunwatch_api_requests_seconds_count\\{[^}]*route=\"/internal/[^}]*} ([0-9.eE+]+)$");
 
   /** How long the group waits for the killed instance before it moves its tasks. */
   static final Duration SESSION_TIMEOUT = Duration.ofSeconds(30);
@@ -100,6 +108,30 @@ class StandbyFailoverIT {
         settled.putAll(now);
         return same;
       }, "answers that no longer change", settled::toString);
+
+      // One migration's record, by its id: the instance asked finds which instance holds it (the owners index names
+      // its VM) and asks that one alone, once; both instances give the same record.
+      List<String> migrationIds = new ArrayList<>();
+      for (FleetScenario.Vm vm : scenario.vms()) {
+        ids(portB, vm).forEach(i -> migrationIds.add(i.substring(0, i.lastIndexOf('='))));
+      }
+      assertThat(migrationIds).as("migrations of the scenario").hasSizeGreaterThan(10);
+      double internalBefore = internalRequests(portB);
+      Map<String, String> records = new HashMap<>();
+      for (String id : migrationIds) {
+        HttpResponse<String> r = get(portA, "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8));
+        assertThat(r.statusCode()).as(id).isEqualTo(200);
+        records.put(id, r.body());
+      }
+      double asked = internalRequests(portB) - internalBefore;
+      LOG.info("{} migrations read by id from one instance: {} requests to the other", migrationIds.size(),
+          (long) asked);
+      assertThat(asked).as("requests the other instance got for %d records read by id", migrationIds.size())
+          .isLessThanOrEqualTo(migrationIds.size());
+      for (String id : migrationIds) {
+        assertThat(get(portB, "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8)).body())
+            .as("%s from the other instance", id).isEqualTo(records.get(id));
+      }
 
       long changelogRecords = changelogRecords();
       double restoredBefore = restored(portB, "active");
@@ -231,6 +263,16 @@ class StandbyFailoverIT {
   }
 
   /** Records read back into this instance's stores since it started, by {@code task}: active or standby. */
+  /** The requests an instance's internal routes have answered: other instances asking it for their parts. */
+  private double internalRequests(int port) {
+    Matcher m = INTERNAL.matcher(get(port, "/metrics").body());
+    double sum = 0;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+    }
+    return sum;
+  }
+
   private double restored(int port, String task) {
     Matcher m = RESTORED.matcher(get(port, "/metrics").body());
     double sum = 0;

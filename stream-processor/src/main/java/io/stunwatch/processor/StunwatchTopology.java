@@ -22,6 +22,7 @@ import io.stunwatch.processor.node.IdentityResolver;
 import io.stunwatch.processor.node.InputSerdes;
 import io.stunwatch.processor.node.InventoryIndex;
 import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.node.MigrationOwnersProcessor;
 import io.stunwatch.processor.node.MigrationProcessor;
 import io.stunwatch.processor.node.ModelInputs;
 import io.stunwatch.processor.node.ModelProcessor;
@@ -29,6 +30,7 @@ import io.stunwatch.processor.node.StoreRegistry;
 import io.stunwatch.processor.node.VmKeyProcessor;
 import io.stunwatch.processor.node.VmReadingsProcessor;
 import io.stunwatch.processor.node.VmotionIdProcessor;
+import io.stunwatch.processor.view.MigrationOwner;
 import io.stunwatch.processor.view.StoreNames;
 import java.time.Clock;
 import java.util.List;
@@ -63,6 +65,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * stun-observations, vmotion-observations ─ key by VM id ─ repartition ───────────────────┤
  * vmotion-bandwidth ─ join the VM's claim on the vMotion id ─ repartition ────────────────┴─ migrations
  *                 ─ migrations, migration-alerts, migration-impacts, dead-letters
+ * new migrations' VMs ─ repartition "migration-owners-by-id" ─ migration-owners
  * impacts ─ model inputs ─ repartition "impacts-by-model-group" ─ stun-model ─ stun-model
  * guard-actions ─ guard-trail
  * </pre>
@@ -177,7 +180,16 @@ public final class StunwatchTopology {
         .merge(readings, Named.as("and-readings"))
         .process(stores.supplier(MigrationProcessor.NAME, () -> new MigrationProcessor(config, clock),
             StoreNames.VM_SAMPLES), Named.as(MigrationProcessor.NAME));
-    outputs.to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
+    outputs.filterNot((id, v) -> v instanceof MigrationOwner, Named.as("catalog-values"))
+        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
+    // Each new migration's VM, by the migration's id: how the API finds the instance that holds a migration.
+    stores.own(MigrationOwnersProcessor.NAME, MigrationOwnersProcessor.stores());
+    outputs.flatMapValues(v -> v instanceof MigrationOwner o ? List.of(o) : List.<MigrationOwner>of(),
+            Named.as("owners"))
+        .repartition(Repartitioned.<String, MigrationOwner>as("migration-owners-by-id")
+            .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(MigrationOwner.class)))
+        .process(stores.supplier(MigrationOwnersProcessor.NAME,
+            () -> new MigrationOwnersProcessor(config.historyRetention())), Named.as(MigrationOwnersProcessor.NAME));
 
     // The stun-time model: every impact and impact revision with a known stun and framebuffer feeds its groups, each
     // group in one task. It takes them as they are emitted, in the transaction that writes them to the impacts

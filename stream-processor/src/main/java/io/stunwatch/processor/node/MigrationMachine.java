@@ -23,6 +23,7 @@ import io.stunwatch.processor.domain.EventSet;
 import io.stunwatch.processor.domain.ImpactBuilder;
 import io.stunwatch.processor.domain.MigrationAssembler;
 import io.stunwatch.processor.domain.Tracked;
+import io.stunwatch.processor.view.MigrationOwner;
 import io.stunwatch.processor.view.StoreNames;
 import io.stunwatch.processor.view.VmSamples;
 import java.time.Clock;
@@ -174,6 +175,7 @@ final class MigrationMachine {
       }
     }
     if (before == null) {
+      context.forward(new Record<>(id, new MigrationOwner(vmKey, m.startTime().toEpochMilli()), timestamp));
       Tracked.Recent r = recent.get(vmKey);
       recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
       if (SampleKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {

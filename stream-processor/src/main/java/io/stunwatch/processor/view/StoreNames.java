@@ -109,6 +109,11 @@ public final class StoreNames {
    * ({@link io.stunwatch.processor.domain.Tracked.VmotionId}).
    */
   public static final String VMOTION_IDS = "vmotion-ids";
+  /**
+   * By migration id: the key of the VM whose partition holds the migration ({@code Tracked.Owner}), partitioned by
+   * migration id, so that the API finds a migration's instance with one lookup.
+   */
+  public static final String MIGRATION_OWNERS = "migration-owners";
   /** By migration id: the key its events go under (see {@link io.stunwatch.processor.domain.Tracked.Route}). */
   public static final String CHAIN_ROUTES = "chain-routes";
 
