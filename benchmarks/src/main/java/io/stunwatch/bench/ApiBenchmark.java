@@ -1,11 +1,13 @@
 package io.stunwatch.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
+import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
@@ -18,6 +20,7 @@ import io.vertx.core.http.HttpServerOptions;
 import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -58,8 +61,12 @@ import org.apache.kafka.common.config.ConfigResource;
  * <ol>
  *   <li>{@code GET /health}: the baseline, the same HTTP, authentication and event loop without any store read;</li>
  *   <li>{@code GET /api/migrations?vm=<a random VM id>}: one VM's migrations;</li>
- *   <li>{@code GET /api/grafana/annotations?from=<now-24h>&to=<now>}: the last day's migrations as annotations.</li>
+ *   <li>{@code GET /api/grafana/annotations?from=<now-24h>&to=<now>}: the last day's migrations as annotations;</li>
+ *   <li>{@code GET /api/migrations/{id}}: one migration's record, by its id, of up to 1,000 ids.</li>
  * </ol>
+ *
+ * With two instances, a second joins the application and takes half the tasks; the baseline and the record by id
+ * are then measured again against the first, which now holds half the migrations and asks the other for the rest.
  *
  * Each figure is reported with its ratio to the baseline of the same run.
  */
@@ -68,10 +75,14 @@ public final class ApiBenchmark {
   /**
    * How the benchmark runs.
    *
-   * @param wrk the {@code wrk} executable to drive the load from outside the JVM (each kind alone, {@code clients}
-   *            connections), or null for the in-JVM client (the kinds round robin)
+   * @param wrk          the {@code wrk} executable to drive the load from outside the JVM (each kind alone,
+   *                     {@code clients} connections), or null for the in-JVM client (the kinds round robin)
+   * @param twoInstances then a second instance joins the application, and {@code /health} and one migration by id
+   *                     are measured again against the first: what asking the instance that holds a migration
+   *                     costs
    */
-  public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir, Path wrk) {
+  public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir, Path wrk,
+      boolean twoInstances) {
   }
 
   /**
@@ -149,12 +160,85 @@ public final class ApiBenchmark {
         flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
         List<FleetScenario.Vm> vms = scenario.vms();
         String day = "from=" + now.minus(Duration.ofHours(24)).toEpochMilli() + "&to=" + now.toEpochMilli();
-        List<String> kinds = List.of("/health", "/api/migrations?vm=", "/api/grafana/annotations?" + day);
-        List<Latency> latencies = settings.wrk() != null ? measureWithWrk(base, token, kinds, vms)
-            : measure(http, base, token, kinds, vms);
+        List<String> ids = migrationIds(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
+        List<String> kinds = List.of("/health", "/api/migrations?vm=", "/api/grafana/annotations?" + day, BY_ID);
+        List<Latency> latencies = new ArrayList<>(settings.wrk() != null ? measureWithWrk(base, token, kinds, vms, ids,
+            "") : measure(http, base, token, kinds, vms, ids));
+        if (settings.twoInstances()) {
+          try (ApiApplication second = ApiApplication.start(api, ProcessorConfig.defaults().withIdentity(
+              "bench-api", settings.dir().resolve("state-2")), kafka, Clock.systemUTC())) {
+            String other = "http://127.0.0.1:" + second.port();
+            long t1 = System.nanoTime();
+            awaitTwo(http, base, other, token, now.minus(length).minusSeconds(1), now.plusSeconds(1), planned);
+            flushPrintf("a second instance joined and both answer every migration after %d s%n",
+                Duration.ofNanos(System.nanoTime() - t1).toSeconds());
+            List<String> again = List.of("/health", BY_ID);
+            latencies.addAll(settings.wrk() != null ? measureWithWrk(base, token, again, vms, ids, " (2 instances)")
+                : measure(http, base, token, again, vms, ids));
+          }
+        }
         return new Result(planned, loadTime, latencies);
       }
     }
+  }
+
+  /** The request kind of one migration's record by id: each request takes the next of the ids. */
+  static final String BY_ID = "/api/migrations/{id}";
+
+  /** Up to 1,000 migration ids, newest first, as the list gives them. */
+  private static List<String> migrationIds(HttpClient http, String base, String token, Instant from, Instant to)
+      throws Exception {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1000&from="
+        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
+        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+    List<String> ids = new ArrayList<>();
+    for (JsonNode n : Json.mapper().readTree(r.body())) {
+      ids.add(n.path("migration").path("id").asText());
+    }
+    if (ids.isEmpty()) {
+      throw new IllegalStateException("the list gave no migration id: " + r.statusCode());
+    }
+    return ids;
+  }
+
+  /**
+   * Until both instances are ready, the group has settled (two looks 5 s apart agree) and the first lists every
+   * migration again.
+   */
+  private void awaitTwo(HttpClient http, String first, String second, String token, Instant from, Instant to,
+      int planned) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    int agreed = 0;
+    while (agreed < 2) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the two instances did not settle within 10 minutes");
+      }
+      Thread.sleep(5000);
+      boolean ready = status(http, first + "/ready") == 200 && status(http, second + "/ready") == 200
+          && listed(http, first, token, from, to) == planned && listed(http, second, token, from, to) == planned;
+      agreed = ready ? agreed + 1 : 0;
+    }
+  }
+
+  private static int status(HttpClient http, String url) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  /** The paths a kind cycles through: every VM's, every id's, or the kind itself. */
+  private static List<String> paths(String kind, List<FleetScenario.Vm> vms, List<String> ids) {
+    if (kind.endsWith("vm=")) {
+      return vms.stream().map(v -> kind + v.id()).toList();
+    }
+    if (kind.equals(BY_ID)) {
+      return ids.stream().map(id -> "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8)).toList();
+    }
+    return List.of(kind);
+  }
+
+  /** A kind's name in the report. */
+  private static String name(String kind) {
+    return kind.equals(BY_ID) ? kind : kind.replaceAll("\\?.*", "") + (kind.contains("vm=") ? "?vm=…" : "");
   }
 
   /**
@@ -189,7 +273,7 @@ public final class ApiBenchmark {
 
   /** {@code clients} threads, each sending the kinds round robin for the load time, after a 5 s warm-up. */
   private List<Latency> measure(HttpClient http, String base, String token, List<String> kinds,
-      List<FleetScenario.Vm> vms) throws Exception {
+      List<FleetScenario.Vm> vms, List<String> ids) throws Exception {
     List<List<Long>> nanos = new ArrayList<>();
     kinds.forEach(k -> nanos.add(Collections.synchronizedList(new ArrayList<>())));
     ExecutorService pool = Executors.newFixedThreadPool(settings.clients());
@@ -203,10 +287,8 @@ public final class ApiBenchmark {
         int i = client;
         while (System.nanoTime() < end) {
           int kind = i++ % kinds.size();
-          String path = kinds.get(kind);
-          if (path.endsWith("vm=")) {
-            path += vms.get(r.nextInt(vms.size())).id();
-          }
+          List<String> paths = paths(kinds.get(kind), vms, ids);
+          String path = paths.get(r.nextInt(paths.size()));
           long t = System.nanoTime();
           HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(URI.create(base + path))
               .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -229,8 +311,7 @@ public final class ApiBenchmark {
     for (int k = 0; k < kinds.size(); k++) {
       List<Long> l = new ArrayList<>(nanos.get(k));
       Collections.sort(l);
-      out.add(new Latency(kinds.get(k).replaceAll("\\?.*", "") + (kinds.get(k).contains("vm=") ? "?vm=…" : ""),
-          l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6,
+      out.add(new Latency(name(kinds.get(k)), l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6,
           0, null));
     }
     return out;
@@ -242,16 +323,16 @@ public final class ApiBenchmark {
    * through every VM's URL. Each kind with a body is then measured again against its transport floor
    * ({@link #floor}).
    */
-  private List<Latency> measureWithWrk(String base, String token, List<String> kinds, List<FleetScenario.Vm> vms)
-      throws Exception {
+  private List<Latency> measureWithWrk(String base, String token, List<String> kinds, List<FleetScenario.Vm> vms,
+      List<String> ids, String suffix) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     List<Latency> out = new ArrayList<>();
     for (String kind : kinds) {
-      List<String> paths = kind.endsWith("vm=") ? vms.stream().map(v -> kind + v.id()).toList() : List.of(kind);
-      Latency measured = wrkLatency(base, token, paths, kind.replaceAll("\\?.*", "")
-          + (kind.contains("vm=") ? "?vm=…" : ""), "wrk-" + out.size());
+      List<String> paths = paths(kind, vms, ids);
+      String script = "wrk" + suffix.replaceAll("[^0-9a-z]", "") + "-" + out.size();
+      Latency measured = wrkLatency(base, token, paths, name(kind) + suffix, script);
       long bytes = meanBody(http, base, token, paths);
-      Latency floor = kind.equals("/health") ? null : floor(token, bytes, "floor-" + out.size());
+      Latency floor = kind.equals("/health") ? null : floor(token, bytes, "floor-" + script);
       out.add(new Latency(measured.request(), measured.requests(), measured.p50Ms(), measured.p99Ms(), bytes, floor));
     }
     return out;

@@ -76,6 +76,10 @@ final class BenchCommand implements Runnable {
             + "kind alone, instead of the in-JVM client.")
     Path wrk;
 
+    @Option(names = "--two-instances", description = "Then let a second instance join, and measure /health and a "
+        + "migration by id against the first again: what finding the instance that holds a migration costs.")
+    boolean twoInstances;
+
     Api(LaunchContext ctx) {
       this.ctx = ctx;
     }
@@ -95,7 +99,7 @@ final class BenchCommand implements Runnable {
       try {
         ApiBenchmark.Result r = new ApiBenchmark(
             new ApiBenchmark.Settings(migrations, vms, days, clients,
-                Duration.ofSeconds(seconds), dir, wrk), ctx.out()).run();
+                Duration.ofSeconds(seconds), dir, wrk, twoInstances), ctx.out()).run();
         double base = r.latencies().get(0).p99Ms();
         ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | body | p50 | p99 "
             + "| p99 / baseline p99 | same bytes from memory: p50, p99 | p99 / floor p99 |%n"
@@ -106,6 +110,13 @@ final class BenchCommand implements Runnable {
               l.bytes() > 0 ? String.format("%,d B", l.bytes()) : "", l.p50Ms(), l.p99Ms(), l.p99Ms() / base,
               l.floor() == null ? "" : String.format("%.1f ms, %.1f ms", l.floor().p50Ms(), l.floor().p99Ms()),
               l.floor() == null ? "" : String.format("%.1f", l.p99Ms() / l.floor().p99Ms()));
+        }
+        var byId = r.latencies().stream().filter(l -> l.request().equals(ApiBenchmark.BY_ID)).findFirst();
+        var byIdTwo = r.latencies().stream().filter(l -> l.request().startsWith(ApiBenchmark.BY_ID + " ("))
+            .findFirst();
+        if (byId.isPresent() && byIdTwo.isPresent()) {
+          ctx.out().printf("%n%s p99 with two instances / with one: %.2f%n", ApiBenchmark.BY_ID,
+              byIdTwo.get().p99Ms() / byId.get().p99Ms());
         }
         ctx.out().flush();
         return ExitCodes.OK;
