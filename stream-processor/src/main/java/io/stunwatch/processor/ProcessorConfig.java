@@ -4,6 +4,7 @@ import io.stunwatch.config.ConfigKey;
 import io.stunwatch.config.ConfigKeys;
 import io.stunwatch.config.ConfigReader;
 import io.stunwatch.config.ConfigSource;
+import io.stunwatch.config.ConfigValues;
 import io.stunwatch.processor.node.LiveCommits;
 import io.stunwatch.processor.view.StoreNames;
 import java.nio.file.Path;
@@ -13,43 +14,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Settings of the stream processor.
- *
- * @param applicationId     Kafka Streams application id (consumer group, internal topic prefix)
- * @param stateDir          where the state stores live on disk
- * @param alertGpuPct       "under load" when GPU utilization averaged over {@code alertWindow} is at least this
- * @param alertWindow       the look-back of that average
- * @param alertFbUsedPct    "under load" when framebuffer used is at least this percent
- * @param alertRdmaGbps     "under load" when RDMA traffic is at least this many Gbit/s
- * @param sampleRetention   how long a VM's load history is kept for alerts and impact timelines
- * @param beforeWindow      the "before" phase of an impact record
- * @param settleWindow      the "after" phase: how long after its end a migration's impact is closed
- * @param migrationTimeout  a migration without an end after this long is closed as UNKNOWN
- * @param lateGrace         how late (behind stream time) a sample may arrive and still count in its window
- * @param windowRetention   how long each VM keeps its 10 s and 1 min load windows behind its newest
- * @param utilizationRetention how long the daily utilization audit is kept
- * @param idleBelowPct      a GPU below this utilization is idle in the audit
- * @param inventoryRefresh  how stale the by-VM-id view of the inventory may get
- * @param instanceId        static group membership id of this instance, or empty for dynamic membership
- * @param threads           stream threads of this instance
- * @param historyRetention  how long a migration is kept after its start, in every store and output topic
- * @param cacheMib          Kafka Streams' record cache, MiB
- * @param jmxMetrics        whether the Streams clients also report their metrics to JMX
- * @param commitInterval    how often the stream threads commit when nothing asks for a commit sooner
- * @param sampleStore       where the per-second load history is kept: the heap or RocksDB
- * @param idleClose         wall time without input after which a task's due migrations are closed as if event
- *                          time had moved on by the time idle
- * @param inventoryHold     wall time a vCenter event of a VM the inventory does not know yet is held for its entry
- * @param standbyReplicas   warm copies of each task's stores that other instances keep (num.standby.replicas)
- * @param sessionTimeout    how long the group waits for a silent instance before its tasks move (session.timeout.ms)
- * @param guard             the DRS guard's decisions ({@code guard.*})
+ * Settings of the stream processor, read once from {@link ConfigSource} and validated there ({@link #from}): each is
+ * a {@link ConfigKey} of {@link #KEYS} (documented in docs/configuration.md), read with {@link #get}, and the DRS
+ * guard's are {@link GuardConfig}. The named accessors below read the same values, in the units the processor uses.
+ * A copy with one value changed is {@link #with} (a second instance, a test).
  */
-public record ProcessorConfig(String applicationId, Path stateDir, double alertGpuPct, Duration alertWindow,
-    double alertFbUsedPct, double alertRdmaGbps, Duration sampleRetention, Duration beforeWindow,
-    Duration settleWindow, Duration migrationTimeout, Duration lateGrace, Duration windowRetention,
-    Duration utilizationRetention, double idleBelowPct, Duration inventoryRefresh, String instanceId, int threads,
-    Duration historyRetention, int cacheMib, boolean jmxMetrics, Duration commitInterval, SampleStore sampleStore,
-    Duration idleClose, Duration inventoryHold, int standbyReplicas, Duration sessionTimeout, GuardConfig guard) {
+public final class ProcessorConfig {
 
   /** Where the per-second load history ({@link StoreNames#VM_SAMPLES}) is kept; both are changelogged alike. */
   public enum SampleStore {
@@ -89,8 +59,10 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
 
   public static final ConfigKey<Duration> LATE_GRACE = ConfigKeys.duration("process.late-grace",
       Duration.ofSeconds(60), Duration.ZERO, Duration.ofHours(6),
-      "A sample up to this far behind stream time still counts in its load and utilization windows; later ones are "
-          + "dropped and counted (Kafka Streams' dropped-records metric).");
+      "A sample up to this far behind the newest sample of its own source (its VM, view and the machine that read "
+          + "it) still counts in its load and utilization windows; later ones are dropped and counted (Kafka Streams' "
+          + "dropped-records metric). Behind its own source, not the task's stream time: VMs share partitions, and one "
+          + "replayed after another is not late.");
   public static final ConfigKey<Duration> WINDOW_RETENTION = ConfigKeys.duration("process.window-retention",
       Duration.ofHours(6), Duration.ofMinutes(10), Duration.ofDays(30),
       "How long each VM keeps its 10 s and 1 min load windows behind its newest, for /api/vms/{vm}/load (which "
@@ -187,15 +159,17 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
       CACHE_MIB, JMX_METRICS, COMMIT_INTERVAL, SAMPLE_STORE, IDLE_CLOSE, INVENTORY_HOLD, STANDBY_REPLICAS,
       SESSION_TIMEOUT);
 
+  private final ConfigValues values;
+  private final GuardConfig guard;
+
+  private ProcessorConfig(ConfigValues values, GuardConfig guard) {
+    this.values = values;
+    this.guard = guard;
+  }
+
   public static ProcessorConfig from(ConfigSource source) {
     ConfigReader r = source.reader();
-    ProcessorConfig c = new ProcessorConfig(r.get(APPLICATION_ID), r.get(STATE_DIR), r.get(ALERT_GPU_PCT),
-        r.get(ALERT_WINDOW), r.get(ALERT_FB_PCT), r.get(ALERT_RDMA_MBPS) / 1000.0, r.get(SAMPLE_RETENTION),
-        r.get(BEFORE_WINDOW), r.get(SETTLE_WINDOW), r.get(MIGRATION_TIMEOUT), r.get(LATE_GRACE),
-        r.get(WINDOW_RETENTION), r.get(UTILIZATION_RETENTION), r.get(IDLE_BELOW_PCT), r.get(INVENTORY_REFRESH),
-        Objects.requireNonNullElse(r.get(INSTANCE_ID), ""), r.get(THREADS), r.get(HISTORY_RETENTION), r.get(CACHE_MIB),
-        r.get(JMX_METRICS), r.get(COMMIT_INTERVAL), r.get(SAMPLE_STORE), r.get(IDLE_CLOSE),
-        r.get(INVENTORY_HOLD), r.get(STANDBY_REPLICAS), r.get(SESSION_TIMEOUT), GuardConfig.read(r));
+    ProcessorConfig c = new ProcessorConfig(ConfigValues.read(r, KEYS), GuardConfig.read(r));
     r.check(c.sampleRetention().compareTo(c.beforeWindow().plus(c.settleWindow())) > 0, SAMPLE_RETENTION,
         "must be longer than process.before-window plus process.settle-window, or impact timelines are cut");
     r.check(c.windowRetention().compareTo(c.lateGrace().plusMinutes(1)) >= 0, WINDOW_RETENTION,
@@ -204,56 +178,202 @@ public record ProcessorConfig(String applicationId, Path stateDir, double alertG
     return c;
   }
 
-  /** This configuration with the DRS guard's decisions as {@code g}. */
-  public ProcessorConfig withGuard(GuardConfig g) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, g);
-  }
-
   /** Defaults, for tests and embedding: every key at its catalog default. */
   public static ProcessorConfig defaults() {
     return from(ConfigSource.of(Map.of()));
   }
 
+  /** The value of {@code key}, one of {@link #KEYS}; null for an optional key that is not set. */
+  public <T> T get(ConfigKey<T> key) {
+    return values.get(key);
+  }
+
+  /** This configuration with {@code key} set to {@code value}. */
+  public <T> ProcessorConfig with(ConfigKey<T> key, T value) {
+    return new ProcessorConfig(values.with(key, value), guard);
+  }
+
+  /** This configuration with the DRS guard's decisions as {@code g}. */
+  public ProcessorConfig withGuard(GuardConfig g) {
+    return new ProcessorConfig(values, g);
+  }
+
   /** This configuration under another application id and state directory (a second instance, a test). */
   public ProcessorConfig withIdentity(String applicationId, Path stateDir) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
+    return with(APPLICATION_ID, applicationId).with(STATE_DIR, stateDir);
   }
 
   /** This configuration with a static group membership id ({@code process.instance-id}). */
   public ProcessorConfig withInstanceId(String id) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, id, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
+    return with(INSTANCE_ID, id == null || id.isBlank() ? null : id);
   }
 
   /** This configuration with {@code threads} stream threads ({@code process.threads}). */
   public ProcessorConfig withThreads(int threads) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
+    return with(THREADS, threads);
   }
 
   /** This configuration with another inventory refresh (tests use zero: every miss looks again). */
   public ProcessorConfig withInventoryRefresh(Duration refresh) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, refresh, instanceId, threads, historyRetention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
+    return with(INVENTORY_REFRESH, refresh);
   }
 
   /** This configuration with another {@code process.history-retention}. */
   public ProcessorConfig withHistoryRetention(Duration retention) {
-    return new ProcessorConfig(applicationId, stateDir, alertGpuPct, alertWindow, alertFbUsedPct, alertRdmaGbps,
-        sampleRetention, beforeWindow, settleWindow, migrationTimeout, lateGrace, windowRetention,
-        utilizationRetention, idleBelowPct, inventoryRefresh, instanceId, threads, retention, cacheMib,
-        jmxMetrics, commitInterval, sampleStore, idleClose, inventoryHold, standbyReplicas, sessionTimeout, guard);
+    return with(HISTORY_RETENTION, retention);
+  }
+
+  /** Kafka Streams application id (consumer group, internal topic prefix). */
+  public String applicationId() {
+    return get(APPLICATION_ID);
+  }
+
+  /** Where the state stores live on disk. */
+  public Path stateDir() {
+    return get(STATE_DIR);
+  }
+
+  /** "Under load" when GPU utilization averaged over {@link #alertWindow} is at least this. */
+  public double alertGpuPct() {
+    return get(ALERT_GPU_PCT);
+  }
+
+  /** The look-back of that average. */
+  public Duration alertWindow() {
+    return get(ALERT_WINDOW);
+  }
+
+  /** "Under load" when framebuffer used is at least this percent. */
+  public double alertFbUsedPct() {
+    return get(ALERT_FB_PCT);
+  }
+
+  /** "Under load" when RDMA traffic is at least this many Gbit/s. */
+  public double alertRdmaGbps() {
+    return get(ALERT_RDMA_MBPS) / 1000.0;
+  }
+
+  /** How long a VM's load history is kept for alerts and impact timelines. */
+  public Duration sampleRetention() {
+    return get(SAMPLE_RETENTION);
+  }
+
+  /** The "before" phase of an impact record. */
+  public Duration beforeWindow() {
+    return get(BEFORE_WINDOW);
+  }
+
+  /** The "after" phase: how long after its end a migration's impact is closed. */
+  public Duration settleWindow() {
+    return get(SETTLE_WINDOW);
+  }
+
+  /** A migration without an end after this long is closed as UNKNOWN. */
+  public Duration migrationTimeout() {
+    return get(MIGRATION_TIMEOUT);
+  }
+
+  /** How far behind the newest sample of its own source a sample may be and still count in its window. */
+  public Duration lateGrace() {
+    return get(LATE_GRACE);
+  }
+
+  /** How long each VM keeps its 10 s and 1 min load windows behind its newest. */
+  public Duration windowRetention() {
+    return get(WINDOW_RETENTION);
+  }
+
+  /** How long the daily utilization audit is kept. */
+  public Duration utilizationRetention() {
+    return get(UTILIZATION_RETENTION);
+  }
+
+  /** A GPU below this utilization is idle in the audit. */
+  public double idleBelowPct() {
+    return get(IDLE_BELOW_PCT);
+  }
+
+  /** How stale the by-VM-id view of the inventory may get. */
+  public Duration inventoryRefresh() {
+    return get(INVENTORY_REFRESH);
+  }
+
+  /** Static group membership id of this instance, or empty for dynamic membership. */
+  public String instanceId() {
+    String id = get(INSTANCE_ID);
+    return id == null ? "" : id;
+  }
+
+  /** Stream threads of this instance. */
+  public int threads() {
+    return get(THREADS);
+  }
+
+  /** How long a migration is kept after its start, in every store and output topic. */
+  public Duration historyRetention() {
+    return get(HISTORY_RETENTION);
+  }
+
+  /** Kafka Streams' record cache, MiB. */
+  public int cacheMib() {
+    return get(CACHE_MIB);
+  }
+
+  /** Whether the Streams clients also report their metrics to JMX. */
+  public boolean jmxMetrics() {
+    return get(JMX_METRICS);
+  }
+
+  /** How often the stream threads commit when nothing asks for a commit sooner. */
+  public Duration commitInterval() {
+    return get(COMMIT_INTERVAL);
+  }
+
+  /** Where the per-second load history is kept: the heap or RocksDB. */
+  public SampleStore sampleStore() {
+    return get(SAMPLE_STORE);
+  }
+
+  /**
+   * Wall time without input after which a task's due migrations are closed as if event time had moved on by the
+   * time idle.
+   */
+  public Duration idleClose() {
+    return get(IDLE_CLOSE);
+  }
+
+  /** Wall time a vCenter event of a VM the inventory does not know yet is held for its entry. */
+  public Duration inventoryHold() {
+    return get(INVENTORY_HOLD);
+  }
+
+  /** Warm copies of each task's stores that other instances keep ({@code num.standby.replicas}). */
+  public int standbyReplicas() {
+    return get(STANDBY_REPLICAS);
+  }
+
+  /** How long the group waits for a silent instance before its tasks move ({@code session.timeout.ms}). */
+  public Duration sessionTimeout() {
+    return get(SESSION_TIMEOUT);
+  }
+
+  /** The DRS guard's decisions ({@code guard.*}). */
+  public GuardConfig guard() {
+    return guard;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ProcessorConfig c && values.equals(c.values) && guard.equals(c.guard);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(values, guard);
+  }
+
+  @Override
+  public String toString() {
+    return "ProcessorConfig" + values + " " + guard;
   }
 }
