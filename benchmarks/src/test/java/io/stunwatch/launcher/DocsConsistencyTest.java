@@ -83,6 +83,29 @@ class DocsConsistencyTest {
     return false;
   }
 
+  /** A measured ratio: a number or a range of them, times something ("3.2×", "2.5 times") or of raw Kafka's rate. */
+  private static final Pattern FIGURE = Pattern.compile(
+      "\\d+(?:\\.\\d+)?(?:[–-]\\d+(?:\\.\\d+)?)?(?=×| times | of raw)");
+
+  @Test
+  void everyFigureOfTheLimitsIsOneOfPerformanceMd() throws IOException {
+    List<String> limits = Files.readAllLines(ROOT.resolve("docs/limits.md"));
+    String performance = Files.readString(ROOT.resolve("docs/performance.md"));
+    List<String> wrong = new ArrayList<>();
+    int figures = 0;
+    for (int i = 0; i < limits.size(); i++) {
+      Matcher m = FIGURE.matcher(limits.get(i));
+      while (m.find()) {
+        figures++;
+        if (!performance.contains(m.group())) {
+          wrong.add("docs/limits.md:" + (i + 1) + ": " + m.group() + " is not a figure of docs/performance.md");
+        }
+      }
+    }
+    assertThat(figures).as("figures in docs/limits.md").isPositive();
+    assertThat(wrong).isEmpty();
+  }
+
   @Test
   void everyTopicNamedOrCountedIsATopic() {
     Set<String> names = Topics.ALL.stream().map(Topic::name).collect(Collectors.toSet());

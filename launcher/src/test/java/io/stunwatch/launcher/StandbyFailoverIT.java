@@ -187,12 +187,12 @@ class StandbyFailoverIT {
     return missing.isEmpty();
   }
 
-  /** How many times the instance has come back to RUNNING from a rebalance, as its log says. */
   /** How often the instance left RUNNING: a rebalance began. */
   private static long leftRunning(StunwatchProcess p) {
     return p.stderr().stream().filter(l -> l.contains("Stream processor RUNNING -> ")).count();
   }
 
+  /** How many times the instance has come back to RUNNING from a rebalance, as its log says. */
   private static long rebalances(StunwatchProcess p) {
     return p.stderr().stream().filter(l -> l.contains("Stream processor REBALANCING -> RUNNING")).count();
   }
@@ -262,7 +262,6 @@ class StandbyFailoverIT {
     }
   }
 
-  /** Records read back into this instance's stores since it started, by {@code task}: active or standby. */
   /** The requests an instance's internal routes have answered: other instances asking it for their parts. */
   private double internalRequests(int port) {
     Matcher m = INTERNAL.matcher(get(port, "/metrics").body());
@@ -273,6 +272,7 @@ class StandbyFailoverIT {
     return sum;
   }
 
+  /** Records read back into this instance's stores since it started, by {@code task}: active or standby. */
   private double restored(int port, String task) {
     Matcher m = RESTORED.matcher(get(port, "/metrics").body());
     double sum = 0;

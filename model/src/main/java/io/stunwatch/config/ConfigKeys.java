@@ -104,7 +104,6 @@ public final class ConfigKeys {
     });
   }
 
-  /** Any type with a custom parser; its exceptions' messages must say what is allowed. */
   /**
    * A family of keys {@code <base>.<property>}, each handed on as {@code <property>=<value>} to a library that
    * validates it (the Kafka clients): read them with {@link ConfigSource#family}.
@@ -113,6 +112,7 @@ public final class ConfigKeys {
     return new ConfigKey<>(base, "property", "a property of the library", null, false, false, doc, s -> s, true);
   }
 
+  /** Any type with a custom parser; its exceptions' messages must say what is allowed. */
   public static <T> ConfigKey<T> custom(String name, String type, String allowed, T defaultValue, String doc,
       Function<String, T> parser) {
     return new ConfigKey<>(name, type, allowed, defaultValue, false, false, doc, parser);

@@ -84,15 +84,15 @@ public final class StreamsProcessor implements AutoCloseable {
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.threads());
     // Under exactly-once a store's writes since the last commit stay out of the store itself (KIP-892), so a task
-    // that was not closed cleanly (kill -9, an OOM, a fenced producer) keeps its local stores: Streams no longer
-    // wipes them and restores every changelog whole at the next start, only what came after their last commit.
+    // that was not closed cleanly (kill -9, an OOM, a fenced producer) keeps its local stores: at the next start
+    // Streams restores only what came after their last commit, rather than wiping them and every changelog whole.
     p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.standbyReplicas());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
     // A transaction's first writes often reach the broker while the last one's commit markers are still being written
     // (Kafka 4's transactions, KIP-890), and are turned away as CONCURRENT_TRANSACTIONS; at the default back-off of
-    // 100 ms the commit that flushes them then waits most of that. The Java producer used 20 ms for this case before
-    // KIP-890 (KAFKA-5477).
+    // 100 ms the commit that flushes them then waits most of that; 20 ms is the back-off the Java producer gives this
+    // case without KIP-890 (KAFKA-5477).
     p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), RETRY_BACKOFF_MS);
     // One request in flight per broker. The broker checks a transaction's first write to a partition with the
     // coordinator (KIP-890), and while the last commit's markers are still being written it turns that write away. A
@@ -119,10 +119,10 @@ public final class StreamsProcessor implements AutoCloseable {
     // at most a scan over 1 MiB of batch headers. Streams applies it when it creates a topic; an existing one keeps
     // its own (docs/upgrading.md).
     p.put(StreamsConfig.topicPrefix(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG), INTERNAL_TOPIC_INDEX_INTERVAL_BYTES);
-    // A restore after a crash (exactly-once wipes the local stores of a task that was not closed) reads each
-    // changelog whole. A window store's changelog keeps the store's retention plus Streams' extra, a day by default:
-    // for the per-second history (an hour, rewritten block by block at every commit) that was 25 hours of blocks to
-    // read back. And the newest segment of a topic is neither deleted nor compacted before it rolls, after a week
+    // A restore reads a changelog from the store's last checkpoint, and a new instance, a lost state directory or
+    // a moved task without a standby reads it whole. A window store's changelog keeps the store's retention plus
+    // Streams' extra, a day by default: for the per-second history (an hour, rewritten block by block at every
+    // commit) that would be 25 hours of blocks to read back. And the newest segment of a topic is neither deleted nor compacted before it rolls, after a week
     // or 1 GiB by default: segments of ten minutes let retention and compaction keep each changelog near what its
     // store holds. Streams applies both when it creates a topic; an existing one keeps its own (docs/upgrading.md).
     p.put(StreamsConfig.WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG, CHANGELOG_SLACK.toMillis());

@@ -69,18 +69,17 @@ public record WorkerConfig(String vmId, String hostname, Path productUuidFile, P
     return c;
   }
 
-  /** Resolves the identity from these settings. */
-  /**
-   * The identity on the samples.
-   *
-   * @param vmIdNeeded false when only the host vGPU input runs (on a hypervisor host, whose readings name their VMs):
-   *                   then no VM id is looked for
-   */
   /** Whether a VM id was configured ({@code worker.vm-id} or {@code --vm-id}) rather than read from SMBIOS. */
   public boolean vmIdConfigured() {
     return vmId != null;
   }
 
+  /**
+   * The identity on the samples, resolved from these settings.
+   *
+   * @param vmIdNeeded false when only the host vGPU input runs (on a hypervisor host, whose readings name their VMs):
+   *                   then no VM id is looked for
+   */
   public WorkerIdentity identity(boolean vmIdNeeded) {
     if (!vmIdNeeded && vmId == null) {
       return WorkerIdentity.host(Optional.ofNullable(hostname));

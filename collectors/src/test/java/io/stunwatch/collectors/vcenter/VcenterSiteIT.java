@@ -145,7 +145,7 @@ class VcenterSiteIT {
     ManagedEntity folder = site.serviceInstance().getRootFolder().getChildEntity()[0];
     assertThat(folder.getName()).as("vcsim -folder 1 puts the datacenter in a folder").isNotEqualTo("DC0");
     try (VcenterConnection c = connector().connect()) {
-      assertThat(((YavijavaVcenterConnector.Connection) c).datacenterPath("DC0"))
+      assertThat(((YavijavaVcenterConnection) c).datacenterPath("DC0"))
           .isEqualTo(folder.getName() + "/DC0");
     }
   }

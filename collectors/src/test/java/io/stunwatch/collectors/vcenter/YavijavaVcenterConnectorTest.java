@@ -11,7 +11,7 @@ class YavijavaVcenterConnectorTest {
   @Test
   void theEventFilterNamesTheEncryptedVmotionIdForARealVcenterThatHonoursIt() {
     Instant since = Instant.parse("2026-11-26T10:00:00Z");
-    EventFilterSpec spec = YavijavaVcenterConnector.eventFilter(since);
+    EventFilterSpec spec = YavijavaVcenterConnection.eventFilter(since);
     assertThat(spec.getEventTypeId())
         .as("a real vCenter matches an EventEx by its eventTypeId: the class name lets none through")
         .contains(MigrationEventTypes.ENCRYPTED_VMOTION, "TaskEvent", "VmMigratedEvent", "DrsVmMigratedEvent",

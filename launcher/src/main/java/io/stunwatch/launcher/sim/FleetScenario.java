@@ -325,7 +325,6 @@ public final class FleetScenario {
   /** The vGPU schedulers of the hosts, in turn: the three policies NVIDIA's vGPU manager offers. */
   static final List<String> SCHEDULERS = List.of("Best Effort", "Equal Share", "Fixed Share");
 
-  /** A VM's vGPU as its host's {@code nvidia-smi vgpu -q} shows it: on one of the host's four GPUs. */
   /**
    * Whether the VM has no worker in its guest, as at most sites: every fourth VM when the hosts read their vGPUs, so
    * that the host view is seen alone; none otherwise.
@@ -334,6 +333,7 @@ public final class FleetScenario {
     return hostViewEvery > 0 && vm.index() % 4 == 3;
   }
 
+  /** A VM's vGPU as its host's {@code nvidia-smi vgpu -q} shows it: on one of the host's four GPUs. */
   private static void sendHostView(Sink sink, Vm vm, int host, Instant t, double util, long fbUsed) {
     HostVgpuSample h = new HostVgpuSample(null, host(host).name(), t, String.format("00000000:%02X:00.0", GPU_BUSES[vm.index() % 4]),
         "NVIDIA " + vm.profile().gpuModel(), vm.name(), String.valueOf(3_251_634_000L + vm.index()),

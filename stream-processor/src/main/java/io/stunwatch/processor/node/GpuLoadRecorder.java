@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the VM's day of the utilization audit
  * ({@link StoreNames#UTILIZATION_DAILY}) and its per-second history ({@link StoreNames#VM_SAMPLES}).
  *
- * <p>The windows keep the contract of Kafka Streams' windowed aggregation, which built them before: tumbling
- * windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
+ * <p>The windows keep the contract of Kafka Streams' windowed aggregation, so that a site's stores stay readable:
+ * tumbling windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
  * format, and a sample whose window closed ({@code end <= its VM's newest sample - process.late-grace}) is dropped,
  * counted in the task's {@code dropped-records} metric once per window and logged with its topic, partition and
  * offset (at most ten lines a wall-clock minute, the next saying how many were held back).
@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * the host it left, replayed after the other's, is not late either. Each source's samples arrive in order, so this
  * is the same answer live, replayed or caught up.
  *
- * <p>Why not the DSL: a sample cost a store read and decoding per window, and three aggregation nodes besides.
+ * <p>Why not the DSL: there a sample costs a store read and decoding per window, and three aggregation nodes.
  * {@link VmReadingsProcessor}, through this part, is the only writer of these stores, so this keeps what it last
  * wrote for each VM (its current load and its latest window of each store) and reads a store only for a VM it has
  * not seen since the task started, or for a late sample of an older window. That state is bounded by the task's VMs,

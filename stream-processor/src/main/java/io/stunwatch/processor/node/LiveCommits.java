@@ -10,8 +10,8 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  *
  * <p>Why: under exactly-once a record written by the topology is visible only after the transaction that wrote it
  * commits, and a "migration under load" alert crosses two transactions: the vCenter event's hop to its VM's
- * partition ({@code events-by-vm}), then the alert itself. At Kafka's 100 ms commit interval that was cheap enough;
- * at the processor's longer one the alert would wait up to two intervals. A commit is requested for a record no
+ * partition ({@code events-by-vm}), then the alert itself. At the processor's commit interval, longer than Kafka's
+ * 100 ms, the alert would wait up to two intervals. A commit is requested for a record no
  * older than {@link #LIVE_WITHIN} by the injected clock: a vCenter event of a migration happening now (the vCenter
  * collector reads events every few seconds) or its alert. A catch-up or a replay, whose records are older, commits
  * at the interval, where fewer, larger transactions are what makes it fast. A live site sees a few such records a

@@ -378,8 +378,8 @@ final class MigrationMachine {
   /**
    * Emits the impact of every migration due by {@code time} whose VM's samples have caught up with it (or that is
    * {@link MigrationRanges#CLOSE_FALLBACK_MILLIS} past due, provisionally), closing timed-out ones as UNKNOWN first;
-   * rebuilds a provisional impact one last time before the history no longer holds its range. {@code idle}: the ms of wall time
-   * since the task's last input, by which every VM's own time is taken to have moved on, as the task's has.
+   * rebuilds a provisional impact one last time before the history no longer holds its range. {@code idle}: the ms of
+   * wall time since the task's last input, by which every VM's own time is taken to have moved on, as the task's has.
    */
   void closeDue(long time, long idle) {
     for (Tracked.Migration t : tracked.dueBy(time, idle)) {

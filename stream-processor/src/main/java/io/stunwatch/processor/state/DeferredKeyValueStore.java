@@ -18,9 +18,9 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * A key-value store that keeps what is written to it during a commit interval as objects, and writes each key's
  * last value to the store beneath (serialized, to RocksDB and its changelog) once, when the task commits.
  *
- * <p>Why: the stores written on every GPU and RDMA sample were Kafka Streams' record cache over RocksDB, which
- * serializes the value on every write and files it in an ordered map of bytes; that was about a fifth of the stream
- * thread's time (docs/performance.md). Here a write is a hash-map put.
+ * <p>Why: the stores written on every GPU and RDMA sample are written far more often than committed. Kafka Streams'
+ * record cache serializes the value on every write and files it in an ordered map of bytes, about a fifth of the
+ * stream thread's time on this topology (docs/performance.md). Here a write is a hash-map put.
  *
  * <p>Contract:
  * <ul>
