@@ -30,15 +30,6 @@ public final class PlainTokens {
   static final int MAX_NUMBER_LENGTH = 1000;
   static final int MAX_STRING_BYTES = 1 << 20;
 
-  /** The bytes a string's scan passes over: printable ASCII but the quote and the backslash. */
-  private static final boolean[] PLAIN = new boolean[256];
-
-  static {
-    for (int c = 0x20; c < 0x80; c++) {
-      PLAIN[c] = c != '"' && c != '\\';
-    }
-  }
-
   private static final int START = 0;
   private static final int AFTER_VALUE = 1;
   private static final int AFTER_NAME = 2;
@@ -117,7 +108,7 @@ public final class PlainTokens {
   /** The current field name (after {@link JsonToken#FIELD_NAME}). */
   public String currentName() {
     if (name == null) {
-      name = text(nameStart, nameLength, nameCoded);
+      name = JsonStrings.text(b, nameStart, nameLength, nameCoded);
     }
     return name;
   }
@@ -128,59 +119,14 @@ public final class PlainTokens {
    * compared as bytes, with no string made of it.
    */
   int nameIndex(byte[][] names, int from) {
-    return indexAmong(names, from, nameStart, nameLength, nameCoded ? currentName() : null);
+    return JsonStrings.indexAmong(b, names, from, nameStart, nameLength, nameCoded ? currentName() : null);
   }
 
   /**
-   * The index among {@code candidates} (each a string's UTF-8 bytes), searched from {@code from} on and round, of the
-   * string scanned at {@code start}: its bytes compared as they stand, or, when it needed decoding, {@code decoded}.
-   */
-  private int indexAmong(byte[][] candidates, int from, int start, int length, String decoded) {
-    int n = candidates.length;
-    if (decoded != null) {
-      for (int k = 0; k < n; k++) {
-        int i = from + k < n ? from + k : from + k - n;
-        if (decoded.equals(new String(candidates[i], StandardCharsets.UTF_8))) {
-          return i;
-        }
-      }
-      return -1;
-    }
-    for (int k = 0; k < n; k++) {
-      int i = from + k < n ? from + k : from + k - n;
-      byte[] c = candidates[i];
-      if (c.length == length && Arrays.equals(b, start, start + length, c, 0, length)) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * A field's name as {@link #nextFieldIs} matches it: the name's bytes between quotes, then the colon. Null for a name
-   * with a byte a string's scan would not pass over as it is (a quote, a backslash, a control or non-ASCII byte), as
-   * {@link #nextFieldIs} could then accept what the scan decodes otherwise.
-   */
-  static byte[] fieldPattern(String name) {
-    byte[] raw = name.getBytes(StandardCharsets.UTF_8);
-    byte[] pattern = new byte[raw.length + 3];
-    pattern[0] = '"';
-    for (int i = 0; i < raw.length; i++) {
-      if (!PLAIN[raw[i] & 0xFF]) {
-        return null;
-      }
-      pattern[i + 1] = raw[i];
-    }
-    pattern[raw.length + 1] = '"';
-    pattern[raw.length + 2] = ':';
-    return pattern;
-  }
-
-  /**
-   * Reads the next token when it is the field name of {@code pattern} ({@link #fieldPattern}) and the bytes from here
-   * to its colon are exactly the pattern, after a comma when a field came before it: no whitespace, no escape. The
-   * token is then that {@link JsonToken#FIELD_NAME}, with everything about it as {@link #nextToken} would have left it,
-   * and the result is true; otherwise nothing has moved and the result is false.
+   * Reads the next token when it is the field name of {@code pattern} ({@link JsonStrings#fieldPattern}) and the bytes
+   * from here to its colon are exactly the pattern, after a comma when a field came before it: no whitespace, no
+   * escape. The token is then that {@link JsonToken#FIELD_NAME}, with everything about it as {@link #nextToken} would
+   * have left it, and the result is true; otherwise nothing has moved and the result is false.
    *
    * <p>Why: a record's fields come in the order its encoder wrote them, compactly, so the next name is nearly always
    * the one expected; one comparison of its bytes takes the place of scanning it, checking each of its bytes, the
@@ -217,12 +163,12 @@ public final class PlainTokens {
    * escapes is compared as bytes, with no string made of it (an enum constant's name, on every counter of a sample).
    */
   int textIndex(byte[][] texts) {
-    return indexAmong(texts, 0, valueStart, valueLength, valueCoded ? getText() : null);
+    return JsonStrings.indexAmong(b, texts, 0, valueStart, valueLength, valueCoded ? getText() : null);
   }
 
   /** The current string value (after {@link JsonToken#VALUE_STRING}). */
   String getText() {
-    return text(valueStart, valueLength, valueCoded);
+    return JsonStrings.text(b, valueStart, valueLength, valueCoded);
   }
 
   /**
@@ -251,59 +197,11 @@ public final class PlainTokens {
     if (token == JsonToken.VALUE_NUMBER_INT) {
       return longValue;
     }
-    double exact = shortDecimal();
+    double exact = JsonNumbers.shortDecimal(b, valueStart, valueLength);
     if (exact == exact) {
       return exact;
     }
     return NumberInput.parseDouble(new String(b, valueStart, valueLength, StandardCharsets.ISO_8859_1), true);
-  }
-
-  /** The most digits {@link #shortDecimal} takes: below 2^53, so that every such integer is a double exactly. */
-  static final int SHORT_DECIMAL_DIGITS = 15;
-
-  /** 10^0 to 10^15, each a double exactly. */
-  private static final double[] POWERS_OF_TEN = new double[SHORT_DECIMAL_DIGITS + 1];
-
-  static {
-    POWERS_OF_TEN[0] = 1;
-    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
-      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
-    }
-  }
-
-  /**
-   * The current float token when it has no exponent and at most {@value #SHORT_DECIMAL_DIGITS} digits, else NaN.
-   * Its digits as an integer and the power of ten it is divided by are then both doubles exactly, and IEEE division
-   * rounds their quotient correctly (Clinger's fast path), which is the value any correct parser gives. Why: the
-   * figures of a sample are short decimals (nvidia-smi prints two places at most), and each was made a string and
-   * parsed: without that, a GPU sample decodes in about 0.97 of the time.
-   */
-  private double shortDecimal() {
-    int i = valueStart;
-    int stop = valueStart + valueLength;
-    boolean negative = b[i] == '-';
-    if (negative) {
-      i++;
-    }
-    long digits = 0;
-    int count = 0;
-    int scale = -1; // digits after the point, once it is passed
-    for (; i < stop; i++) {
-      byte c = b[i];
-      if (c == '.') {
-        scale = 0;
-        continue;
-      }
-      if (c == 'e' || c == 'E' || ++count > SHORT_DECIMAL_DIGITS) {
-        return Double.NaN;
-      }
-      digits = digits * 10 + (c - '0');
-      if (scale >= 0) {
-        scale++;
-      }
-    }
-    double v = scale <= 0 ? digits : digits / POWERS_OF_TEN[scale];
-    return negative ? -v : v;
   }
 
   private int skipWhitespace() {
@@ -491,7 +389,7 @@ public final class PlainTokens {
     int i = start;
     boolean coded = false;
     while (true) {
-      while (i < end && PLAIN[b[i] & 0xFF]) {
+      while (i < end && JsonStrings.PLAIN[b[i] & 0xFF]) {
         i++;
       }
       if (i >= end) {
@@ -503,10 +401,10 @@ public final class PlainTokens {
       }
       if (c == '\\') {
         coded = true;
-        i = escapeEnd(i, name);
+        i = JsonStrings.escapeEnd(b, end, i, name);
       } else if (c < 0) {
         coded = true;
-        i = utf8End(i);
+        i = JsonStrings.utf8End(b, end, i);
       } else {
         throw RecordReader.DECLINE; // an unescaped control character
       }
@@ -516,114 +414,5 @@ public final class PlainTokens {
     }
     pos = i + 1;
     return coded;
-  }
-
-  /**
-   * The index after the escape at {@code i}, which must be one of JSON's own, and not an escaped surrogate where
-   * {@code noSurrogate}.
-   */
-  private int escapeEnd(int i, boolean noSurrogate) {
-    if (i + 1 >= end) {
-      throw RecordReader.DECLINE;
-    }
-    switch (b[i + 1]) {
-      case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> {
-        return i + 2;
-      }
-      case 'u' -> {
-        if (i + 6 > end) {
-          throw RecordReader.DECLINE;
-        }
-        int unit = hex(b[i + 2]) << 12 | hex(b[i + 3]) << 8 | hex(b[i + 4]) << 4 | hex(b[i + 5]);
-        if (noSurrogate && Character.isSurrogate((char) unit)) {
-          throw RecordReader.DECLINE;
-        }
-        return i + 6;
-      }
-      default -> throw RecordReader.DECLINE;
-    }
-  }
-
-  private static int hex(byte c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    throw RecordReader.DECLINE;
-  }
-
-  /**
-   * The index after the well-formed UTF-8 sequence that starts at {@code i} (RFC 3629: no overlong form, no encoded
-   * surrogate, nothing past U+10FFFF), whose decoding is then the same in the JDK and in Jackson.
-   */
-  private int utf8End(int i) {
-    int lead = b[i] & 0xFF;
-    int n;
-    int min;
-    int max = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      n = 1;
-      min = 0x80;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      n = 2;
-      min = lead == 0xE0 ? 0xA0 : 0x80;
-      max = lead == 0xED ? 0x9F : 0xBF;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      n = 3;
-      min = lead == 0xF0 ? 0x90 : 0x80;
-      max = lead == 0xF4 ? 0x8F : 0xBF;
-    } else {
-      throw RecordReader.DECLINE;
-    }
-    if (i + n >= end) {
-      throw RecordReader.DECLINE;
-    }
-    int second = b[i + 1] & 0xFF;
-    if (second < min || second > max) {
-      throw RecordReader.DECLINE;
-    }
-    for (int k = i + 2; k <= i + n; k++) {
-      if ((b[k] & 0xC0) != 0x80) {
-        throw RecordReader.DECLINE;
-      }
-    }
-    return i + n + 1;
-  }
-
-  /** The text of a scanned string's bytes (already checked: every escape and sequence is well formed). */
-  private String text(int start, int length, boolean coded) {
-    if (!coded) {
-      return new String(b, start, length, StandardCharsets.ISO_8859_1);
-    }
-    StringBuilder s = new StringBuilder(length);
-    int runStart = start;
-    int i = start;
-    int stop = start + length;
-    while (i < stop) {
-      if (b[i] != '\\') {
-        i++;
-        continue;
-      }
-      s.append(new String(b, runStart, i - runStart, StandardCharsets.UTF_8));
-      byte e = b[i + 1];
-      switch (e) {
-        case 'b' -> s.append('\b');
-        case 'f' -> s.append('\f');
-        case 'n' -> s.append('\n');
-        case 'r' -> s.append('\r');
-        case 't' -> s.append('\t');
-        case 'u' -> s.append((char) (hex(b[i + 2]) << 12 | hex(b[i + 3]) << 8 | hex(b[i + 4]) << 4 | hex(b[i + 5])));
-        default -> s.append((char) e); // " \ /
-      }
-      i += e == 'u' ? 6 : 2;
-      runStart = i;
-    }
-    s.append(new String(b, runStart, stop - runStart, StandardCharsets.UTF_8));
-    return s.toString();
   }
 }

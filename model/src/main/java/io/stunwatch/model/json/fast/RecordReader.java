@@ -329,7 +329,7 @@ public final class RecordReader<T> {
       this.patterns = new byte[n][];
       for (int i = 0; i < n; i++) {
         this.names[i] = names[i].getBytes(StandardCharsets.UTF_8);
-        this.patterns[i] = PlainTokens.fieldPattern(names[i]);
+        this.patterns[i] = JsonStrings.fieldPattern(names[i]);
       }
       this.values = new ValueReader[n];
       this.kinds = new int[n];

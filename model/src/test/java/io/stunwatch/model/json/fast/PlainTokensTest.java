@@ -100,7 +100,7 @@ class PlainTokensTest {
   }
 
   /**
-   * Decimals around the fast path's edge (up to {@value PlainTokens#SHORT_DECIMAL_DIGITS} digits and no exponent;
+   * Decimals around the fast path's edge (up to {@value JsonNumbers#SHORT_DECIMAL_DIGITS} digits and no exponent;
    * more digits and exponents take the full parser): the same double, bit for bit, as the reference parser and the
    * JDK give, signed zeros and the smallest and largest scales included.
    */
@@ -111,7 +111,7 @@ class PlainTokensTest {
         "999999999999999.9", "99999999999999.9", "9007199254740993.0", "0.30000000000000004", "1.5e0", "45.0",
         "70.23", "-273.15", "0.000000000000001", "0.0000000000000001", "123456789012345.0", "1234567890123456.0"));
     for (int n = 0; n < 20_000; n++) {
-      int digits = 1 + random.nextInt(PlainTokens.SHORT_DECIMAL_DIGITS + 2);
+      int digits = 1 + random.nextInt(JsonNumbers.SHORT_DECIMAL_DIGITS + 2);
       StringBuilder d = new StringBuilder();
       for (int k = 0; k < digits; k++) {
         d.append((char) ('0' + random.nextInt(10)));
