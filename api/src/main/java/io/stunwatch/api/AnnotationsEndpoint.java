@@ -1,9 +1,9 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.VmIds;
-import io.stunwatch.processor.view.AnnotatedMigration;
-import io.stunwatch.processor.view.AnnotationBlock;
-import io.stunwatch.processor.view.MigrationAnnotation;
+import io.stunwatch.processor.readmodel.AnnotatedMigration;
+import io.stunwatch.processor.readmodel.AnnotationBlock;
+import io.stunwatch.processor.readmodel.MigrationAnnotation;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package io.stunwatch.api;
 
 import io.stunwatch.model.GuardAction;
 import io.stunwatch.processor.GuardConfig;
-import io.stunwatch.processor.view.GuardState;
-import io.stunwatch.processor.view.GuardTrail;
+import io.stunwatch.processor.readmodel.GuardState;
+import io.stunwatch.processor.readmodel.GuardTrail;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import java.util.Comparator;

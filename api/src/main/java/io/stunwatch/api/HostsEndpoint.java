@@ -1,6 +1,6 @@
 package io.stunwatch.api;
 
-import io.stunwatch.processor.view.HostGpu;
+import io.stunwatch.processor.readmodel.HostGpu;
 import io.vertx.ext.web.Router;
 import java.util.Comparator;
 import java.util.List;

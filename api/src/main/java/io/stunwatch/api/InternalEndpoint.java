@@ -1,10 +1,10 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.MigrationAlert;
-import io.stunwatch.processor.view.AnnotationBlock;
-import io.stunwatch.processor.view.CurrentLoad;
-import io.stunwatch.processor.view.LoadKeys;
-import io.stunwatch.processor.view.VmOrderKeys;
+import io.stunwatch.processor.readmodel.AnnotationBlock;
+import io.stunwatch.processor.readmodel.CurrentLoad;
+import io.stunwatch.processor.readmodel.LoadKeys;
+import io.stunwatch.processor.readmodel.VmOrderKeys;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import java.time.Duration;

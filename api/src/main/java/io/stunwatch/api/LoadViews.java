@@ -1,8 +1,8 @@
 package io.stunwatch.api;
 
 import io.stunwatch.model.LoadSource;
-import io.stunwatch.processor.view.CurrentLoad;
-import io.stunwatch.processor.view.LoadKeys;
+import io.stunwatch.processor.readmodel.CurrentLoad;
+import io.stunwatch.processor.readmodel.LoadKeys;
 import io.vertx.core.Future;
 import java.util.Optional;
 

@@ -1,8 +1,8 @@
 package io.stunwatch.api;
 
-import io.stunwatch.processor.view.AnnotatedMigration;
-import io.stunwatch.processor.view.MigrationRow;
-import io.stunwatch.processor.view.VmOrderKeys;
+import io.stunwatch.processor.readmodel.AnnotatedMigration;
+import io.stunwatch.processor.readmodel.MigrationRow;
+import io.stunwatch.processor.readmodel.VmOrderKeys;
 import io.vertx.core.Future;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;

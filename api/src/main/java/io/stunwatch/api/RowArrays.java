@@ -1,7 +1,7 @@
 package io.stunwatch.api;
 
-import io.stunwatch.processor.view.AnnotatedMigration;
-import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.readmodel.AnnotatedMigration;
+import io.stunwatch.processor.readmodel.MigrationRow;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;

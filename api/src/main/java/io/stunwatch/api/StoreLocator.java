@@ -15,7 +15,7 @@ import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.HostInfo;
-import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.readmodel.StoreNames;
 
 /**
  * Which instance holds what, from the application's {@code application.server} metadata (as kafka-streams-examples'

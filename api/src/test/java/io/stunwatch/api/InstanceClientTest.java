@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.stunwatch.api.StoreReader.StoresUnavailableException;
-import io.stunwatch.processor.view.MigrationRow;
+import io.stunwatch.processor.readmodel.MigrationRow;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.GuardConfig;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StunwatchTopology;
-import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.processors.LiveCommits;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

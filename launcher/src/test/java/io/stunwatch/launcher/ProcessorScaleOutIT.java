@@ -10,7 +10,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedRecord;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.StreamsProcessor;
-import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.testsupport.Await;
 import io.stunwatch.testsupport.KafkaBrokerExtension;
 import io.stunwatch.testsupport.TopicContents;

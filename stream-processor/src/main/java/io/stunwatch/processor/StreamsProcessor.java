@@ -1,8 +1,8 @@
 package io.stunwatch.processor;
 
 import io.stunwatch.config.KafkaClientConfig;
-import io.stunwatch.processor.node.DeadLetterDeserializationExceptionHandler;
-import io.stunwatch.processor.node.LiveCommits;
+import io.stunwatch.processor.support.DeadLetterDeserializationExceptionHandler;
+import io.stunwatch.processor.processors.LiveCommits;
 import io.stunwatch.processor.state.RocksDbSettings;
 import java.time.Clock;
 import java.time.Duration;

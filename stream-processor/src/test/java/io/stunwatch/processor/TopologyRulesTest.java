@@ -3,10 +3,10 @@ package io.stunwatch.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.stunwatch.processor.node.MigrationProcessor;
-import io.stunwatch.processor.node.StoreRegistry;
-import io.stunwatch.processor.node.VmReadingsProcessor;
-import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.processors.MigrationProcessor;
+import io.stunwatch.processor.support.StoreRegistry;
+import io.stunwatch.processor.processors.VmReadingsProcessor;
+import io.stunwatch.processor.readmodel.StoreNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

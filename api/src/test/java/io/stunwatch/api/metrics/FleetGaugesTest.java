@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.stunwatch.model.EntityRef;
 import io.stunwatch.model.VmInventoryEntry;
-import io.stunwatch.processor.view.CurrentLoad;
+import io.stunwatch.processor.readmodel.CurrentLoad;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The map of docs/architecture.md, as rules over the compiled classes of every module. The processor's packages
- * depend downwards only: {@code io.stunwatch.processor} wires {@code node}, whose processors run the rules of
- * {@code domain} over the formats of {@code view}, stored through {@code state}.
+ * depend downwards only: {@code io.stunwatch.processor} wires {@code processors} with the serdes, sink and store
+ * registry of {@code support}; the processors run the rules of {@code domain} over the formats of {@code readmodel},
+ * stored through {@code state}.
  *
  * <p>A rule whose classes are missing fails rather than passing empty (ArchUnit's {@code failOnEmptyShould}).
  */
@@ -22,8 +23,9 @@ class ArchitectureRulesTest {
 
   private static final String ROOT = "io.stunwatch.processor";
   private static final String DOMAIN = "io.stunwatch.processor.domain..";
-  private static final String NODE = "io.stunwatch.processor.node..";
-  private static final String VIEW = "io.stunwatch.processor.view..";
+  private static final String PROCESSORS = "io.stunwatch.processor.processors..";
+  private static final String SUPPORT = "io.stunwatch.processor.support..";
+  private static final String READ_MODEL = "io.stunwatch.processor.readmodel..";
   private static final String STATE = "io.stunwatch.processor.state..";
 
   private static JavaClasses classes;
@@ -46,31 +48,32 @@ class ArchitectureRulesTest {
   @Test
   void theDomainRulesDependOnNoProcessorNodeStoreOrWiring() {
     noClasses().that().resideInAPackage(DOMAIN)
-        .should().dependOnClassesThat().resideInAnyPackage(NODE, STATE, ROOT)
+        .should().dependOnClassesThat().resideInAnyPackage(PROCESSORS, SUPPORT, STATE, ROOT)
         .check(classes);
   }
 
   @Test
-  void theViewIsFormatsOnlyAndKnowsNoRulesOrProcessors() {
-    noClasses().that().resideInAPackage(VIEW)
-        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, ROOT)
-        .because("the API reads the view; what the view pulls in, the API gets")
+  void theReadModelIsFormatsOnlyAndKnowsNoRulesOrProcessors() {
+    noClasses().that().resideInAPackage(READ_MODEL)
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, PROCESSORS, SUPPORT, ROOT)
+        .because("the API reads the read model; what it pulls in, the API gets")
         .check(classes);
   }
 
   @Test
   void theStoreInfrastructureKnowsNothingOfStunwatch() {
     noClasses().that().resideInAPackage(STATE)
-        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, VIEW, ROOT, "io.stunwatch.model..")
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, PROCESSORS, SUPPORT, READ_MODEL, ROOT,
+            "io.stunwatch.model..")
         .check(classes);
   }
 
   @Test
-  void theApiReadsTheProcessorOnlyThroughTheView() {
+  void theApiReadsTheProcessorOnlyThroughTheReadModel() {
     // io.stunwatch.processor itself (StreamsProcessor, ProcessorConfig, GuardConfig) is how `stunwatch api` starts
-    // the processor it serves; everything else it reads is a view.
+    // the processor it serves; everything else it reads is the read model.
     noClasses().that().resideInAPackage("io.stunwatch.api..")
-        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, NODE, STATE)
+        .should().dependOnClassesThat().resideInAnyPackage(DOMAIN, PROCESSORS, SUPPORT, STATE)
         .check(classes);
   }
 
@@ -113,7 +116,7 @@ class ArchitectureRulesTest {
             && call.getName().startsWith("migrations"));
     noClasses().that().resideInAPackage("io.stunwatch.api").and().haveSimpleNameEndingWith("Endpoint")
         .should().callMethod("io.stunwatch.api.StoreReader", "migrationsOfVm", "java.lang.String",
-            "io.stunwatch.processor.view.VmOrderKeys$Order", "boolean", "java.lang.String", "int")
+            "io.stunwatch.processor.readmodel.VmOrderKeys$Order", "boolean", "java.lang.String", "int")
         .because("a page read a piece at a time is MigrationPages' work; an endpoint keeps to HTTP")
         .check(classes);
     noClasses().that().haveFullyQualifiedName("io.stunwatch.api.MigrationsEndpoint")

@@ -2,7 +2,7 @@ package io.stunwatch.processor.domain;
 
 import io.stunwatch.model.VcenterEvent;
 import io.stunwatch.model.json.Schema;
-import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.readmodel.StoreNames;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -14,7 +14,7 @@ import io.stunwatch.model.TimelinePoint;
 import io.stunwatch.model.VmotionBandwidth;
 import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.VmotionPhases;
-import io.stunwatch.processor.view.VmSamples;
+import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

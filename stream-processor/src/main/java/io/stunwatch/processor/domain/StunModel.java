@@ -2,7 +2,7 @@ package io.stunwatch.processor.domain;
 
 import io.stunwatch.model.Keys;
 import io.stunwatch.model.Migration;
-import io.stunwatch.processor.view.ForecastInputs;
+import io.stunwatch.processor.readmodel.ForecastInputs;
 import io.stunwatch.model.MigrationImpact;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunModelEntry;
@@ -10,7 +10,7 @@ import io.stunwatch.model.StunModelEntry.Group;
 import io.stunwatch.model.StunModelEntry.Observation;
 import io.stunwatch.model.StunTime;
 import io.stunwatch.model.json.Schema;
-import io.stunwatch.processor.view.Forecasts;
+import io.stunwatch.processor.readmodel.Forecasts;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -4,7 +4,7 @@ import io.stunwatch.model.StunObservation;
 import io.stunwatch.model.VmotionBandwidth;
 import io.stunwatch.model.VmotionObservation;
 import io.stunwatch.model.json.Schema;
-import io.stunwatch.processor.view.StoreNames;
+import io.stunwatch.processor.readmodel.StoreNames;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

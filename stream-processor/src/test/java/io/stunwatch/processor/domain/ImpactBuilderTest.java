@@ -6,7 +6,7 @@ import io.stunwatch.model.Initiator;
 import io.stunwatch.model.Migration;
 import io.stunwatch.model.MigrationState;
 import io.stunwatch.model.StunTime;
-import io.stunwatch.processor.view.VmSamples;
+import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
