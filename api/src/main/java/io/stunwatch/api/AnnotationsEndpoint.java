@@ -68,6 +68,6 @@ final class AnnotationsEndpoint {
       }
     }
     kept.sort(AnnotatedMigration.BY_START);
-    return new ApiServer.JsonBody(RowArrays.annotations(kept.subList(0, Math.min(limit, kept.size()))));
+    return new ApiServer.JsonBody(RenderedRows.annotations(kept.subList(0, Math.min(limit, kept.size()))));
   }
 }

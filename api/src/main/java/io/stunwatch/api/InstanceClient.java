@@ -62,7 +62,7 @@ final class InstanceClient {
   <T> Future<List<T>> stored(HostInfo host, String query, Function<byte[], T> decode) {
     return body(host, query).compose(body -> {
       try {
-        return Future.succeededFuture(RowArrays.read(body, decode));
+        return Future.succeededFuture(RenderedRows.read(body, decode));
       } catch (IllegalStateException e) {
         return Future.failedFuture(new IllegalStateException(host + " answered " + query + " with " + e.getMessage(),
             e));

@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * The routes other instances call ({@link InstanceClient}): this instance's part of each query, as a JSON array, or
- * index rows stored ({@link RowArrays#stored}). They take the internal token only (checked by {@link ApiServer}), and
+ * index rows stored ({@link RenderedRows#stored}). They take the internal token only (checked by {@link ApiServer}), and
  * bound their parameters as the public routes that call them do: a range no longer than the public one (plus what
  * that route reads beyond it), a required VM or id, a known window. A VM's routes read the partition that holds it,
  * or a standby's copy when asked with {@code stale=true}.
@@ -49,14 +49,14 @@ public final class InternalEndpoint {
     router.get(PATH + "migrations").handler(rc -> {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange());
       respond.json(rc, threads.run(() -> local.migrations(r.from(), r.to()))
-          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+          .map(rows -> new ApiServer.BinaryBody(RenderedRows.stored(rows))));
     });
     router.get(PATH + "vm-migrations").handler(rc -> {
       Params p = new Params(rc);
       String vm = required(p, "vm");
-      StoreAt at = at(p, vm);
+      StorePartition at = at(p, vm);
       respond.json(rc, threads.run(() -> local.migrationsOfVm(vm, at))
-          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+          .map(rows -> new ApiServer.BinaryBody(RenderedRows.stored(rows))));
     });
     router.get(PATH + "vm-migrations-page").handler(rc -> {
       Params p = new Params(rc);
@@ -66,14 +66,14 @@ public final class InternalEndpoint {
       boolean desc = Boolean.TRUE.equals(p.bool("desc"));
       String after = p.text("after");
       int n = p.limit(config.maxPageSize(), MigrationPages.MAX_VM_CHUNK);
-      StoreAt at = at(p, vm);
+      StorePartition at = at(p, vm);
       respond.json(rc, threads.run(() -> local.migrationsOfVm(vm, at, order, desc, after, n))
-          .map(rows -> new ApiServer.BinaryBody(RowArrays.stored(rows))));
+          .map(rows -> new ApiServer.BinaryBody(RenderedRows.stored(rows))));
     });
     router.get(PATH + "annotation-blocks").handler(rc -> {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(longestMigration));
       respond.json(rc, threads.run(() -> local.annotationBlocks(r.from(), r.to()))
-          .map(blocks -> new ApiServer.BinaryBody(RowArrays.stored(blocks, AnnotationBlock::storedLength,
+          .map(blocks -> new ApiServer.BinaryBody(RenderedRows.stored(blocks, AnnotationBlock::storedLength,
               AnnotationBlock::writeStored))));
     });
     router.get(PATH + "alerts").handler(rc -> {
@@ -103,7 +103,7 @@ public final class InternalEndpoint {
     router.get(PATH + "current-load").handler(rc -> {
       Params p = new Params(rc);
       String vm = required(p, "vm");
-      StoreAt at = at(p, LoadKeys.vmId(vm));
+      StorePartition at = at(p, LoadKeys.vmId(vm));
       respond.json(rc, threads.run(() -> {
         CurrentLoad l = local.currentLoad(vm, at);
         return l == null ? List.of() : List.of(l);
@@ -117,7 +117,7 @@ public final class InternalEndpoint {
         throw ApiException.badParameter("size", "is required");
       }
       TimeRange r = p.range(Instant.EPOCH, Instant.now(), config.maxRange());
-      StoreAt at = at(p, LoadKeys.vmId(vm));
+      StorePartition at = at(p, LoadKeys.vmId(vm));
       respond.json(rc, threads.run(() -> local.loadWindows(vm, at, size, r.from(), r.to())));
     });
     router.get(PATH + "host-gpus").handler(rc -> respond.json(rc, threads.run(local::hostGpus)));
@@ -135,8 +135,8 @@ public final class InternalEndpoint {
   }
 
   /** Where a route reads {@code vmId}'s keys: its partition, and a standby's copy when asked for. */
-  private StoreAt at(Params p, String vmId) {
-    return new StoreAt(locator.owner(vmId).partition(), Boolean.TRUE.equals(p.bool("stale")));
+  private StorePartition at(Params p, String vmId) {
+    return new StorePartition(locator.owner(vmId).partition(), Boolean.TRUE.equals(p.bool("stale")));
   }
 
   /** A required parameter, as the public route took it (bounded in length, no control characters). */

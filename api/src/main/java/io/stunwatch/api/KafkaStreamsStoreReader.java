@@ -225,21 +225,21 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * @param here   the read on this instance, of a store partition (active, or a standby's copy)
    * @param remote the read on another instance, given the query suffix that asks it for its standby's copy
    */
-  private <T> Future<T> ofVm(String vmId, Function<StoreAt, T> here, BiFunction<HostInfo, String, Future<T>> remote) {
+  private <T> Future<T> ofVm(String vmId, Function<StorePartition, T> here, BiFunction<HostInfo, String, Future<T>> remote) {
     KeyQueryMetadata m;
     try {
       m = locator.owner(vmId);
     } catch (StoresUnavailableException | StateOutOfReachException e) {
       return Future.failedFuture(e);
     }
-    Future<T> active = locator.isLocal(m) ? threads.run(() -> here.apply(new StoreAt(m.partition(), false)))
+    Future<T> active = locator.isLocal(m) ? threads.run(() -> here.apply(new StorePartition(m.partition(), false)))
         : remote.apply(m.activeHost(), "");
     return active.recover(failure -> {
       if (failure instanceof ApiException || m.standbyHosts().isEmpty()) {
         return Future.failedFuture(failure);
       }
       Future<T> copy = m.standbyHosts().contains(locator.self())
-          ? threads.run(() -> here.apply(new StoreAt(m.partition(), true)))
+          ? threads.run(() -> here.apply(new StorePartition(m.partition(), true)))
           : remote.apply(m.standbyHosts().iterator().next(), "&stale=true");
       return copy.recover(again -> Future.failedFuture(failure));
     });
@@ -262,7 +262,7 @@ public final class KafkaStreamsStoreReader implements StoreReader {
     }
 
     @Override
-    public <T> T store(String name, QueryableStoreType<T> type, StoreAt at) {
+    public <T> T store(String name, QueryableStoreType<T> type, StorePartition at) {
       StoreQueryParameters<T> query = StoreQueryParameters.fromNameAndType(name, type).withPartition(at.partition());
       return query(at.stale() ? query.enableStaleStores() : query);
     }

@@ -84,7 +84,7 @@ final class LocalStoreReader {
   }
 
   /** Every row of the VM, at the last commit. */
-  List<MigrationRow> migrationsOfVm(String vmId, StoreAt at) {
+  List<MigrationRow> migrationsOfVm(String vmId, StorePartition at) {
     List<MigrationRow> out = new ArrayList<>();
     ReadOnlyKeyValueStore<String, MigrationRow> byVm = stores.store(StoreNames.MIGRATIONS_BY_VM,
         QueryableStoreTypes.keyValueStore(), at);
@@ -103,7 +103,7 @@ final class LocalStoreReader {
    * then not taken at the entry's place: the row is listed at its place now if that lies within the positions this
    * read covered, and is otherwise left to the read that covers it, so that it is listed once and in order.
    */
-  List<MigrationRow> migrationsOfVm(String vmId, StoreAt at, VmOrderKeys.Order order, boolean desc, String after,
+  List<MigrationRow> migrationsOfVm(String vmId, StorePartition at, VmOrderKeys.Order order, boolean desc, String after,
       int n) {
     ReadOnlyKeyValueStore<String, String> index = stores.store(StoreNames.MIGRATIONS_BY_VM_ORDER,
         QueryableStoreTypes.keyValueStore(), at);
@@ -176,7 +176,7 @@ final class LocalStoreReader {
    * The key of the VM whose partition holds migration {@code id}, from this instance's partition {@code at} of the
    * owners index ({@link StoreNames#MIGRATION_OWNERS}), or null when the index does not know it.
    */
-  String ownerOf(String id, StoreAt at) {
+  String ownerOf(String id, StorePartition at) {
     MigrationOwner o = stores.<ReadOnlyKeyValueStore<String, MigrationOwner>>store(StoreNames.MIGRATION_OWNERS,
         QueryableStoreTypes.keyValueStore(), at).get(id);
     return o == null ? null : o.vmKey();
@@ -234,13 +234,13 @@ final class LocalStoreReader {
   }
 
   /** The VM's current load, keyed by its load key, or null. */
-  CurrentLoad currentLoad(String loadKey, StoreAt at) {
+  CurrentLoad currentLoad(String loadKey, StorePartition at) {
     return stores.store(StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.<String, CurrentLoad>keyValueStore(), at)
         .get(loadKey);
   }
 
   /** The VM's load windows of {@code size} ({@code 10s}, {@code 1m}, {@code 1h}) starting within the range. */
-  List<LoadWindow> loadWindows(String loadKey, StoreAt at, String size, Instant from, Instant to) {
+  List<LoadWindow> loadWindows(String loadKey, StorePartition at, String size, Instant from, Instant to) {
     String name = switch (size) {
       case "1h" -> StoreNames.VM_LOAD_1H;
       case "1m" -> StoreNames.VM_LOAD_1M;

@@ -63,7 +63,7 @@ final class MigrationRecords {
   }
 
   private Future<Optional<Buffer>> fromIndex(String id, int partition) {
-    return threads.run(() -> Optional.ofNullable(local.ownerOf(id, new StoreAt(partition, false))))
+    return threads.run(() -> Optional.ofNullable(local.ownerOf(id, new StorePartition(partition, false))))
         .compose(vmKey -> {
           if (vmKey.isEmpty()) {
             return everywhere(id);

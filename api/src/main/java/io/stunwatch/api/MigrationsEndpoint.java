@@ -110,7 +110,7 @@ final class MigrationsEndpoint {
     }
     List<MigrationRow> rows = page.rows();
     return new ApiServer.Answer(headers, "csv".equals(format) ? new ApiServer.CsvBody(csv(rows))
-        : new ApiServer.JsonBody(RowArrays.summaries(rows)));
+        : new ApiServer.JsonBody(RenderedRows.summaries(rows)));
   }
 
   private static boolean matches(EntityRef e, String q) {

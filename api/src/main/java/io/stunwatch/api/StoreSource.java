@@ -13,5 +13,5 @@ interface StoreSource {
   <T> T store(String name, QueryableStoreType<T> type);
 
   /** The store {@code name} of the one partition {@code at}: the one that holds a VM's keys. */
-  <T> T store(String name, QueryableStoreType<T> type, StoreAt at);
+  <T> T store(String name, QueryableStoreType<T> type, StorePartition at);
 }

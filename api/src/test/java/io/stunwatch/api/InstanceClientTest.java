@@ -39,7 +39,7 @@ class InstanceClientTest {
         case "/internal/broken" -> req.response().setStatusCode(500).end("boom");
         case "/internal/not-json" -> req.response().end("<html>");
         case "/internal/not-rows" -> req.response().end("\u0000\u0000\u0000\u0009abc");
-        case "/internal/no-rows" -> req.response().end(RowArrays.stored(List.of()));
+        case "/internal/no-rows" -> req.response().end(RenderedRows.stored(List.of()));
         default -> req.response().setStatusCode(404).end();
       }
     }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);

@@ -39,7 +39,7 @@ class InternalEndpointTest {
   private final LocalStoreReaderTest.CommitStore<MigrationRow> rows = new LocalStoreReaderTest.CommitStore<>();
   private final LocalStoreReaderTest.CommitStore<String> index = new LocalStoreReaderTest.CommitStore<>();
   private volatile boolean queryable = true;
-  private volatile StoreAt askedAt;
+  private volatile StorePartition askedAt;
   private Vertx vertx;
   private HostInfo self;
   private InstanceClient instances;
@@ -57,7 +57,7 @@ class InternalEndpointTest {
 
       @Override
       @SuppressWarnings("unchecked")
-      public <T> T store(String name, QueryableStoreType<T> type, StoreAt at) {
+      public <T> T store(String name, QueryableStoreType<T> type, StorePartition at) {
         if (!queryable) {
           throw new StoresUnavailableException(name + " is not queryable now");
         }
@@ -123,13 +123,13 @@ class InternalEndpointTest {
     List<MigrationRow> page = await(instances.stored(self, "vm-migrations-page?vm=" + VM + "&order=stun&limit=2",
         MigrationRow::decode));
     assertThat(page).extracting(MigrationRow::stunSeconds).containsExactly(7.0, 8.0);
-    assertThat(askedAt).isEqualTo(new StoreAt(5, false));
+    assertThat(askedAt).isEqualTo(new StorePartition(5, false));
 
     String after = VmOrderKeys.position(VmOrderKeys.Order.STUN, page.get(1));
     List<MigrationRow> rest = await(instances.stored(self, "vm-migrations-page?vm=" + VM + "&order=stun&limit=2"
         + "&after=" + java.net.URLEncoder.encode(after, "UTF-8") + "&stale=true", MigrationRow::decode));
     assertThat(rest).extracting(MigrationRow::stunSeconds).containsExactly(9.0);
-    assertThat(askedAt).isEqualTo(new StoreAt(5, true));
+    assertThat(askedAt).isEqualTo(new StorePartition(5, true));
   }
 
   @Test

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class LocalStoreReaderTest {
 
   private static final String VM = "4210000-vm";
-  private static final StoreAt AT = new StoreAt(0, false);
+  private static final StorePartition AT = new StorePartition(0, false);
 
   private final CommitStore<MigrationRow> rows = new CommitStore<>();
   private final CommitStore<String> index = new CommitStore<>();
@@ -42,7 +42,7 @@ class LocalStoreReaderTest {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T> T store(String name, QueryableStoreType<T> type, StoreAt at) {
+    public <T> T store(String name, QueryableStoreType<T> type, StorePartition at) {
       return (T) switch (name) {
         case StoreNames.MIGRATIONS_BY_VM -> rows;
         case StoreNames.MIGRATIONS_BY_VM_ORDER -> index;

@@ -13,7 +13,7 @@ import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.domain.StunModel;
 import io.stunwatch.processor.domain.Tracked;
-import io.stunwatch.processor.support.CatalogRouting;
+import io.stunwatch.processor.support.CatalogSink;
 import io.stunwatch.processor.support.DeadLetterDeserializationExceptionHandler;
 import io.stunwatch.processor.support.DeadLetterProcessingExceptionHandler;
 import io.stunwatch.processor.processors.GuardProcessor;
@@ -24,7 +24,7 @@ import io.stunwatch.processor.processors.InventoryIndex;
 import io.stunwatch.processor.processors.LiveCommits;
 import io.stunwatch.processor.processors.MigrationOwnersProcessor;
 import io.stunwatch.processor.processors.MigrationProcessor;
-import io.stunwatch.processor.processors.ModelInputs;
+import io.stunwatch.processor.processors.ModelInputProcessor;
 import io.stunwatch.processor.processors.ModelProcessor;
 import io.stunwatch.processor.support.StoreRegistry;
 import io.stunwatch.processor.processors.VmKeyProcessor;
@@ -126,7 +126,7 @@ public final class StunwatchTopology {
       stores.own(GuardProcessor.NAME, GuardProcessor.stores());
       readings.process(stores.supplier(GuardProcessor.NAME, () -> new GuardProcessor(config, index),
               StoreNames.VM_SAMPLES), Named.as(GuardProcessor.NAME))
-          .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("guard-out"));
+          .to(CatalogSink.TOPIC_OF, Produced.with(Serdes.String(), CatalogSink.VALUE_SERDE).withName("guard-out"));
       // what the vCenter collectors did with the decisions, for GET /api/guard
       stores.own(GuardTrailProcessor.NAME, GuardTrailProcessor.stores());
       b.stream(Topics.GUARD_ACTIONS.name(), Consumed.with(Serdes.String(), InputSerdes.<GuardAction, GuardAction>of(
@@ -181,7 +181,7 @@ public final class StunwatchTopology {
         .process(stores.supplier(MigrationProcessor.NAME, () -> new MigrationProcessor(config, clock),
             StoreNames.VM_SAMPLES), Named.as(MigrationProcessor.NAME));
     outputs.filterNot((id, v) -> v instanceof MigrationOwner, Named.as("catalog-values"))
-        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("outputs"));
+        .to(CatalogSink.TOPIC_OF, Produced.with(Serdes.String(), CatalogSink.VALUE_SERDE).withName("outputs"));
     // Each new migration's VM, by the migration's id: how the API finds the instance that holds a migration.
     stores.own(MigrationOwnersProcessor.NAME, MigrationOwnersProcessor.stores());
     outputs.flatMapValues(v -> v instanceof MigrationOwner o ? List.of(o) : List.<MigrationOwner>of(),
@@ -195,11 +195,11 @@ public final class StunwatchTopology {
     // group in one task. It takes them as they are emitted, in the transaction that writes them to the impacts
     // topic, rather than reading that topic back: an impact carries a timeline of up to one point a second, and
     // decoding each one again would cost the stream thread as much as encoding it did.
-    outputs.process(ModelInputs::new, Named.as("model-inputs"))
+    outputs.process(ModelInputProcessor::new, Named.as("model-inputs"))
         .repartition(Repartitioned.<String, StunModel.Input>as("impacts-by-model-group")
             .withKeySerde(Serdes.String()).withValueSerde(JsonSerde.of(StunModel.Input.class)))
         .process(stores.supplier(ModelProcessor.NAME, ModelProcessor::new), Named.as(ModelProcessor.NAME))
-        .to(CatalogRouting.TOPIC, Produced.with(Serdes.String(), CatalogRouting.VALUE).withName("model-out"));
+        .to(CatalogSink.TOPIC_OF, Produced.with(Serdes.String(), CatalogSink.VALUE_SERDE).withName("model-out"));
     return b.build();
   }
 

@@ -152,7 +152,7 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
     VmPlacement placed = index.get(vmId, inventory);
     Forecasts.Query q = ForecastInputs.query(s.vgpuProfile() == null ? null : s.vgpuProfile().name(),
         load.fbUsedMiB() / 1024.0, placed == null ? null : placed.vcenterUuid(),
-        placed == null ? null : placed.hostRef(), null, HostLinks.directory(hosts));
+        placed == null ? null : placed.hostRef(), null, HostInventoryLookup.directory(hosts));
     return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();

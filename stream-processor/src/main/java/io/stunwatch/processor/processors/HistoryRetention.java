@@ -13,7 +13,7 @@ import io.stunwatch.processor.readmodel.AnnotationBlock;
 import io.stunwatch.processor.readmodel.MigrationRow;
 import io.stunwatch.processor.readmodel.StartKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
-import io.stunwatch.processor.support.CatalogRouting;
+import io.stunwatch.processor.support.CatalogSink;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -139,16 +139,16 @@ public final class HistoryRetention {
         }
       }
       migrations.delete(id);
-      context.forward(new Record<>(id, CatalogRouting.tombstone(Topics.MIGRATIONS), timestamp));
+      context.forward(new Record<>(id, CatalogSink.tombstone(Topics.MIGRATIONS), timestamp));
     }
     events.delete(id);
     // Not read first: an impact's stored form is its whole timeline. A tombstone for a key the topic never had is
     // dropped by compaction like any other.
     impacts.delete(id);
-    context.forward(new Record<>(id, CatalogRouting.tombstone(Topics.MIGRATION_IMPACTS), timestamp));
+    context.forward(new Record<>(id, CatalogSink.tombstone(Topics.MIGRATION_IMPACTS), timestamp));
     if (row.underLoad() || alerts.get(id) != null) {
       alerts.delete(id);
-      context.forward(new Record<>(id, CatalogRouting.tombstone(Topics.MIGRATION_ALERTS), timestamp));
+      context.forward(new Record<>(id, CatalogSink.tombstone(Topics.MIGRATION_ALERTS), timestamp));
     }
   }
 

@@ -129,7 +129,7 @@ final class MigrationAlerting {
       return null;
     }
     Forecasts.Query q = ForecastInputs.query(m.vgpuProfile(), load.fbUsedMiB() / 1024.0, m.vcenterUuid(),
-        m.sourceHost(), m.destHost(), HostLinks.directory(hosts));
+        m.sourceHost(), m.destHost(), HostInventoryLookup.directory(hosts));
     return Forecasts.forecast(q, k -> {
       ValueAndTimestamp<StunModelEntry> v = model.get(k);
       return v == null ? null : v.value();

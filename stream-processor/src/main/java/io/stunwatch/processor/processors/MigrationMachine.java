@@ -43,7 +43,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
 /**
  * The migrations' state machine, which {@link MigrationProcessor} runs in each task: every transition of a migration
  * (track, decide its alert, settle, close, reopen, revise) is a method here, and the helpers it uses
- * ({@link TrackedMigrations}, {@link MigrationRanges}, {@link SampleKinds}, {@link MigrationIndex},
+ * ({@link TrackedMigrations}, {@link MigrationRanges}, {@link ReadingKinds}, {@link MigrationIndex},
  * {@link MigrationAlerting}, {@link HistoryPins}) answer questions and keep their stores, and never call back.
  *
  * <p>What it emits is a function of the input records' contents and event times, not of how they interleave or of
@@ -178,7 +178,7 @@ final class MigrationMachine {
       context.forward(new Record<>(id, new MigrationOwner(vmKey, m.startTime().toEpochMilli()), timestamp));
       Tracked.Recent r = recent.get(vmKey);
       recent.put(vmKey, (r == null ? new Tracked.Recent(null) : r).with(id));
-      if (SampleKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
+      if (ReadingKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
         alerting.raiseIfUnderLoad(vmKey, m, timestamp);
       } else {
         alertPending(id, m, true); // its samples are behind its events: decided when they come
@@ -205,7 +205,7 @@ final class MigrationMachine {
    * it falls in is reopened, and what waited for this kind of reading is decided.
    */
   void reading(String vmKey, int kind, long timestamp) {
-    if (kind == SampleKinds.GPU) {
+    if (kind == ReadingKinds.GPU) {
       tracked.gpuReading(vmKey, timestamp);
     }
     if (!pins.isEmpty()) {
@@ -348,7 +348,7 @@ final class MigrationMachine {
         continue;
       }
       if (timestamp >= at.alertWindowAt() && t.alertPending()
-          && SampleKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
+          && ReadingKinds.windowKnown(samples, vmKey, m.startTime(), config.alertWindow())) {
         decideAlert(t, m, timestamp);
         t = tracked.get(id);
         if (t == null) {
@@ -389,14 +389,14 @@ final class MigrationMachine {
         continue;
       }
       if (t.provisional()) {
-        settle(t, m, SampleKinds.ALL); // the last rebuild: the history is about to lose its range
+        settle(t, m, ReadingKinds.ALL); // the last rebuild: the history is about to lose its range
         continue;
       }
       Instant from = ranges.end(m).plusSeconds(1);
       Instant to = from.plusMillis(MigrationRanges.CLOSE_FALLBACK_MILLIS);
-      int passed = SampleKinds.of(samples.range(t.vmKey(), from, to));
+      int passed = ReadingKinds.of(samples.range(t.vmKey(), from, to));
       boolean caughtUp = tracked.caughtUp(t.migrationId(), passed,
-          () -> SampleKinds.of(samples.range(t.vmKey(), ranges.start(m), ranges.end(m))));
+          () -> ReadingKinds.of(samples.range(t.vmKey(), ranges.start(m), ranges.end(m))));
       if (!caughtUp && t.dueAtMillis() + MigrationRanges.CLOSE_FALLBACK_MILLIS > time) {
         tracked.nextDue(Long.MIN_VALUE); // still due: look again at the next second of stream time
         continue; // the VM's samples of the impact's range may still be on their way
@@ -412,7 +412,7 @@ final class MigrationMachine {
    * VM's samples that have passed the range; with all of them the impact is final, otherwise it is provisional.
    */
   private void settle(Tracked.Migration t, Migration m, int passed) {
-    boolean complete = passed == SampleKinds.ALL;
+    boolean complete = passed == ReadingKinds.ALL;
     long at = t.dueAtMillis();
     // The migration as it is now, not as it was tracked: an end that came after the impact was first closed revises
     // the migration even where the history could no longer rebuild the impact, and must never be closed again.
@@ -422,7 +422,7 @@ final class MigrationMachine {
       context.forward(new Record<>(m.id(), m, at));
     }
     if (t.alertPending()
-        && (complete || SampleKinds.windowKnown(samples, t.vmKey(), m.startTime(), config.alertWindow()))) {
+        && (complete || ReadingKinds.windowKnown(samples, t.vmKey(), m.startTime(), config.alertWindow()))) {
       alertPending(t.migrationId(), m, false);
       alerting.raiseIfUnderLoad(t.vmKey(), m, at);
     }

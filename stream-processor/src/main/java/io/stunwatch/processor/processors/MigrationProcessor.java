@@ -22,7 +22,7 @@ import io.stunwatch.processor.state.FlushOrder;
 import io.stunwatch.processor.readmodel.AnnotationBlock;
 import io.stunwatch.processor.readmodel.MigrationRow;
 import io.stunwatch.processor.readmodel.StoreNames;
-import io.stunwatch.processor.support.CatalogRouting;
+import io.stunwatch.processor.support.CatalogSink;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +47,7 @@ import org.apache.kafka.streams.state.Stores;
  * </ul>
  * Events and readings also move the look at due migrations on, once per second of stream time ({@link #tick}).
  * Outputs are catalog values ({@link Migration}, {@link MigrationImpact}, {@link MigrationAlert}, {@link DeadLetter})
- * routed by {@link CatalogRouting}. It is the only writer of the migrations', impacts', alerts' and list stores.
+ * routed by {@link CatalogSink}. It is the only writer of the migrations', impacts', alerts' and list stores.
  *
  * <p>Only event time closes migrations; the wall clock does so only after the task has had no event or reading for
  * {@code process.idle-close}, and then as if event time had moved on by the time idle ({@link #idleLook}).
@@ -148,16 +148,16 @@ public final class MigrationProcessor implements Processor<String, VmInput, Stri
     long timestamp = record.timestamp();
     VmInput v = record.value();
     if (v instanceof GpuSample) {
-      reading(vmKey, SampleKinds.GPU, timestamp);
+      reading(vmKey, ReadingKinds.GPU, timestamp);
     } else if (v instanceof VcenterEvent e) {
       if (e.category() != VcenterEventCategory.POWER && e.category() != VcenterEventCategory.OTHER) {
         machine.event(vmKey, e, timestamp);
       }
       input();
     } else if (v instanceof RdmaCounterSample) {
-      reading(vmKey, SampleKinds.RDMA, timestamp);
+      reading(vmKey, ReadingKinds.RDMA, timestamp);
     } else if (v instanceof ThroughputSample) {
-      reading(vmKey, SampleKinds.THROUGHPUT, timestamp);
+      reading(vmKey, ReadingKinds.THROUGHPUT, timestamp);
     } else if (v instanceof StunObservation s) {
       machine.hostLog(vmKey, was -> was.with(s), timestamp);
     } else if (v instanceof VmotionObservation o) {

@@ -132,8 +132,8 @@ final class TrackedMigrations {
    * (its partition behind the others): the impact closed then is provisional.
    */
   boolean caughtUp(String id, int passed, IntSupplier readKinds) {
-    if (passed == 0 || passed == SampleKinds.ALL) {
-      return passed == SampleKinds.ALL;
+    if (passed == 0 || passed == ReadingKinds.ALL) {
+      return passed == ReadingKinds.ALL;
     }
     // Some kinds have moved on: the rest are owed only if the VM sent them within the range. Read once per migration
     // (again after a restart).

@@ -41,14 +41,14 @@ class TrackedMigrationsTest {
     assertThat(store.get("vc/1")).isEqualTo(a);
     assertThat(tracked.watching("vm-a")).containsOnlyKeys("vc/1");
     assertThat(tracked.watching("vm-b")).isNull();
-    assertThat(tracked.expectedKinds("vc/1", () -> SampleKinds.GPU)).isEqualTo(SampleKinds.GPU);
-    assertThat(tracked.expectedKinds("vc/1", () -> SampleKinds.ALL)).as("read once").isEqualTo(SampleKinds.GPU);
+    assertThat(tracked.expectedKinds("vc/1", () -> ReadingKinds.GPU)).isEqualTo(ReadingKinds.GPU);
+    assertThat(tracked.expectedKinds("vc/1", () -> ReadingKinds.ALL)).as("read once").isEqualTo(ReadingKinds.GPU);
 
     tracked.remove("vc/1");
     assertThat(store.get("vc/1")).isNull();
     assertThat(tracked.contains("vc/1")).isFalse();
     assertThat(tracked.watching("vm-a")).isNull();
-    assertThat(tracked.expectedKinds("vc/1", () -> SampleKinds.ALL)).as("forgotten").isEqualTo(SampleKinds.ALL);
+    assertThat(tracked.expectedKinds("vc/1", () -> ReadingKinds.ALL)).as("forgotten").isEqualTo(ReadingKinds.ALL);
   }
 
   @Test

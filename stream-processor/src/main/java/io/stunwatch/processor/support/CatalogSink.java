@@ -12,7 +12,7 @@ import org.apache.kafka.streams.processor.TopicNameExtractor;
  * One sink for every output: a record goes to the catalog topic of its type, encoded by that topic's serde. Keeps
  * topic names and encodings in the catalog alone.
  */
-public final class CatalogRouting {
+public final class CatalogSink {
 
   private static final Map<Class<?>, Topic<?, ?>> BY_TYPE = new HashMap<>();
 
@@ -22,7 +22,7 @@ public final class CatalogRouting {
     }
   }
 
-  private CatalogRouting() {
+  private CatalogSink() {
   }
 
   /**
@@ -56,10 +56,10 @@ public final class CatalogRouting {
     return topic.encodeValue(topic.valueSerde().type().cast(value));
   }
 
-  public static final TopicNameExtractor<String, Object> TOPIC = (key, value, ctx) -> topicOf(value).name();
+  public static final TopicNameExtractor<String, Object> TOPIC_OF = (key, value, ctx) -> topicOf(value).name();
 
   /** Encodes any catalog value with its topic's serde, and a {@link Tombstone} as no value. */
-  public static final Serde<Object> VALUE = Serdes.serdeFrom(
+  public static final Serde<Object> VALUE_SERDE = Serdes.serdeFrom(
       (topic, value) -> value == null || value instanceof Tombstone ? null : encode(topicOf(value), value),
       (topic, bytes) -> {
         throw new UnsupportedOperationException("the output serde only writes");

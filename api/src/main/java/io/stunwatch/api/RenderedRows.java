@@ -13,9 +13,9 @@ import java.util.function.ToIntFunction;
  * JSON arrays of the renderings that {@link MigrationRow}s and annotation blocks carry: a list answer is copied from
  * what the index stores, never rendered per request; and the framing of stored values forwarded between instances.
  */
-final class RowArrays {
+final class RenderedRows {
 
-  private RowArrays() {
+  private RenderedRows() {
   }
 
   /** The JSON array of the rows' summaries, as the shared mapper would write the list of summaries. */

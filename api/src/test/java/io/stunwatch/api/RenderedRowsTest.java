@@ -32,8 +32,8 @@ class RowArraysTest {
     for (int n : new int[] {0, 1, 5}) {
       List<MigrationSummary> s = summaries(n);
       List<MigrationRow> rows = s.stream().map(MigrationRow::of).toList();
-      assertThat(RowArrays.summaries(rows).toString()).isEqualTo(Json.mapper().writeValueAsString(s));
-      assertThat(RowArrays.annotations(rows).toString())
+      assertThat(RenderedRows.summaries(rows).toString()).isEqualTo(Json.mapper().writeValueAsString(s));
+      assertThat(RenderedRows.annotations(rows).toString())
           .isEqualTo(Json.mapper().writeValueAsString(s.stream().map(MigrationAnnotation::of).toList()));
     }
   }
@@ -41,19 +41,19 @@ class RowArraysTest {
   @Test
   void forwardedRowsReadBackAsTheSameRowsInTheSameOrder() {
     List<MigrationRow> rows = summaries(5).stream().map(MigrationRow::of).toList();
-    assertThat(RowArrays.read(RowArrays.stored(rows), MigrationRow::decode)).containsExactlyElementsOf(rows);
-    assertThat(RowArrays.read(RowArrays.stored(List.of()), MigrationRow::decode)).isEmpty();
+    assertThat(RenderedRows.read(RenderedRows.stored(rows), MigrationRow::decode)).containsExactlyElementsOf(rows);
+    assertThat(RenderedRows.read(RenderedRows.stored(List.of()), MigrationRow::decode)).isEmpty();
   }
 
   @Test
   void aDamagedForwardedBodyIsRefusedWithWhereItBroke() {
-    Buffer body = RowArrays.stored(summaries(2).stream().map(MigrationRow::of).toList());
-    assertThatThrownBy(() -> RowArrays.read(body.getBuffer(0, body.length() - 1), MigrationRow::decode))
+    Buffer body = RenderedRows.stored(summaries(2).stream().map(MigrationRow::of).toList());
+    assertThatThrownBy(() -> RenderedRows.read(body.getBuffer(0, body.length() - 1), MigrationRow::decode))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("a value of");
-    assertThatThrownBy(() -> RowArrays.read(body.copy().appendByte((byte) 0).appendByte((byte) 0),
+    assertThatThrownBy(() -> RenderedRows.read(body.copy().appendByte((byte) 0).appendByte((byte) 0),
         MigrationRow::decode))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("stray bytes at " + body.length());
-    assertThatThrownBy(() -> RowArrays.read(Buffer.buffer("[{\"migration\":{}}]"), MigrationRow::decode))
+    assertThatThrownBy(() -> RenderedRows.read(Buffer.buffer("[{\"migration\":{}}]"), MigrationRow::decode))
         .isInstanceOf(IllegalStateException.class);
   }
 }

@@ -10,9 +10,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 /** Reads hosts' facts from the global host inventory ({@code host-inventory}) by {@code <vcenter>/<moref>}. */
-final class HostLinks {
+final class HostInventoryLookup {
 
-  private HostLinks() {
+  private HostInventoryLookup() {
   }
 
   /** A host's vMotion uplink speed, Mbit/s, or null when the inventory does not know it. */
@@ -33,7 +33,7 @@ final class HostLinks {
 
       @Override
       public String vcenterVersion(String vcenterUuid) {
-        return HostLinks.vcenterVersion(hosts, vcenterUuid);
+        return HostInventoryLookup.vcenterVersion(hosts, vcenterUuid);
       }
     };
   }

@@ -14,7 +14,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * Turns each impact into its stun-model inputs ({@link StunModel#inputs(MigrationImpact, java.util.function.Function)}),
  * each keyed by its group, with the vMotion link speed of the two hosts from the global host inventory.
  */
-public final class ModelInputs implements Processor<String, Object, String, StunModel.Input> {
+public final class ModelInputProcessor implements Processor<String, Object, String, StunModel.Input> {
   private ProcessorContext<String, StunModel.Input> context;
   private KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts;
 
@@ -29,7 +29,7 @@ public final class ModelInputs implements Processor<String, Object, String, Stun
     if (!(record.value() instanceof MigrationImpact impact)) {
       return;
     }
-    for (StunModel.Input in : StunModel.inputs(impact, HostLinks.of(hosts))) {
+    for (StunModel.Input in : StunModel.inputs(impact, HostInventoryLookup.of(hosts))) {
       context.forward(new Record<>(in.key(), in, record.timestamp(), record.headers()));
     }
   }

@@ -12,14 +12,14 @@ import java.time.Instant;
  * says of which kinds have arrived. Each kind comes in order on its own partition, so once a kind has a sample past
  * a range, the history holds all of that kind the range will ever have.
  */
-final class SampleKinds {
+final class ReadingKinds {
 
   static final int GPU = 1;
   static final int THROUGHPUT = 2;
   static final int RDMA = 4;
   static final int ALL = GPU | THROUGHPUT | RDMA;
 
-  private SampleKinds() {
+  private ReadingKinds() {
   }
 
   /** The kind of sample a record's value is, or 0 for any other value. */
