@@ -16,10 +16,10 @@ import java.util.Set;
 
 /**
  * The routes other instances call ({@link InstanceClient}): this instance's part of each query, as a JSON array, or
- * index rows stored ({@link RenderedRows#stored}). They take the internal token only (checked by {@link ApiServer}), and
- * bound their parameters as the public routes that call them do: a range no longer than the public one (plus what
- * that route reads beyond it), a required VM or id, a known window. A VM's routes read the partition that holds it,
- * or a standby's copy when asked with {@code stale=true}.
+ * index rows stored ({@link RenderedRows#stored}). They take the internal token only (checked by {@link ApiServer}),
+ * and bound their parameters as the public routes that call them do: a range no longer than the public one (plus what
+ * that route reads beyond it), a required VM or id, a known window. A VM's routes read the partition that holds it, or
+ * a standby's copy when asked with {@code stale=true}.
  */
 public final class InternalEndpoint {
 

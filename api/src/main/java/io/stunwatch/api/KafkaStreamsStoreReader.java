@@ -225,7 +225,8 @@ public final class KafkaStreamsStoreReader implements StoreReader {
    * @param here   the read on this instance, of a store partition (active, or a standby's copy)
    * @param remote the read on another instance, given the query suffix that asks it for its standby's copy
    */
-  private <T> Future<T> ofVm(String vmId, Function<StorePartition, T> here, BiFunction<HostInfo, String, Future<T>> remote) {
+  private <T> Future<T> ofVm(String vmId, Function<StorePartition, T> here,
+      BiFunction<HostInfo, String, Future<T>> remote) {
     KeyQueryMetadata m;
     try {
       m = locator.owner(vmId);

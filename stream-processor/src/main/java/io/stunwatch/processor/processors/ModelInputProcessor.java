@@ -11,7 +11,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 /**
- * Turns each impact into its stun-model inputs ({@link StunModel#inputs(MigrationImpact, java.util.function.Function)}),
+ * Turns each impact into its stun-model inputs
+ * ({@link StunModel#inputs(MigrationImpact, java.util.function.Function)}),
  * each keyed by its group, with the vMotion link speed of the two hosts from the global host inventory.
  */
 public final class ModelInputProcessor implements Processor<String, Object, String, StunModel.Input> {
