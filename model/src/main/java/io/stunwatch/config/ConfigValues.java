@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -14,11 +15,12 @@ import java.util.TreeMap;
  */
 public final class ConfigValues {
 
-  private final List<ConfigKey<?>> keys;
+  /** The keys, as a set: {@link #get} is asked on paths a record takes, and a key hashes by identity. */
+  private final Set<ConfigKey<?>> keys;
   private final Map<ConfigKey<?>, Object> values;
 
-  private ConfigValues(List<ConfigKey<?>> keys, Map<ConfigKey<?>, Object> values) {
-    this.keys = List.copyOf(keys);
+  private ConfigValues(Set<ConfigKey<?>> keys, Map<ConfigKey<?>, Object> values) {
+    this.keys = keys;
     this.values = Map.copyOf(values);
   }
 
@@ -31,7 +33,7 @@ public final class ConfigValues {
         values.put(k, v);
       }
     }
-    return new ConfigValues(keys, values);
+    return new ConfigValues(Set.copyOf(keys), values);
   }
 
   /**

@@ -71,7 +71,12 @@ public final class InputSerdes {
     }
 
     String canonical(String key) {
-      String seen = keys.putIfAbsent(key, key);
+      // A lookup first: a key is nearly always known, and a get takes no lock where putIfAbsent locks the bin.
+      String seen = keys.get(key);
+      if (seen != null) {
+        return seen;
+      }
+      seen = keys.putIfAbsent(key, key);
       if (seen != null) {
         return seen;
       }
