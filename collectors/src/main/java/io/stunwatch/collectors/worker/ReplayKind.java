@@ -75,6 +75,11 @@ public enum ReplayKind {
       throw new ReplayRefusedException("a gzip file that is not an nvidia-bug-report.log.gz",
           "gunzip it and replay what it holds");
     }
+    if (binary(head)) {
+      throw new ReplayRefusedException("a binary file, not a recording",
+          "replay what the tools printed: nvidia-smi's CSV, -q or -q -x, nvidia-bug-report.log[.gz], 'nvidia-smi "
+              + "vgpu -q', an RDMA counter listing or a training log");
+    }
     if (trimmed.startsWith("{") || trimmed.startsWith("[{") || trimmed.startsWith("[\n") || trimmed.equals("[")) {
       throw new ReplayRefusedException("JSON, not a worker's recording",
           "vCenter events and inventory are replayed with 'stunwatch collect vcenter --replay' or "
@@ -111,6 +116,27 @@ public enum ReplayKind {
       return VGPU_QUERY;
     }
     return LOG;
+  }
+
+  /**
+   * Whether a file's first bytes are not text: a NUL, or more than one in a hundred characters that are neither
+   * printable, whitespace, nor valid UTF-8. Every recording Stunwatch reads is text (a gzip is looked into first).
+   */
+  static boolean binary(String head) {
+    if (head.isEmpty()) {
+      return false;
+    }
+    int odd = 0;
+    for (int i = 0; i < head.length(); i++) {
+      char c = head.charAt(i);
+      if (c == 0) {
+        return true;
+      }
+      if (c == '\uFFFD' || c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
+        odd++;
+      }
+    }
+    return odd * 100 > head.length();
   }
 
   /** {@code govc events} text: a known form with no managed object ids, and the command that gives full events. */

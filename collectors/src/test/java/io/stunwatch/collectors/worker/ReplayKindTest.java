@@ -54,6 +54,17 @@ class ReplayKindTest {
   }
 
   @Test
+  void aBinaryFileIsRefusedAsNoRecordingNotAsALogOfAnUnknownVm() throws Exception {
+    Path junk = dir.resolve("unreadable.bin");
+    Files.write(junk, new byte[] {0, 1, 'b', 'i', 'n', 0, (byte) 0xff, (byte) 0xfe, 7, '\n', 'x'});
+    assertThatThrownBy(() -> ReplayKind.detect(junk)).isInstanceOf(ReplayRefusedException.class)
+        .hasMessageContaining("a binary file").hasMessageContaining("nvidia-smi");
+    Path log = dir.resolve("train.log");
+    Files.writeString(log, "epoch 1 step 10 loss 0.5\tthroughput 240.5 images/sec\n");
+    assertThat(ReplayKind.detect(log)).as("a text with tabs is still a log").isEqualTo(ReplayKind.LOG);
+  }
+
+  @Test
   void kindsAreTakenInAnyCase() {
     assertThat(ReplayKind.parse("vgpu-query")).isEqualTo(ReplayKind.VGPU_QUERY);
     assertThat(ReplayKind.parse("Vgpu_Query")).isEqualTo(ReplayKind.VGPU_QUERY);
