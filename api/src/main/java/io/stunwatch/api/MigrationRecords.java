@@ -38,14 +38,8 @@ final class MigrationRecords {
 
   /** The record of migration {@code id}, wherever it is; empty when no instance holds it. */
   Future<Optional<Buffer>> find(String id) {
-    KeyQueryMetadata index;
-    try {
-      index = locator.ownersIndex(id);
-    } catch (StoresUnavailableException | StateOutOfReachException e) {
-      return Future.failedFuture(e);
-    }
-    return locator.isLocal(index) ? fromIndex(id, index.partition())
-        : instances.bodyIfAny(index.activeHost(), "migration-record?id=" + enc(id));
+    return ownersIndex(id).compose(index -> locator.isLocal(index) ? fromIndex(id, index.partition())
+        : instances.bodyIfAny(index.activeHost(), "migration-record?id=" + enc(id)));
   }
 
   /**
@@ -53,13 +47,15 @@ final class MigrationRecords {
    * instance that holds its VM.
    */
   Future<Optional<Buffer>> fromIndex(String id) {
-    KeyQueryMetadata index;
+    return ownersIndex(id).compose(index -> fromIndex(id, index.partition()));
+  }
+
+  private Future<KeyQueryMetadata> ownersIndex(String id) {
     try {
-      index = locator.ownersIndex(id);
+      return Future.succeededFuture(locator.ownersIndex(id));
     } catch (StoresUnavailableException | StateOutOfReachException e) {
       return Future.failedFuture(e);
     }
-    return fromIndex(id, index.partition());
   }
 
   private Future<Optional<Buffer>> fromIndex(String id, int partition) {
