@@ -1,13 +1,11 @@
 package io.stunwatch.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.stunwatch.api.ApiApplication;
 import io.stunwatch.api.ApiConfig;
 import io.stunwatch.broker.BrokerConfig;
 import io.stunwatch.broker.EmbeddedKafkaBroker;
 import io.stunwatch.config.KafkaClientConfig;
 import io.stunwatch.launcher.sim.FleetScenario;
-import io.stunwatch.model.json.Json;
 import io.stunwatch.model.topic.Topic;
 import io.stunwatch.model.topic.Topics;
 import io.stunwatch.model.topic.TypedProducer;
@@ -146,7 +144,7 @@ public final class ApiBenchmark {
         long stuckSince = System.nanoTime();
         while (seen < planned) {
           Thread.sleep(5000);
-          long n = listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
+          long n = ApiQueries.listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
           if (n != seen) {
             flushPrintf("  %,d of %,d migrations listed%n", n, planned);
             seen = n;
@@ -160,7 +158,8 @@ public final class ApiBenchmark {
         flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
         List<FleetScenario.Vm> vms = scenario.vms();
         String day = "from=" + now.minus(Duration.ofHours(24)).toEpochMilli() + "&to=" + now.toEpochMilli();
-        List<String> ids = migrationIds(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
+        Instant first = now.minus(length).minusSeconds(1);
+        List<String> ids = ApiQueries.migrationIds(http, base, token, first, now.plusSeconds(1));
         List<String> kinds = List.of("/health", "/api/migrations?vm=", "/api/grafana/annotations?" + day, BY_ID);
         List<Latency> latencies = new ArrayList<>(settings.wrk() != null ? measureWithWrk(base, token, kinds, vms, ids,
             "") : measure(http, base, token, kinds, vms, ids));
@@ -173,7 +172,7 @@ public final class ApiBenchmark {
               "bench-api", settings.dir().resolve("state-2")), kafka, Clock.systemUTC())) {
             String other = "http://127.0.0.1:" + second.port();
             long t1 = System.nanoTime();
-            awaitTwo(http, base, other, token, now.minus(length).minusSeconds(1), now.plusSeconds(1), planned);
+            ApiQueries.awaitTwo(http, base, other, token, first, now.plusSeconds(1), planned);
             flushPrintf("a second instance joined and both answer every migration after %d s%n",
                 Duration.ofNanos(System.nanoTime() - t1).toSeconds());
             List<String> again = List.of("/health", BY_ID);
@@ -188,47 +187,6 @@ public final class ApiBenchmark {
 
   /** The request kind of one migration's record by id: each request takes the next of the ids. */
   static final String BY_ID = "/api/migrations/{id}";
-
-  /** Up to 1,000 migration ids, newest first, as the list gives them. */
-  private static List<String> migrationIds(HttpClient http, String base, String token, Instant from, Instant to)
-      throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1000&from="
-        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
-        .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
-    List<String> ids = new ArrayList<>();
-    for (JsonNode n : Json.mapper().readTree(r.body())) {
-      ids.add(n.path("migration").path("id").asText());
-    }
-    if (ids.isEmpty()) {
-      throw new IllegalStateException("the list gave no migration id: " + r.statusCode());
-    }
-    return ids;
-  }
-
-  /**
-   * Until both instances are ready, the group has settled (two looks 5 s apart agree) and the first lists every
-   * migration again. The second restores the stores of the tasks it takes, and Streams moves an active task only
-   * once a warm-up copy has caught up (a probing rebalance every 10 minutes): on a slow machine that is half an hour.
-   */
-  private void awaitTwo(HttpClient http, String first, String second, String token, Instant from, Instant to,
-      int planned) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(40).toNanos();
-    int agreed = 0;
-    while (agreed < 2) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the two instances did not settle within 40 minutes");
-      }
-      Thread.sleep(5000);
-      boolean ready = status(http, first + "/ready") == 200 && status(http, second + "/ready") == 200
-          && listed(http, first, token, from, to) == planned && listed(http, second, token, from, to) == planned;
-      agreed = ready ? agreed + 1 : 0;
-    }
-  }
-
-  private static int status(HttpClient http, String url) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
-  }
 
   /** The paths a kind cycles through: every VM's, every id's, or the kind itself. */
   private static List<String> paths(String kind, List<FleetScenario.Vm> vms, List<String> ids) {
@@ -263,17 +221,6 @@ public final class ApiBenchmark {
       }
       admin.incrementalAlterConfigs(ops).all().get();
     }
-  }
-
-  private static long listed(HttpClient http, String base, String token, Instant from, Instant to)
-      throws Exception {
-    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/migrations?limit=1&count=true&from="
-        + from.toEpochMilli() + "&to=" + to.toEpochMilli())).header("Authorization", "Bearer " + token)
-        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding());
-    if (r.statusCode() != 200 && r.statusCode() != 503) {
-      throw new IllegalStateException("/api/migrations answered " + r.statusCode());
-    }
-    return r.statusCode() == 200 ? Long.parseLong(r.headers().firstValue("X-Total-Count").orElse("0")) : 0;
   }
 
   /** {@code clients} threads, each sending the kinds round robin for the load time, after a 5 s warm-up. */
@@ -316,8 +263,8 @@ public final class ApiBenchmark {
     for (int k = 0; k < kinds.size(); k++) {
       List<Long> l = new ArrayList<>(nanos.get(k));
       Collections.sort(l);
-      out.add(new Latency(name(kinds.get(k)), l.size(), l.get(l.size() / 2) / 1e6, l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99))) / 1e6,
-          0, null));
+      long p99 = l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99)));
+      out.add(new Latency(name(kinds.get(k)), l.size(), l.get(l.size() / 2) / 1e6, p99 / 1e6, 0, null));
     }
     return out;
   }

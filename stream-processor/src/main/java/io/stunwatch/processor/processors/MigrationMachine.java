@@ -144,7 +144,7 @@ final class MigrationMachine {
       stored = migrations.get(id);
       if (stored != null && stored.state() == MigrationState.UNKNOWN && !m.state().isFinal()) {
         // Still no end: it stays closed at its timeout, showing what the new event told.
-        m = unknown(m, m.startTime().plus(config.migrationTimeout()));
+        m = MigrationRanges.unknown(m, m.startTime().plus(config.migrationTimeout()));
       }
     } catch (RuntimeException ex) {
       DeadLetter d = DeadLetter.of(Topics.VCENTER_EVENTS.name(), -1, -1, e.createdTime(), null,
@@ -417,7 +417,7 @@ final class MigrationMachine {
     // The migration as it is now, not as it was tracked: an end that came after the impact was first closed revises
     // the migration even where the history could no longer rebuild the impact, and must never be closed again.
     if (!m.state().isFinal() && m.state() != MigrationState.UNKNOWN) {
-      m = unknown(m, Instant.ofEpochMilli(at));
+      m = MigrationRanges.unknown(m, Instant.ofEpochMilli(at));
       migrations.put(m.id(), m);
       context.forward(new Record<>(m.id(), m, at));
     }
@@ -444,9 +444,5 @@ final class MigrationMachine {
       tracked.unwatch(p.vmKey(), p.migrationId());
       tracked.watch(p, ranges.awaited(p, m));
     }
-  }
-
-  private static Migration unknown(Migration m, Instant at) {
-    return m.withOutcome(MigrationState.UNKNOWN, null, "no end seen within the migration timeout", at);
   }
 }

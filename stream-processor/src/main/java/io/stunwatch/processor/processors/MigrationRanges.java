@@ -1,6 +1,7 @@
 package io.stunwatch.processor.processors;
 
 import io.stunwatch.model.Migration;
+import io.stunwatch.model.MigrationState;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.domain.Tracked;
 import java.time.Duration;
@@ -67,5 +68,10 @@ final class MigrationRanges {
         t.provisional() ? end(m).plusSeconds(1).toEpochMilli() : Long.MAX_VALUE,
         // a provisional impact is rebuilt until the history no longer holds the start of its range
         t.provisional() ? start(m).plus(config.sampleRetention()).toEpochMilli() : Long.MIN_VALUE);
+  }
+
+  /** {@code m} closed as UNKNOWN at {@code at}: no end came within its timeout. */
+  static Migration unknown(Migration m, Instant at) {
+    return m.withOutcome(MigrationState.UNKNOWN, null, "no end seen within the migration timeout", at);
   }
 }
