@@ -2,11 +2,18 @@ package io.stunwatch.collectors.throughput;
 
 import io.stunwatch.collectors.worker.Inputs;
 import io.stunwatch.collectors.worker.PeriodicSource;
+import io.stunwatch.collectors.worker.ReplayRefusedException;
 import io.stunwatch.metrics.CollectorInput;
 import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.topic.Topics;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 
@@ -39,6 +46,32 @@ public final class LogTailThroughputSource extends PeriodicSource {
         inputs.sample(CollectorInput.THROUGHPUT, Topics.THROUGHPUT_SAMPLES, s.vmId(), s, s.timestamp());
       });
     }
+  }
+
+  /**
+   * Refuses a file that a replay would read as a training log but in which no line is a throughput line (built in,
+   * or {@code throughput.pattern}): it is no recording Stunwatch reads (a README, a note, a format it does not
+   * know), and its VM and job are beside the point.
+   *
+   * @throws ReplayRefusedException with the forms a worker's replay reads
+   */
+  public static void requireThroughput(Path file, ThroughputConfig config, ZoneId zone) throws IOException {
+    ThroughputParser parser = new ThroughputParser(config.pattern(), config.unit(), zone);
+    Instant any = Instant.EPOCH;
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+        StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE)))) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (parser.parse(line, any).isPresent()) {
+          return;
+        }
+      }
+    }
+    throw new ReplayRefusedException("text in no form Stunwatch reads",
+        "no line is nvidia-smi's (--query-gpu CSV, -q, -q -x, vgpu -q), an RDMA counter listing, or a training "
+            + "log's throughput (tf_cnn_benchmarks' 'images/sec: 245.3 +/- 0.0', Horovod's 'Total img/sec on 8 "
+            + "GPU(s): 2487.2'); for another framework's log set throughput.pattern, a regex with a named group "
+            + "'value', or give --replay-as to read it as one form");
   }
 
   /** Replays a whole log file. */

@@ -164,6 +164,9 @@ public final class WorkerCollector implements AutoCloseable {
         Inputs inputs = null;
         try {
           k = f.kind().isPresent() ? f.kind().get() : ReplayKind.detect(f.path());
+          if (k == ReplayKind.LOG && f.kind().isEmpty()) {
+            LogTailThroughputSource.requireThroughput(f.path(), s.throughput(), zone);
+          }
           inputs = new Inputs(identity(s, f, k), c.sink, m, clock);
           LOG.info("Replaying {} as {}", f.name(), k.label());
           switch (k) {
