@@ -8,11 +8,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -21,13 +23,21 @@ import org.apache.kafka.streams.state.HostInfo;
 /**
  * The client of the other instances' {@link InternalEndpoint}: asks one for its part of a query, with the internal
  * token, over HTTPS when this instance serves HTTPS (they share the scheme), trusting {@code api.tls.ca} and
- * verifying names. A 503 fails with {@link StoresUnavailableException} (that instance is rebalancing); any other
+ * verifying names. A 503, or an instance that takes no connection (it stopped, and the group has not yet moved its
+ * tasks), fails with {@link StoresUnavailableException} (the stores are moving); any other
  * answer but 200 with {@link IllegalStateException} naming the instance and the query.
  */
 final class InstanceClient {
 
   /** How long another instance has to answer one internal query. */
   static final int TIMEOUT_MILLIS = 5000;
+
+  /**
+   * Connections kept to each other instance. Each request the API serves asks another instance at most once at a
+   * time, so under N concurrent clients about N queries go to one peer together; Vert.x's default of 5 made them
+   * wait for a connection, and a wait is latency the peer never sees.
+   */
+  static final int CONNECTIONS_PER_INSTANCE = 128;
 
   private final WebClient client;
   private final String token;
@@ -41,7 +51,7 @@ final class InstanceClient {
         options.setTrustOptions(new PemTrustOptions().addCertPath(config.tlsCa().toString()));
       }
     }
-    this.client = WebClient.create(vertx, options);
+    this.client = WebClient.create(vertx, options, new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_INSTANCE));
     this.token = config.internalToken();
   }
 
@@ -89,6 +99,10 @@ final class InstanceClient {
         .bearerTokenAuthentication(token)
         .timeout(TIMEOUT_MILLIS)
         .send()
+        // an instance that stopped answers no connection until the group has moved its tasks: that is the
+        // stores moving, which a client retries, not a fault of this one
+        .recover(t -> Future.failedFuture(t instanceof ConnectException
+            ? new StoresUnavailableException(host + " is unreachable (" + t.getMessage() + ")") : t))
         .compose(r -> {
           if (r.statusCode() == 503) {
             return Future.failedFuture(new StoresUnavailableException(host + " is not ready"));

@@ -7,12 +7,15 @@ import io.stunwatch.api.StoreReader.StoresUnavailableException;
 import io.stunwatch.processor.readmodel.MigrationRow;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.Test;
 class InstanceClientTest {
 
   private final Map<String, String> authorizations = new ConcurrentHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger mostInFlight = new AtomicInteger();
   private Vertx vertx;
   private HostInfo peer;
   private InstanceClient client;
@@ -40,6 +45,14 @@ class InstanceClientTest {
         case "/internal/not-json" -> req.response().end("<html>");
         case "/internal/not-rows" -> req.response().end("\u0000\u0000\u0000\u0009abc");
         case "/internal/no-rows" -> req.response().end(RenderedRows.stored(List.of()));
+        case "/internal/slow" -> {
+          int now = inFlight.incrementAndGet();
+          mostInFlight.accumulateAndGet(now, Math::max);
+          vertx.setTimer(300, t -> {
+            inFlight.decrementAndGet();
+            req.response().end("[]");
+          });
+        }
         default -> req.response().setStatusCode(404).end();
       }
     }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
@@ -78,5 +91,29 @@ class InstanceClientTest {
         .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining(peer + " answered not-json with JSON");
     assertThatThrownBy(() -> await(client.stored(peer, "not-rows", MigrationRow::decode)))
         .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining(peer + " answered not-rows with");
+  }
+
+  @Test
+  void anInstanceThatIsGoneIsNotReadyRatherThanAnInternalError() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    HostInfo gone = new HostInfo("127.0.0.1", closed);
+    // the group has not yet moved the tasks of an instance that stopped: a 503 with Retry-After, not a 500
+    assertThatThrownBy(() -> await(client.body(gone, "json"))).isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(StoresUnavailableException.class).hasMessageContaining(gone + " is unreachable");
+  }
+
+  @Test
+  void concurrentQueriesOfOneInstanceAreSentAtOnceNotQueuedForAConnection() throws Exception {
+    // an API under 50 clients asks another instance for about that many records at a time; the client's
+    // default pool (5 connections) queued them behind one another
+    List<io.vertx.core.Future<io.vertx.core.buffer.Buffer>> all = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      all.add(client.body(peer, "slow"));
+    }
+    io.vertx.core.Future.all(all).await(10, TimeUnit.SECONDS);
+    assertThat(mostInFlight.get()).isEqualTo(40);
   }
 }
