@@ -78,9 +78,13 @@ public final class ApiBenchmark {
    * @param twoInstances then a second instance joins the application, and {@code /health} and one migration by id
    *                     are measured again against the first: what asking the instance that holds a migration
    *                     costs
+   * @param rate         with wrk, the requests per second over all its connections (each connection waits
+   *                     {@code clients / rate} between requests): a load both setups serve, whose latency is what a
+   *                     request costs rather than how long it queues on a saturated machine; 0 for as fast as they
+   *                     answer
    */
   public record Settings(int migrations, int vms, int days, int clients, Duration load, Path dir, Path wrk,
-      boolean twoInstances) {
+      boolean twoInstances, int rate) {
   }
 
   /**
@@ -122,8 +126,11 @@ public final class ApiBenchmark {
       KafkaClientConfig kafka = new KafkaClientConfig(broker.bootstrapServers());
       ApiConfig api = new ApiConfig("127.0.0.1", 0, "127.0.0.1", token, true, 1000, Duration.ofDays(366), null,
           null);
-      try (ApiApplication app = ApiApplication.start(api, ProcessorConfig.defaults().withIdentity("bench-api",
-          settings.dir().resolve("state")), kafka, Clock.systemUTC())) {
+      ProcessorConfig processor = ProcessorConfig.defaults().withIdentity("bench-api", settings.dir()
+          .resolve("state"));
+      try (ApiApplication app = ApiApplication.start(api, processor, kafka, Clock.systemUTC());
+          Closer second = new Closer(settings.twoInstances() ? ApiApplication.start(api, processor.withIdentity(
+              "bench-api", settings.dir().resolve("state-2")), kafka, Clock.systemUTC()) : null)) {
         long t0 = System.nanoTime();
         AtomicLong sent = new AtomicLong();
         try (TypedProducer p = TypedProducer.create(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -140,47 +147,60 @@ public final class ApiBenchmark {
             settings.days(), sent.get());
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + app.port();
-        long seen = 0;
-        long stuckSince = System.nanoTime();
-        while (seen < planned) {
-          Thread.sleep(5000);
-          long n = ApiQueries.listed(http, base, token, now.minus(length).minusSeconds(1), now.plusSeconds(1));
-          if (n != seen) {
-            flushPrintf("  %,d of %,d migrations listed%n", n, planned);
-            seen = n;
-            stuckSince = System.nanoTime();
-          } else if (System.nanoTime() - stuckSince > Duration.ofSeconds(60).toNanos()) {
-            throw new IllegalStateException("only " + seen + " of " + planned + " migrations listed after a minute "
-                + "without progress");
-          }
-        }
+        Instant first = now.minus(length).minusSeconds(1);
+        ApiQueries.awaitListed(http, token, first, now.plusSeconds(1), planned, this::flushPrintf,
+            second.app() == null ? List.of(base) : List.of(base, "http://127.0.0.1:" + second.app().port()));
         Duration loadTime = Duration.ofNanos(System.nanoTime() - t0);
         flushPrintf("all %,d migrations listed by the API after %d s%n", planned, loadTime.toSeconds());
         List<FleetScenario.Vm> vms = scenario.vms();
         String day = "from=" + now.minus(Duration.ofHours(24)).toEpochMilli() + "&to=" + now.toEpochMilli();
-        Instant first = now.minus(length).minusSeconds(1);
         List<String> ids = ApiQueries.migrationIds(http, base, token, first, now.plusSeconds(1));
+        List<Latency> two = List.of();
+        if (second.app() != null) {
+          // both instances from the start, each with half the tasks: a second that joins a loaded application
+          // gets warm-up copies first, and its tasks only at the next probing rebalance (Kafka's 10 minutes)
+          two = measure(http, base, token, List.of("/health", BY_ID), vms, ids, " (2 instances)");
+          long t1 = System.nanoTime();
+          second.close();
+          ApiQueries.awaitListed(http, token, first, now.plusSeconds(1), planned, this::flushPrintf, List.of(base));
+          flushPrintf("the second instance left; the first answers every migration alone after %d s%n",
+              Duration.ofNanos(System.nanoTime() - t1).toSeconds());
+        }
         List<String> kinds = List.of("/health", "/api/migrations?vm=", "/api/grafana/annotations?" + day, BY_ID);
-        List<Latency> latencies = new ArrayList<>(settings.wrk() != null ? measureWithWrk(base, token, kinds, vms, ids,
-            "") : measure(http, base, token, kinds, vms, ids));
+        List<Latency> latencies = new ArrayList<>(measure(http, base, token, kinds, vms, ids, ""));
+        latencies.addAll(two);
         for (Latency l : latencies) {
           flushPrintf("%s: p50 %.1f ms, p99 %.1f ms over %,d requests%n", l.request(), l.p50Ms(), l.p99Ms(),
               l.requests());
         }
-        if (settings.twoInstances()) {
-          try (ApiApplication second = ApiApplication.start(api, ProcessorConfig.defaults().withIdentity(
-              "bench-api", settings.dir().resolve("state-2")), kafka, Clock.systemUTC())) {
-            String other = "http://127.0.0.1:" + second.port();
-            long t1 = System.nanoTime();
-            ApiQueries.awaitTwo(http, base, other, token, first, now.plusSeconds(1), planned);
-            flushPrintf("a second instance joined and both answer every migration after %d s%n",
-                Duration.ofNanos(System.nanoTime() - t1).toSeconds());
-            List<String> again = List.of("/health", BY_ID);
-            latencies.addAll(settings.wrk() != null ? measureWithWrk(base, token, again, vms, ids, " (2 instances)")
-                : measure(http, base, token, again, vms, ids));
-          }
-        }
         return new Result(planned, loadTime, latencies);
+      }
+    }
+  }
+
+  private List<Latency> measure(HttpClient http, String base, String token, List<String> kinds,
+      List<FleetScenario.Vm> vms, List<String> ids, String suffix) throws Exception {
+    return settings.wrk() != null ? measureWithWrk(base, token, kinds, vms, ids, suffix)
+        : measureInJvm(http, base, token, kinds, vms, ids, suffix);
+  }
+
+  /** The second instance, closed once: early, to measure the first alone, or with the run. */
+  private static final class Closer implements AutoCloseable {
+    private ApiApplication app;
+
+    Closer(ApiApplication app) {
+      this.app = app;
+    }
+
+    ApiApplication app() {
+      return app;
+    }
+
+    @Override
+    public void close() throws Exception {
+      if (app != null) {
+        app.close();
+        app = null;
       }
     }
   }
@@ -224,8 +244,8 @@ public final class ApiBenchmark {
   }
 
   /** {@code clients} threads, each sending the kinds round robin for the load time, after a 5 s warm-up. */
-  private List<Latency> measure(HttpClient http, String base, String token, List<String> kinds,
-      List<FleetScenario.Vm> vms, List<String> ids) throws Exception {
+  private List<Latency> measureInJvm(HttpClient http, String base, String token, List<String> kinds,
+      List<FleetScenario.Vm> vms, List<String> ids, String suffix) throws Exception {
     List<List<Long>> nanos = new ArrayList<>();
     kinds.forEach(k -> nanos.add(Collections.synchronizedList(new ArrayList<>())));
     ExecutorService pool = Executors.newFixedThreadPool(settings.clients());
@@ -264,7 +284,7 @@ public final class ApiBenchmark {
       List<Long> l = new ArrayList<>(nanos.get(k));
       Collections.sort(l);
       long p99 = l.get((int) Math.min(l.size() - 1, Math.round(l.size() * 0.99)));
-      out.add(new Latency(name(kinds.get(k)), l.size(), l.get(l.size() / 2) / 1e6, p99 / 1e6, 0, null));
+      out.add(new Latency(name(kinds.get(k)) + suffix, l.size(), l.get(l.size() / 2) / 1e6, p99 / 1e6, 0, null));
     }
     return out;
   }
@@ -297,7 +317,9 @@ public final class ApiBenchmark {
         + "local paths = {" + paths.stream().map(p -> "\"" + p + "\"").collect(Collectors
             .joining(",")) + "}\n"
         + "local i = 0\n"
-        + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n");
+        + "request = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n"
+        + (settings.rate() > 0 ? "delay = function()\n  return " + Math.max(1, Math.round(settings.clients() * 1000.0
+            / settings.rate())) + "\nend\n" : ""));
     // 5 s unmeasured, again until a pass leaves the JIT compilers quiet (at most 30 s): in one run C2 took half
     // a core for the first half of a 20 s measured pass of the store reads, and that run's p99 was 1.6 times
     // another's.

@@ -33,23 +33,38 @@ final class ApiQueries {
     return ids;
   }
 
+  /** Where {@link #awaitListed} reports its progress: a format and its arguments. */
+  interface Progress {
+    void printf(String format, Object... args);
+  }
+
   /**
-   * Until both instances are ready, the group has settled (two looks 5 s apart agree) and the first lists every
-   * migration again. The second restores the stores of the tasks it takes, and Streams moves an active task only
-   * once a warm-up copy has caught up (a probing rebalance every 10 minutes): on a slow machine that is half an hour.
+   * Until every instance at {@code bases} is ready and lists all {@code planned} migrations, in two looks 5 s apart
+   * (a group that has just rebalanced can answer once and then move a task). Progress is reported as the first
+   * instance's count grows; a minute with no progress and no agreement is a failure.
    */
-  static void awaitTwo(HttpClient http, String first, String second, String token, Instant from, Instant to,
-      int planned) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(40).toNanos();
+  static void awaitListed(HttpClient http, String token, Instant from, Instant to, int planned, Progress progress,
+      List<String> bases) throws Exception {
+    long seen = -1;
+    long stuckSince = System.nanoTime();
     int agreed = 0;
     while (agreed < 2) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the two instances did not settle within 40 minutes");
-      }
       Thread.sleep(5000);
-      boolean ready = status(http, first + "/ready") == 200 && status(http, second + "/ready") == 200
-          && listed(http, first, token, from, to) == planned && listed(http, second, token, from, to) == planned;
-      agreed = ready ? agreed + 1 : 0;
+      boolean all = true;
+      for (String base : bases) {
+        long n = status(http, base + "/ready") == 200 ? listed(http, base, token, from, to) : 0;
+        if (base.equals(bases.get(0)) && n != seen) {
+          progress.printf("  %,d of %,d migrations listed%n", n, planned);
+          seen = n;
+          stuckSince = System.nanoTime();
+        }
+        all &= n == planned;
+      }
+      agreed = all ? agreed + 1 : 0;
+      if (!all && System.nanoTime() - stuckSince > Duration.ofSeconds(60).toNanos()) {
+        throw new IllegalStateException("only " + seen + " of " + planned + " migrations listed after a minute "
+            + "without progress");
+      }
     }
   }
 

@@ -76,9 +76,15 @@ final class BenchCommand implements Runnable {
             + "kind alone, instead of the in-JVM client.")
     Path wrk;
 
-    @Option(names = "--two-instances", description = "Then let a second instance join, and measure /health and a "
-        + "migration by id against the first again: what finding the instance that holds a migration costs.")
+    @Option(names = "--two-instances", description = "Run two instances from the start, measure /health and a "
+        + "migration by id against the first, then stop the second and measure the first alone: what finding the "
+        + "instance that holds a migration costs.")
     boolean twoInstances;
+
+    @Option(names = "--rate", paramLabel = "N", defaultValue = "0", description = "With --wrk: N requests per "
+        + "second over all connections, a load every setup serves, so latency is a request's cost rather than "
+        + "its queue on a saturated machine (default: as fast as answered).")
+    int rate;
 
     Api(LaunchContext ctx) {
       this.ctx = ctx;
@@ -86,9 +92,10 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (migrations < 100 || vms < 2 || vms > 60_000 || days < 2 || clients < 1 || seconds < 1) {
+      if (migrations < 100 || vms < 2 || vms > 60_000 || days < 2 || clients < 1 || seconds < 1 || rate < 0
+          || rate > clients * 1000 || rate > 0 && wrk == null) {
         ctx.err().println("--migrations must be at least 100, --vms 2 to 60000, --days at least 2, --clients and "
-            + "--seconds at least 1");
+            + "--seconds at least 1, --rate (with --wrk) at most 1000 per client");
         return ExitCodes.USAGE;
       }
       if (wrk != null && !Files.isExecutable(wrk)) {
@@ -99,12 +106,13 @@ final class BenchCommand implements Runnable {
       try {
         ApiBenchmark.Result r = new ApiBenchmark(
             new ApiBenchmark.Settings(migrations, vms, days, clients,
-                Duration.ofSeconds(seconds), dir, wrk, twoInstances), ctx.out()).run();
+                Duration.ofSeconds(seconds), dir, wrk, twoInstances, rate), ctx.out()).run();
         double base = r.latencies().get(0).p99Ms();
         ctx.out().printf("%n%,d migrations stored (loaded in %d s), %s%n%n| request | requests | body | p50 | p99 "
             + "| p99 / baseline p99 | same bytes from memory: p50, p99 | p99 / floor p99 |%n"
             + "|---|---|---|---|---|---|---|---|%n", r.migrations(), r.loadTime().toSeconds(), clients
-            + (wrk != null ? " connections of wrk, each request kind alone" : " in-JVM clients, round robin"));
+            + (wrk != null ? " connections of wrk, each request kind alone" : " in-JVM clients, round robin")
+            + (rate > 0 ? String.format(", %,d requests/s", rate) : ""));
         for (var l : r.latencies()) {
           ctx.out().printf("| `%s` | %,d | %s | %.1f ms | %.1f ms | %.1f | %s | %s |%n", l.request(), l.requests(),
               l.bytes() > 0 ? String.format("%,d B", l.bytes()) : "", l.p50Ms(), l.p99Ms(), l.p99Ms() / base,
