@@ -94,6 +94,10 @@ final class InstanceClient {
   }
 
   /** {@code host}'s answer to {@code /internal/<query>}: 200 or 204; a 503 fails as the stores' unavailability. */
+  Future<HttpResponse<Buffer>> response(HostInfo host, String query) {
+    return request(host, query);
+  }
+
   private Future<HttpResponse<Buffer>> request(HostInfo host, String query) {
     return client.request(HttpMethod.GET, host.port(), host.host(), InternalEndpoint.PATH + query)
         .bearerTokenAuthentication(token)

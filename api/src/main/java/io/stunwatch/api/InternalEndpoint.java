@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -90,7 +91,11 @@ public final class InternalEndpoint {
     });
     router.get(PATH + "migration-record").handler(rc -> {
       String id = required(new Params(rc), "id");
-      respond.json(rc, records.fromIndex(id).map(InternalEndpoint::record));
+      respond.json(rc, records.fromIndex(id).map(held -> held.<Object>map(h -> h.vmKey() == null
+          ? new ApiServer.JsonBody(h.json())
+          : new ApiServer.Answer(Map.of(MigrationRecords.VM_KEY_HEADER,
+              MigrationRecords.enc(h.vmKey())), new ApiServer.JsonBody(h.json())))
+          .orElse(ApiServer.NO_CONTENT)));
     });
     router.get(PATH + "migration-record-here").handler(rc -> {
       String id = required(new Params(rc), "id");
