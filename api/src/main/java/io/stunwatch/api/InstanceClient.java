@@ -34,8 +34,8 @@ final class InstanceClient {
 
   /**
    * Connections kept to each other instance. Each request the API serves asks another instance at most once at a
-   * time, so under N concurrent clients about N queries go to one peer together; Vert.x's default of 5 made them
-   * wait for a connection, and a wait is latency the peer never sees.
+   * time, so under N concurrent clients about N queries go to one peer together; with Vert.x's default of 5 they
+   * would wait for a connection, latency the peer never sees.
    */
   static final int CONNECTIONS_PER_INSTANCE = 128;
 

@@ -91,11 +91,7 @@ public final class InternalEndpoint {
     });
     router.get(PATH + "migration-record").handler(rc -> {
       String id = required(new Params(rc), "id");
-      respond.json(rc, records.fromIndex(id).map(held -> held.<Object>map(h -> h.vmKey() == null
-          ? new ApiServer.JsonBody(h.json())
-          : new ApiServer.Answer(Map.of(MigrationRecords.VM_KEY_HEADER,
-              MigrationRecords.enc(h.vmKey())), new ApiServer.JsonBody(h.json())))
-          .orElse(ApiServer.NO_CONTENT)));
+      respond.json(rc, records.fromIndex(id).map(InternalEndpoint::recordWithVm));
     });
     router.get(PATH + "migration-record-here").handler(rc -> {
       String id = required(new Params(rc), "id");
@@ -132,6 +128,13 @@ public final class InternalEndpoint {
       TimeRange r = new Params(rc).range(Instant.EPOCH, Instant.now(), config.maxRange().plus(day));
       respond.json(rc, threads.run(() -> local.utilization(r.from(), r.to())));
     });
+  }
+
+  /** A record and, where known, its VM's key in {@link MigrationRecords#VM_KEY_HEADER}; 204 where none is held. */
+  private static Object recordWithVm(Optional<MigrationRecords.Held> held) {
+    return held.<Object>map(h -> h.vmKey() == null ? new ApiServer.JsonBody(h.json())
+        : new ApiServer.Answer(Map.of(MigrationRecords.VM_KEY_HEADER, MigrationRecords.enc(h.vmKey())),
+            new ApiServer.JsonBody(h.json()))).orElse(ApiServer.NO_CONTENT);
   }
 
   /** A migration's record as rendered, or no content: this instance does not hold it. */

@@ -125,6 +125,7 @@ final class MigrationRecords {
     return locator.isLocal(vm) ? here(id)
         : instances.bodyIfAny(vm.activeHost(), "migration-record-here?id=" + enc(id));
   }
+
   /** The record from this instance's stores, or empty when it does not hold it. */
   Future<Optional<Buffer>> here(String id) {
     return threads.run(() -> Optional.ofNullable(local.migrationRecord(id)).map(StoreReader::render));

@@ -63,8 +63,10 @@ import org.apache.kafka.common.config.ConfigResource;
  *   <li>{@code GET /api/migrations/{id}}: one migration's record, by its id, of up to 1,000 ids.</li>
  * </ol>
  *
- * With two instances, a second joins the application and takes half the tasks; the baseline and the record by id
- * are then measured again against the first, which now holds half the migrations and asks the other for the rest.
+ * With two instances, both run from the start, each with half the tasks: the baseline and the record by id are
+ * measured against the first, which holds half the migrations and asks the other for the rest; then the second
+ * stops, and every kind is measured against the first alone. A record's id cycles through up to 1,000, so after the
+ * unmeasured first seconds each is one the instance has served before (it knows the VM's key).
  *
  * Each figure is reported with its ratio to the baseline of the same run.
  */
@@ -75,9 +77,8 @@ public final class ApiBenchmark {
    *
    * @param wrk          the {@code wrk} executable to drive the load from outside the JVM (each kind alone,
    *                     {@code clients} connections), or null for the in-JVM client (the kinds round robin)
-   * @param twoInstances then a second instance joins the application, and {@code /health} and one migration by id
-   *                     are measured again against the first: what asking the instance that holds a migration
-   *                     costs
+   * @param twoInstances first with a second instance in the application, {@code /health} and one migration by id
+   *                     against the first: what asking the instance that holds a migration costs
    * @param rate         with wrk, the requests per second over all its connections (each connection waits
    *                     {@code clients / rate} between requests): a load both setups serve, whose latency is what a
    *                     request costs rather than how long it queues on a saturated machine; 0 for as fast as they
