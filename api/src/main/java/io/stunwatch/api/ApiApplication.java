@@ -2,11 +2,11 @@ package io.stunwatch.api;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.stunwatch.api.metrics.FleetGauges;
 import io.stunwatch.api.metrics.KafkaMeterFilters;
+import io.stunwatch.api.metrics.KafkaStreamsMeters;
 import io.stunwatch.api.metrics.MigrationMetrics;
 import io.stunwatch.api.metrics.TopicMetricsFeed;
 import io.stunwatch.api.notify.AlertNotifier;
@@ -45,13 +45,15 @@ public final class ApiApplication implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final TopicMetricsFeed feed;
   private final AlertNotifier notifier;
+  private final AutoCloseable kafkaMeters;
 
   /** How often the per-VM gauges are read from the local stores: Prometheus scrapes every 15 s by default. */
   static final long GAUGE_REFRESH_MILLIS = 5_000;
 
   private ApiApplication(Vertx vertx, StreamsProcessor processor, String server, int port,
-      PrometheusMeterRegistry registry, TopicMetricsFeed feed, AlertNotifier notifier) {
+      PrometheusMeterRegistry registry, TopicMetricsFeed feed, AlertNotifier notifier, AutoCloseable kafkaMeters) {
     this.notifier = notifier;
+    this.kafkaMeters = kafkaMeters;
     this.vertx = vertx;
     this.port = port;
     this.processor = processor;
@@ -76,7 +78,7 @@ public final class ApiApplication implements AutoCloseable {
     new JvmMemoryMetrics().bindTo(registry);
     StreamsProcessor processor = StreamsProcessor.start(processorConfig, kafka, clock,
         config.advertisedHost() + ":" + port);
-    new KafkaStreamsMetrics(processor.streams()).bindTo(registry);
+    AutoCloseable kafkaMeters = KafkaStreamsMeters.bind(processor.streams()::metrics, registry);
     Vertx vertx = Vertx.vertx();
     KafkaStreamsStoreReader reader = new KafkaStreamsStoreReader(vertx, processor.streams(),
         new HostInfo(config.advertisedHost(), port), config);
@@ -121,12 +123,13 @@ public final class ApiApplication implements AutoCloseable {
       String server = new ApiServer(vertx, config, reader, readiness, registry, reader.internalEndpoint(),
           processorConfig.migrationTimeout(), clock, processorConfig).start(Runtime.getRuntime().availableProcessors())
           .await(30, TimeUnit.SECONDS);
-      return new ApiApplication(vertx, processor, server, port, registry, feed, notifier);
+      return new ApiApplication(vertx, processor, server, port, registry, feed, notifier, kafkaMeters);
     } catch (Exception e) {
       if (notifier != null) {
         notifier.close();
       }
       feed.close();
+      kafkaMeters.close();
       processor.close();
       vertx.close();
       throw e;
@@ -161,6 +164,7 @@ public final class ApiApplication implements AutoCloseable {
           notifier.close();
         }
         feed.close();
+        kafkaMeters.close(); // it reads the streams' metrics on a thread of its own: stopped before their stores
         processor.close();
       } finally {
         vertx.close().await(10, TimeUnit.SECONDS);
