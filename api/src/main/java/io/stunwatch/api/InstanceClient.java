@@ -82,23 +82,19 @@ final class InstanceClient {
 
   /** The body of {@code host}'s answer to {@code /internal/<query>}, or empty when it answered 204 (it holds none). */
   Future<Optional<Buffer>> bodyIfAny(HostInfo host, String query) {
-    return request(host, query).map(r -> r.statusCode() == 204 ? Optional.empty()
+    return response(host, query).map(r -> r.statusCode() == 204 ? Optional.empty()
         : Optional.of(r.body() == null ? Buffer.buffer() : r.body()));
   }
 
   /** The body of {@code host}'s answer to {@code /internal/<query>}. */
   Future<Buffer> body(HostInfo host, String query) {
-    return request(host, query).compose(r -> r.statusCode() == 200
+    return response(host, query).compose(r -> r.statusCode() == 200
         ? Future.succeededFuture(r.body() == null ? Buffer.buffer() : r.body())
         : Future.failedFuture(new IllegalStateException(host + " answered " + r.statusCode() + " to " + query)));
   }
 
   /** {@code host}'s answer to {@code /internal/<query>}: 200 or 204; a 503 fails as the stores' unavailability. */
   Future<HttpResponse<Buffer>> response(HostInfo host, String query) {
-    return request(host, query);
-  }
-
-  private Future<HttpResponse<Buffer>> request(HostInfo host, String query) {
     return client.request(HttpMethod.GET, host.port(), host.host(), InternalEndpoint.PATH + query)
         .bearerTokenAuthentication(token)
         .timeout(TIMEOUT_MILLIS)

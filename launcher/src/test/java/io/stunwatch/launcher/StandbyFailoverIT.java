@@ -117,6 +117,7 @@ class StandbyFailoverIT {
       }
       assertThat(migrationIds).as("migrations of the scenario").hasSizeGreaterThan(10);
       double internalBefore = internalRequests(portB);
+      double indexFirst = internalRequests(portB, "/internal/migration-record");
       Map<String, String> records = new HashMap<>();
       for (String id : migrationIds) {
         HttpResponse<String> r = get(portA, "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8));
@@ -131,12 +132,17 @@ class StandbyFailoverIT {
       // asked again, each is read where its VM is, the index skipped: only the records the other holds are asked
       // of it (the first round asked it for those, and for every index entry it holds)
       double againBefore = internalRequests(portB);
+      double indexBefore = internalRequests(portB, "/internal/migration-record");
+      assertThat(indexBefore - indexFirst).as("owners index lookups asked of the other in the first round (each id's "
+          + "entry is on either instance)").isPositive();
       for (String id : migrationIds) {
         assertThat(get(portA, "/api/migrations/" + URLEncoder.encode(id, StandardCharsets.UTF_8)).body())
             .as("%s again", id).isEqualTo(records.get(id));
       }
       double again = internalRequests(portB) - againBefore;
       LOG.info("the same {} read again: {} requests to the other", migrationIds.size(), (long) again);
+      assertThat(internalRequests(portB, "/internal/migration-record") - indexBefore)
+          .as("owners index lookups asked of the other for records read again").isZero();
       assertThat(again).as("requests the other instance got for the same records read again").isLessThanOrEqualTo(
           asked);
       for (String id : migrationIds) {
@@ -276,6 +282,17 @@ class StandbyFailoverIT {
   /** The requests an instance's internal routes have answered: other instances asking it for their parts. */
   private double internalRequests(int port) {
     Matcher m = INTERNAL.matcher(get(port, "/metrics").body());
+    double sum = 0;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+    }
+    return sum;
+  }
+
+  /** The requests an instance's internal route {@code route} has answered. */
+  private double internalRequests(int port, String route) {
+    Matcher m = Pattern.compile("(?m)^stunwatch_api_requests_seconds_count\\{[^}]*route=\"" + Pattern.quote(route)
+        + "\"[^}]*} ([0-9.eE+]+)$").matcher(get(port, "/metrics").body());
     double sum = 0;
     while (m.find()) {
       sum += Double.parseDouble(m.group(1));
