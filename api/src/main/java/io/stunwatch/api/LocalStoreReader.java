@@ -8,6 +8,7 @@ import io.stunwatch.processor.readmodel.CurrentLoad;
 import io.stunwatch.processor.readmodel.GuardState;
 import io.stunwatch.processor.readmodel.GuardTrail;
 import io.stunwatch.processor.readmodel.HostGpu;
+import io.stunwatch.processor.readmodel.LiveReads;
 import io.stunwatch.processor.readmodel.LoadAggregate;
 import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.MigrationOwner;
@@ -16,6 +17,7 @@ import io.stunwatch.processor.readmodel.MigrationSummary;
 import io.stunwatch.processor.readmodel.StartKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.processor.readmodel.UtilizationDay;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmOrderKeys;
 import io.stunwatch.api.StoreReader.LoadWindow;
 import io.stunwatch.api.StoreReader.UtilizationRow;
@@ -235,11 +237,18 @@ final class LocalStoreReader {
 
   /** The VM's current load, keyed by its load key, or null. */
   CurrentLoad currentLoad(String loadKey, StorePartition at) {
-    return stores.store(StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.<String, CurrentLoad>keyValueStore(), at)
-        .get(loadKey);
+    VmLive live = live(loadKey, at);
+    return live == null ? null : live.current();
   }
 
-  /** The VM's load windows of {@code size} ({@code 10s}, {@code 1m}, {@code 1h}) starting within the range. */
+  private VmLive live(String loadKey, StorePartition at) {
+    return stores.store(StoreNames.VM_LIVE, QueryableStoreTypes.<String, VmLive>keyValueStore(), at).get(loadKey);
+  }
+
+  /**
+   * The VM's load windows of {@code size} ({@code 10s}, {@code 1m}, {@code 1h}) starting within the range: the closed
+   * ones from their store, the open one from the VM's live state.
+   */
   List<LoadWindow> loadWindows(String loadKey, StorePartition at, String size, Instant from, Instant to) {
     String name = switch (size) {
       case "1h" -> StoreNames.VM_LOAD_1H;
@@ -252,11 +261,16 @@ final class LocalStoreReader {
       case "1m" -> 60_000;
       default -> 10_000;
     };
-    List<LoadWindow> out = new ArrayList<>();
+    VmLive live = live(loadKey, at);
+    VmLive.Open<LoadAggregate> open = live == null ? null : live.loadWindow(name);
+    List<KeyValue<Long, LoadAggregate>> windows;
     try (WindowStoreIterator<LoadAggregate> it = s.fetch(loadKey, from, to)) {
-      it.forEachRemaining(kv -> out.add(new LoadWindow(Instant.ofEpochMilli(kv.key),
-          Instant.ofEpochMilli(kv.key + width), kv.value)));
+      windows = LiveReads.merged(it, open == null ? 0 : open.start(), open == null ? null : open.value(),
+          from.toEpochMilli(), to.toEpochMilli());
     }
+    List<LoadWindow> out = new ArrayList<>();
+    windows.forEach(kv -> out.add(new LoadWindow(Instant.ofEpochMilli(kv.key), Instant.ofEpochMilli(kv.key + width),
+        kv.value)));
     return out;
   }
 
@@ -287,20 +301,35 @@ final class LocalStoreReader {
     return out;
   }
 
-  /** The daily utilization rows of the days within the range, one per VM, host and load source. */
+  /**
+   * The daily utilization rows of the days within the range, one per VM, host and load source: the closed days from
+   * their store, each VM's open day from its live state.
+   */
   List<UtilizationRow> utilization(Instant from, Instant to) {
     ReadOnlyWindowStore<String, UtilizationDay> s = stores.store(StoreNames.UTILIZATION_DAILY,
         QueryableStoreTypes.windowStore());
-    List<UtilizationRow> out = new ArrayList<>();
+    Map<DayKey, UtilizationDay> days = new LinkedHashMap<>();
     try (KeyValueIterator<Windowed<String>, UtilizationDay> it = s.fetchAll(from, to)) {
+      it.forEachRemaining(kv -> days.put(new DayKey(kv.key.key(), kv.key.window().start()), kv.value));
+    }
+    try (KeyValueIterator<String, VmLive> it = this.<VmLive>kv(StoreNames.VM_LIVE).all()) {
       while (it.hasNext()) {
-        KeyValue<Windowed<String>, UtilizationDay> kv = it.next();
-        kv.value.byHost().forEach((host, sec) -> out.add(new UtilizationRow(kv.key.window().startTime(),
-            LoadKeys.vmId(kv.key.key()), host, sec.busy(), sec.idle(), sec.unknown(),
-            LoadKeys.source(kv.key.key()))));
+        KeyValue<String, VmLive> kv = it.next();
+        VmLive.Open<UtilizationDay> day = kv.value.day();
+        if (day != null && day.start() >= from.toEpochMilli() && day.start() <= to.toEpochMilli()) {
+          days.put(new DayKey(kv.key, day.start()), day.value());
+        }
       }
     }
+    List<UtilizationRow> out = new ArrayList<>();
+    days.forEach((key, day) -> day.byHost().forEach((host, sec) -> out.add(new UtilizationRow(
+        Instant.ofEpochMilli(key.start()), LoadKeys.vmId(key.loadKey()), host, sec.busy(), sec.idle(), sec.unknown(),
+        LoadKeys.source(key.loadKey())))));
     return out;
+  }
+
+  /** A VM's day: its load key and the day's start, epoch ms. */
+  private record DayKey(String loadKey, long start) {
   }
 
   /** Every value of a global store (the model, the inventories): every instance holds all of it. */

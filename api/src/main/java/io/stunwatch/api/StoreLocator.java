@@ -25,7 +25,7 @@ import io.stunwatch.processor.readmodel.StoreNames;
 final class StoreLocator {
 
   /** The partitioned stores the API reads: each must be reachable on some instance. */
-  static final List<String> QUERIED_STORES = List.of(StoreNames.VM_LOAD_CURRENT, StoreNames.MIGRATIONS,
+  static final List<String> QUERIED_STORES = List.of(StoreNames.VM_LIVE, StoreNames.MIGRATIONS,
       StoreNames.MIGRATIONS_BY_START, StoreNames.MIGRATIONS_BY_VM, StoreNames.IMPACTS, StoreNames.ALERTS,
       StoreNames.UTILIZATION_DAILY, StoreNames.ANNOTATIONS_BY_HOUR, StoreNames.MIGRATION_OWNERS);
 
@@ -96,7 +96,7 @@ final class StoreLocator {
   KeyQueryMetadata owner(String vmId) {
     KeyQueryMetadata m;
     try {
-      m = metadata.forKey(StoreNames.VM_LOAD_CURRENT, vmId);
+      m = metadata.forKey(StoreNames.VM_LIVE, vmId);
     } catch (InvalidStateStoreException e) {
       throw new StoresUnavailableException(e.getMessage());
     }

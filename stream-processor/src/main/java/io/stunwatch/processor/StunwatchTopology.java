@@ -125,7 +125,7 @@ public final class StunwatchTopology {
     if (config.guard().enabled()) {
       stores.own(GuardProcessor.NAME, GuardProcessor.stores());
       readings.process(stores.supplier(GuardProcessor.NAME, () -> new GuardProcessor(config, index),
-              StoreNames.VM_SAMPLES), Named.as(GuardProcessor.NAME))
+              StoreNames.VM_SAMPLES, StoreNames.VM_LIVE), Named.as(GuardProcessor.NAME))
           .to(CatalogSink.TOPIC_OF, Produced.with(Serdes.String(), CatalogSink.VALUE_SERDE).withName("guard-out"));
       // what the vCenter collectors did with the decisions, for GET /api/guard
       stores.own(GuardTrailProcessor.NAME, GuardTrailProcessor.stores());
@@ -179,7 +179,7 @@ public final class StunwatchTopology {
         .merge(bandwidth, Named.as("and-bandwidth"))
         .merge(readings, Named.as("and-readings"))
         .process(stores.supplier(MigrationProcessor.NAME, () -> new MigrationProcessor(config, clock),
-            StoreNames.VM_SAMPLES), Named.as(MigrationProcessor.NAME));
+            StoreNames.VM_SAMPLES, StoreNames.VM_LIVE), Named.as(MigrationProcessor.NAME));
     outputs.filterNot((id, v) -> v instanceof MigrationOwner, Named.as("catalog-values"))
         .to(CatalogSink.TOPIC_OF, Produced.with(Serdes.String(), CatalogSink.VALUE_SERDE).withName("outputs"));
     // Each new migration's VM, by the migration's id: how the API finds the instance that holds a migration.

@@ -180,9 +180,9 @@ class AgentlessLoadTopologyTest {
 
     KeyValueStore<String, HostGpu> gpus = driver.getKeyValueStore(StoreNames.HOST_GPUS);
     assertThat(gpus.get(HostGpu.key("esx01", "00000000:3B:00.0")).schedulerPolicy()).isEqualTo("Best Effort");
-    KeyValueStore<String, CurrentLoad> current = driver.getKeyValueStore(StoreNames.VM_LOAD_CURRENT);
-    assertThat(current.get(vmUuid(1))).as("no guest view").isNull();
-    assertThat(current.get(LoadKeys.of(vmUuid(1), LoadSource.HOST)).gpuUtilizationAvgPct()).isEqualTo(85.0);
+    assertThat(LiveStoreView.current(driver, vmUuid(1))).as("no guest view").isNull();
+    assertThat(LiveStoreView.current(driver, LoadKeys.of(vmUuid(1), LoadSource.HOST)).gpuUtilizationAvgPct())
+        .isEqualTo(85.0);
   }
 
   /** A host-only VM's migration fed live (events among the readings) or with every event before any reading. */
@@ -228,9 +228,9 @@ class AgentlessLoadTopologyTest {
     MigrationAlert a = latest(Topics.MIGRATION_ALERTS).get(VC + "/200");
     assertThat(a.load().source()).isEqualTo(LoadSource.GUEST);
     assertThat(a.load().gpuUtilizationAvgPct()).as("the guest's, not a mix").isEqualTo(95.0);
-    KeyValueStore<String, CurrentLoad> current = driver.getKeyValueStore(StoreNames.VM_LOAD_CURRENT);
-    assertThat(current.get(vmUuid(2)).fbUsedMiB()).isEqualTo(15000L);
-    assertThat(current.get(LoadKeys.of(vmUuid(2), LoadSource.HOST)).fbUsedMiB()).as("kept beside it").isEqualTo(8000L);
+    assertThat(LiveStoreView.current(driver, vmUuid(2)).fbUsedMiB()).isEqualTo(15000L);
+    assertThat(LiveStoreView.current(driver, LoadKeys.of(vmUuid(2), LoadSource.HOST)).fbUsedMiB())
+        .as("kept beside it").isEqualTo(8000L);
   }
 
   @Test

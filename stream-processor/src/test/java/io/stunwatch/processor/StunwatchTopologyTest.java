@@ -1134,8 +1134,7 @@ class StunwatchTopologyTest {
   }
 
   private <V> V window(String store, int vm, Instant windowStart) {
-    WindowStore<String, V> w = driver.getWindowStore(store);
-    return w.fetch(vmUuid(vm), windowStart.toEpochMilli());
+    return LiveStoreView.window(driver, store, vmUuid(vm), windowStart);
   }
 
   private double droppedRecords() {
@@ -1166,7 +1165,7 @@ class StunwatchTopologyTest {
     assertThat(minute.samples()).isEqualTo(40);
     assertThat(minute.gpuUtilAvgPct()).isEqualTo((10 * 40 + 10 * 60 + 10 * 90) / 30.0);
 
-    CurrentLoad current = driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(1));
+    CurrentLoad current = LiveStoreView.current(driver, vmUuid(1));
     assertThat(current.byGpu()).containsOnlyKeys("GPU-a", "GPU-b");
     assertThat(current.latest()).isEqualTo(T0.plusSeconds(19));
     assertThat(current.fbUsedMiB()).isEqualTo(4096 + 2048 + 19);
@@ -1212,11 +1211,7 @@ class StunwatchTopologyTest {
     Instant newest = hour.plusSeconds(1790);
     for (int vm : new int[] {1, 2}) {
       for (String store : List.of(StoreNames.VM_LOAD_10S, StoreNames.VM_LOAD_1M)) {
-        List<Instant> starts = new ArrayList<>();
-        try (var it = driver.<String, LoadAggregate>getTimestampedWindowStore(store)
-            .fetch(vmUuid(vm), hour.minusSeconds(3600), newest)) {
-          it.forEachRemaining(kv -> starts.add(Instant.ofEpochMilli(kv.key)));
-        }
+        List<Instant> starts = LiveStoreView.starts(driver, store, vmUuid(vm), hour.minusSeconds(3600), newest);
         // kept: the windows starting at most 10 minutes before the VM's newest window
         long width = store.equals(StoreNames.VM_LOAD_10S) ? 10 : 60;
         Instant newestWindow = Instant.ofEpochSecond(newest.getEpochSecond()
@@ -1385,7 +1380,7 @@ class StunwatchTopologyTest {
         .filter(e -> e.getKey().name().equals("unknown-vm-samples-total"))
         .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     assertThat(unknown).isEqualTo(11.0);
-    CurrentLoad before = driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(7));
+    CurrentLoad before = LiveStoreView.current(driver, vmUuid(7));
     assertThat(before.inInventory()).isFalse();
     assertThat(before.byGpu()).containsOnlyKeys("GPU-a");
     assertThat(this.<LoadAggregate>window(StoreNames.VM_LOAD_10S, 7, day).samples()).isEqualTo(10);
@@ -1397,7 +1392,7 @@ class StunwatchTopologyTest {
     UtilizationDay d = window(StoreNames.UTILIZATION_DAILY, 7, day);
     assertThat(d.byHost().get(UtilizationDay.UNRESOLVED_HOST).busy()).isEqualTo(10.0);
     assertThat(d.byHost().get("esx01").busy()).isEqualTo(10.0);
-    assertThat(driver.<String, CurrentLoad>getKeyValueStore(StoreNames.VM_LOAD_CURRENT).get(vmUuid(7)).inInventory())
+    assertThat(LiveStoreView.current(driver, vmUuid(7)).inInventory())
         .isTrue();
   }
 

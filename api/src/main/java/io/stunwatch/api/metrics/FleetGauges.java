@@ -10,6 +10,8 @@ import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.readmodel.CurrentLoad;
 import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
+import io.stunwatch.processor.readmodel.LiveReads;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Clock;
 import java.time.Instant;
@@ -99,19 +101,19 @@ public final class FleetGauges {
     int kept = 0;
     int left = 0;
     try {
-      ReadOnlyKeyValueStore<String, CurrentLoad> current = streams.store(StoreQueryParameters.fromNameAndType(
-          StoreNames.VM_LOAD_CURRENT, QueryableStoreTypes.keyValueStore()));
+      ReadOnlyKeyValueStore<String, VmLive> live = streams.store(StoreQueryParameters.fromNameAndType(
+          StoreNames.VM_LIVE, QueryableStoreTypes.keyValueStore()));
       ReadOnlyWindowStore<String, VmSamples.Block> seconds = streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_SAMPLES, QueryableStoreTypes.windowStore()));
       Map<String, VmInventoryEntry> inventory = inventoryByVmId(streams.store(StoreQueryParameters.fromNameAndType(
           StoreNames.VM_INVENTORY, QueryableStoreTypes.<String, VmInventoryEntry>keyValueStore())));
       // A VM's guest view sorts right before its host's (LoadKeys): the host's is shown only without a fresh guest's.
       String freshGuest = null;
-      try (KeyValueIterator<String, CurrentLoad> it = current.all()) {
+      try (KeyValueIterator<String, VmLive> it = live.all()) {
         while (it.hasNext()) {
-          KeyValue<String, CurrentLoad> kv = it.next();
-          CurrentLoad load = kv.value;
-          Instant latest = load.latest();
+          KeyValue<String, VmLive> kv = it.next();
+          CurrentLoad load = kv.value.current();
+          Instant latest = load == null ? null : load.latest();
           if (latest == null || latest.isBefore(now.minusSeconds(STALE_SECONDS))) {
             continue;
           }
@@ -141,7 +143,7 @@ public final class FleetGauges {
           if (totalMiB != null) {
             total.add(MultiGauge.Row.of(tags, totalMiB * MIB));
           }
-          Double[] recent = recentRates(seconds, kv.key, latest);
+          Double[] recent = recentRates(seconds, kv.key, latest, kv.value.block());
           if (recent[0] != null) {
             r.add(MultiGauge.Row.of(tags, recent[0]));
           }
@@ -190,27 +192,32 @@ public final class FleetGauges {
     return out;
   }
 
-  /** {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. */
+  /**
+   * {@code [rdma bytes/s, throughput]} of the newest second up to {@code latest} that had each; null when none. The
+   * VM's open block is its live state's, the others are in the store.
+   */
   private static Double[] recentRates(ReadOnlyWindowStore<String, VmSamples.Block> seconds, String vmId,
-      Instant latest) {
+      Instant latest, VmSamples.Block open) {
     Double[] out = new Double[2];
     long first = latest.getEpochSecond() - RECENT_SECONDS;
     long last = latest.getEpochSecond();
-    try (WindowStoreIterator<VmSamples.Block> it = seconds.backwardFetch(vmId,
-        Instant.ofEpochSecond(VmSamples.Block.startOf(first)), latest)) {
-      while (it.hasNext() && (out[0] == null || out[1] == null)) {
-        List<VmSamples.Point> points = it.next().value.points();
-        for (int i = points.size() - 1; i >= 0 && (out[0] == null || out[1] == null); i--) {
-          VmSamples.Point p = points.get(i);
-          if (p.epochSecond() < first || p.epochSecond() > last) {
-            continue;
-          }
-          if (out[0] == null && p.rdmaBytesPerSec() != null) {
-            out[0] = p.rdmaBytesPerSec();
-          }
-          if (out[1] == null && p.throughput() != null) {
-            out[1] = p.throughput();
-          }
+    long from = VmSamples.Block.startOf(first) * 1000;
+    List<KeyValue<Long, VmSamples.Block>> blocks;
+    try (WindowStoreIterator<VmSamples.Block> it = seconds.fetch(vmId, Instant.ofEpochMilli(from), latest)) {
+      blocks = LiveReads.merged(it, open == null ? 0 : open.startSecond() * 1000, open, from, latest.toEpochMilli());
+    }
+    for (int b = blocks.size() - 1; b >= 0 && (out[0] == null || out[1] == null); b--) {
+      List<VmSamples.Point> points = blocks.get(b).value.points();
+      for (int i = points.size() - 1; i >= 0 && (out[0] == null || out[1] == null); i--) {
+        VmSamples.Point p = points.get(i);
+        if (p.epochSecond() < first || p.epochSecond() > last) {
+          continue;
+        }
+        if (out[0] == null && p.rdmaBytesPerSec() != null) {
+          out[0] = p.rdmaBytesPerSec();
+        }
+        if (out[1] == null && p.throughput() != null) {
+          out[1] = p.throughput();
         }
       }
     }

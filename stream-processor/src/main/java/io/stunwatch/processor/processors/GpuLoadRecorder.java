@@ -10,6 +10,7 @@ import io.stunwatch.processor.readmodel.LoadAggregate;
 import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.processor.readmodel.UtilizationDay;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmPlacement;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Clock;
@@ -18,10 +19,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
@@ -30,10 +32,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load
- * ({@link StoreNames#VM_LOAD_CURRENT}), the 10 s and 1 min load windows ({@link StoreNames#VM_LOAD_10S},
- * {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the VM's day of the utilization audit
- * ({@link StoreNames#UTILIZATION_DAILY}) and its per-second history ({@link StoreNames#VM_SAMPLES}).
+ * Folds each GPU sample into everything its VM's load is kept as, in one step: the current load, the 10 s, 1 min and
+ * 1 h load windows ({@link StoreNames#VM_LOAD_10S}, {@link StoreNames#VM_LOAD_1M}, {@link StoreNames#VM_LOAD_1H}), the
+ * VM's day of the utilization audit ({@link StoreNames#UTILIZATION_DAILY}) and its per-second history
+ * ({@link StoreNames#VM_SAMPLES}). What the sample changes is the VM's live state ({@link VmLive},
+ * {@link StoreNames#VM_LIVE}): one record, written once per commit; a window store gets a window when a newer one
+ * opens.
  *
  * <p>The windows keep the contract of Kafka Streams' windowed aggregation, so that a site's stores stay readable:
  * tumbling windows aligned to the epoch (so one-day windows are UTC days), timestamped window stores of the same name and
@@ -48,11 +52,11 @@ import org.slf4j.LoggerFactory;
  * the host it left, replayed after the other's, is not late either. Each source's samples arrive in order, so this
  * is the same answer live, replayed or caught up.
  *
- * <p>Why not the DSL: there a sample costs a store read and decoding per window, and three aggregation nodes.
- * {@link VmReadingsProcessor}, through this part, is the only writer of these stores, so this keeps what it last
- * wrote for each VM (its current load and its latest window of each store) and reads a store only for a VM it has
- * not seen since the task started, or for a late sample of an older window. That state is bounded by the task's VMs,
- * and rebuilt from the stores after a restore, since {@link #init} forgets it.
+ * <p>Why not the DSL: there a sample costs a store read and decoding per window, and three aggregation nodes, and
+ * each window store's changelog gets a record per VM and commit, most of it the VM's key. {@link VmReadingsProcessor},
+ * through this part, is the only writer of these stores, so it holds what it last wrote for each VM
+ * ({@link LiveStates}) and reads a store only for a VM it has not seen since the task started, for a late sample of an
+ * older window, or once per window as it opens.
  */
 public final class GpuLoadRecorder {
 
@@ -65,15 +69,13 @@ public final class GpuLoadRecorder {
   private final long graceMs;
   /** An array, not a list: the loop over it runs on every sample, and a list's iterator showed in profiles. */
   private final WindowFold<?>[] windows;
-  /** The current load this processor last wrote for each VM. */
-  private final Map<String, CurrentLoad> current = new HashMap<>();
   /**
    * The newest sample time of each VM, view and source (the guest, or the ESXi host that read the vGPU) seen by this
    * task: what the grace of its late samples is from.
    */
   private final Map<String, Long> vmTime = new HashMap<>();
   private ProcessorContext<?, ?> context;
-  private KeyValueStore<String, CurrentLoad> currentStore;
+  private LiveStates lives;
   private SampleHistory history;
   private ReadOnlyKeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private Sensor unknownVm;
@@ -87,21 +89,24 @@ public final class GpuLoadRecorder {
     double idleBelow = config.idleBelowPct();
     long keep = config.windowRetention().toMillis();
     this.windows = new WindowFold<?>[] {
-        new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
-        new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
-        new WindowFold<>(StoreNames.VM_LOAD_1H, 3_600_000, -1, LoadAggregate::empty, (a, s, vm) -> a.with(s)),
+        new WindowFold<>(StoreNames.VM_LOAD_10S, 10_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s),
+            VmLive::tenSeconds, VmLive::withTenSeconds),
+        new WindowFold<>(StoreNames.VM_LOAD_1M, 60_000, keep, LoadAggregate::empty, (a, s, vm) -> a.with(s),
+            VmLive::minute, VmLive::withMinute),
+        new WindowFold<>(StoreNames.VM_LOAD_1H, 3_600_000, -1, LoadAggregate::empty, (a, s, vm) -> a.with(s),
+            VmLive::hour, VmLive::withHour),
         new WindowFold<>(StoreNames.UTILIZATION_DAILY, 86_400_000, -1, UtilizationDay::empty,
-            (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS))};
+            (d, s, vm) -> d.with(s, vm == null ? null : vm.host(), idleBelow, ProcessorConfig.MAX_SAMPLE_GAP_SECONDS),
+            VmLive::day, VmLive::withDay)};
   }
 
-  /** Called from the processor's {@code init}, with the history it writes through. */
-  public void init(ProcessorContext<?, ?> context, SampleHistory history) {
+  /** Called from the processor's {@code init}, with the history and the live states it writes through. */
+  void init(ProcessorContext<?, ?> context, SampleHistory history, LiveStates lives) {
     this.context = context;
-    this.currentStore = context.getStateStore(StoreNames.VM_LOAD_CURRENT);
+    this.lives = lives;
     this.history = history;
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     // (Re)initialized with the task, after its stores were restored: what was held before may be stale.
-    this.current.clear();
     this.vmTime.clear();
     for (WindowFold<?> w : windows) {
       w.init(context);
@@ -123,15 +128,10 @@ public final class GpuLoadRecorder {
     if (placed == null) {
       unknownVm.record();
     }
-    CurrentLoad old = current.get(vm);
-    if (old == null) {
-      old = currentStore.get(vm);
-    }
+    VmLive live = lives.get(vm); // after the history's update, which may have changed it
+    CurrentLoad old = live.current();
     CurrentLoad next = (old == null ? new CurrentLoad(vm, Map.of(), null, null, false) : old).with(s, placed);
-    if (next != old) {
-      currentStore.put(vm, next);
-      current.put(vm, next);
-    }
+    VmLive state = next == old ? live : live.withCurrent(next);
 
     String source = s.hostname() == null ? vm : vm + '\u0000' + s.hostname();
     Long seen = vmTime.get(source);
@@ -142,10 +142,16 @@ public final class GpuLoadRecorder {
     long closeTime = newest - graceMs;
     String closed = null;
     for (WindowFold<?> w : windows) {
-      if (!w.add(vm, t, s, placed, closeTime)) {
+      VmLive after = w.add(vm, t, s, placed, closeTime, state);
+      if (after == null) {
         dropped.record();
         closed = closed == null ? w.store : closed + ", " + w.store;
+      } else {
+        state = after;
       }
+    }
+    if (state != live) {
+      lives.put(vm, state);
     }
     String more = closed == null ? null : dropLog.admit();
     if (more != null) {
@@ -170,10 +176,12 @@ public final class GpuLoadRecorder {
   }
 
   /**
-   * One windowed store: tumbling windows of {@code size} ms, and each VM's latest window as last written. With a
-   * {@code keep}, each VM keeps the windows that start at most {@code keep} before its newest window, whatever the
-   * other VMs of the task are at: the store's own retention, which follows the task's stream time, is a day longer,
-   * so that a VM replayed after another (or a host's readings behind the guests') still gets its windows.
+   * One windowed store: tumbling windows of {@code size} ms. A VM's newest window is open in its live state
+   * ({@link VmLive}) and goes to the store when a newer one opens; an older one (a late sample's) is read and written
+   * in the store. With a {@code keep}, each VM keeps the windows that start at most {@code keep} before its newest
+   * window, whatever the other VMs of the task are at: the store's own retention, which follows the task's stream
+   * time, is a day longer, so that a VM replayed after another (or a host's readings behind the guests') still gets
+   * its windows.
    */
   private static final class WindowFold<A> {
     private final String store;
@@ -182,48 +190,62 @@ public final class GpuLoadRecorder {
     private final long keep;
     private final Supplier<A> empty;
     private final Fold<A> fold;
-    private final Map<String, Slot<A>> latest = new HashMap<>();
+    /** The VM's open window of this store, in its live state. */
+    private final Function<VmLive, VmLive.Open<A>> open;
+    private final BiFunction<VmLive, VmLive.Open<A>, VmLive> reopen;
     /** By VM key: its windows starting before this are deleted. */
     private final Map<String, Long> cut = new HashMap<>();
     private TimestampedWindowStore<String, A> windows;
 
-    private record Slot<A>(long start, ValueAndTimestamp<A> value) {
-    }
-
-    WindowFold(String store, long size, long keep, Supplier<A> empty, Fold<A> fold) {
+    WindowFold(String store, long size, long keep, Supplier<A> empty, Fold<A> fold,
+        Function<VmLive, VmLive.Open<A>> open, BiFunction<VmLive, VmLive.Open<A>, VmLive> reopen) {
       this.store = store;
       this.size = size;
       this.keep = keep;
       this.empty = empty;
       this.fold = fold;
+      this.open = open;
+      this.reopen = reopen;
     }
 
     void init(ProcessorContext<?, ?> context) {
       windows = context.getStateStore(store);
-      latest.clear();
       cut.clear();
     }
 
-    /** Folds the sample taken at {@code t} into its window; false when that window closed before {@code closeTime}. */
-    boolean add(String vm, long t, GpuSample s, VmPlacement placed, long closeTime) {
+    /**
+     * Folds the sample taken at {@code t} into its window: the live state with it, or null when that window closed
+     * before {@code closeTime}.
+     */
+    VmLive add(String vm, long t, GpuSample s, VmPlacement placed, long closeTime, VmLive live) {
       long start = t - Math.floorMod(t, size);
       if (start + size <= closeTime || keep >= 0 && !expire(vm, start)) {
-        return false;
+        return null;
       }
-      Slot<A> held = latest.get(vm);
-      ValueAndTimestamp<A> old = held != null && held.start() == start ? held.value() : windows.fetch(vm, start);
+      VmLive.Open<A> held = open.apply(live);
+      if (held != null && start < held.start()) {
+        // A late sample of a closed window, in the store.
+        ValueAndTimestamp<A> old = windows.fetch(vm, start);
+        A next = fold.with(old == null ? empty.get() : old.value(), s, placed);
+        if (old == null || next != old.value()) { // else nothing new (a repeated sample of the day's audit): no write
+          windows.put(vm, ValueAndTimestamp.make(next, old == null ? t : Math.max(t, old.timestamp())), start);
+        }
+        return live;
+      }
+      if (held != null && held.start() == start) {
+        A next = fold.with(held.value(), s, placed);
+        return next == held.value() ? live
+            : reopen.apply(live, new VmLive.Open<>(start, Math.max(t, held.timestamp()), next));
+      }
+      // A newer window opens, and the open one is closed into the store. The store may hold the new one already: an
+      // earlier format kept the open windows there.
+      if (held != null) {
+        windows.put(vm, ValueAndTimestamp.make(held.value(), held.timestamp()), held.start());
+      }
+      ValueAndTimestamp<A> old = windows.fetch(vm, start);
       A next = fold.with(old == null ? empty.get() : old.value(), s, placed);
-      if (old != null && next == old.value()) {
-        return true; // nothing new (a repeated sample of the day's audit): no write
-      }
-      ValueAndTimestamp<A> value = ValueAndTimestamp.make(next, old == null ? t : Math.max(t, old.timestamp()));
-      windows.put(vm, value, start);
-      if (held == null || start >= held.start()) {
-        latest.put(vm, new Slot<>(start, value));
-      }
-      return true;
+      return reopen.apply(live, new VmLive.Open<>(start, old == null ? t : Math.max(t, old.timestamp()), next));
     }
-
     /**
      * Deletes the VM's windows that fall out of what it keeps with a window starting at {@code start}; false when
      * that window is itself older than what the VM keeps. The first time this task sees the VM, it looks back

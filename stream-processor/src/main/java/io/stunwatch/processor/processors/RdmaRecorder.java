@@ -6,48 +6,44 @@ import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.processor.domain.RdmaRates;
 import io.stunwatch.processor.state.StoreCodec;
 import io.stunwatch.processor.readmodel.StoreNames;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
 
-/** Turns each VM's raw RDMA counters into rates in its per-second history: a part of {@link VmReadingsProcessor}. */
+/**
+ * Turns each VM's raw RDMA counters into rates in its per-second history: a part of {@link VmReadingsProcessor}. The
+ * counters each rate is taken from are the VM's live state's ({@link VmLive#rdma}).
+ */
 public final class RdmaRecorder {
-  private KeyValueStore<String, RdmaRates.Last> last;
-  /** What this processor, the store's only writer, last wrote per VM: no read and decoding per sample. */
-  private final Map<String, RdmaRates.Last> held = new HashMap<>();
+  private LiveStates lives;
   private SampleHistory samples;
 
-  /** Called from the processor's {@code init}, with the history it writes through. */
-  public void init(ProcessorContext<?, ?> context, SampleHistory history) {
-    last = context.getStateStore(StoreNames.RDMA_LAST);
-    held.clear(); // (re)initialized after the task's stores were restored
-    samples = history;
+  /** Called from the processor's {@code init}, with the history and the live states it writes through. */
+  void init(SampleHistory history, LiveStates lives) {
+    this.lives = lives;
+    this.samples = history;
   }
 
   /** Records an RDMA counter sample of the VM keyed {@code key}. */
   public void record(String key, RdmaCounterSample s) {
-    RdmaRates.Last before = held.get(key);
-    if (before == null) {
-      before = last.get(key);
-    }
+    VmLive live = lives.get(key);
+    RdmaRates.Last before = live.rdma();
     RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
     if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
       return; // late or repeated: the newer reading stays the reference
     }
     Double rate = RdmaRates.bytesPerSecond(prev, s);
-    RdmaRates.Last next = (before == null ? new RdmaRates.Last(null) : before).with(s);
-    last.put(key, next);
-    held.put(key, next);
+    lives.put(key, live.withRdma((before == null ? new RdmaRates.Last(null) : before).with(s)));
     if (rate != null) {
       samples.update(key, s.timestamp(), p -> VmSamples.withRdma(p, rate));
     }
   }
 
-  /** {@link RdmaRates.Last}, the value of {@link StoreNames#RDMA_LAST}: written on every RDMA sample. */
+  /**
+   * {@link RdmaRates.Last}, the value of {@link StoreNames#RDMA_LAST}, which {@link StoreNames#VM_LIVE} replaced: read
+   * to convert a site's state.
+   */
   public static final StoreCodec<RdmaRates.Last> RDMA_LAST = new LastCodec();
 
   private static final class LastCodec extends StoreCodec<RdmaRates.Last> {

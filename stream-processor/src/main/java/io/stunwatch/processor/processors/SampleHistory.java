@@ -2,8 +2,10 @@ package io.stunwatch.processor.processors;
 
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.processor.StunwatchTopology;
+import io.stunwatch.processor.readmodel.LiveReads;
 import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmSamples;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.DroppedRecords;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessingContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
@@ -25,9 +28,11 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * {@link VmSamples.Block} of {@link VmSamples.Block#SECONDS} seconds, each holding a {@link VmSamples.Point} per
  * second that had a reading.
  *
- * <p>One small block is read and written per sample, and a range is read only when a migration needs it. (A
- * single value holding the whole history cost a 15-minute list's encoding per sample; a record per second cost a
- * RocksDB write and a changelog record per VM-second at the commit.)
+ * <p>A VM's newest block is part of its live state ({@link StoreNames#VM_LIVE}, written once per commit with the rest
+ * of it), and goes to the store once, when a newer block opens; a reader takes it from there. A range is read only
+ * when a migration needs it. (A single value holding the whole history cost a 15-minute list's encoding per sample; a
+ * record per second cost a RocksDB write and a changelog record per VM-second at the commit; the open block in the
+ * store was rewritten, key and all, at every commit.)
  *
  * <p>Each VM keeps {@link #keep} ({@code process.sample-retention}, the late grace and a block) behind its own newest
  * block, and the ranges its migrations need ({@link HistoryPins}): a writer deletes a VM's other blocks as they fall
@@ -46,6 +51,10 @@ public final class SampleHistory {
   private static final long BLOCK_MILLIS = VmSamples.Block.SECONDS * 1000L;
 
   private final WindowStore<String, VmSamples.Block> store;
+  /** {@link StoreNames#VM_LIVE}: each VM's newest block, which {@link #store} gets only once a newer one opens. */
+  private final KeyValueStore<String, VmLive> live;
+  /** A writer's way to each VM's live state; null for a reader. */
+  private final LiveStates lives;
   /** How long each VM's blocks are kept behind its newest, or -1 for a reader, which deletes nothing. */
   private final long keepMillis;
   /** By VM key: its blocks starting before this are deleted (by this writer). */
@@ -57,6 +66,8 @@ public final class SampleHistory {
   /** A reader of the history. */
   public SampleHistory(ProcessingContext context) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
+    this.live = context.getStateStore(StoreNames.VM_LIVE);
+    this.lives = null;
     this.keepMillis = -1;
     this.dropped = null;
     this.pins = null;
@@ -66,8 +77,10 @@ public final class SampleHistory {
    * A writer of the history, which keeps each VM's last {@link #keep} behind its own newest block, and whatever a
    * tracked migration of the VM still needs ({@link StoreNames#HISTORY_PINS}).
    */
-  public SampleHistory(ProcessingContext context, ProcessorConfig config) {
+  SampleHistory(ProcessingContext context, ProcessorConfig config, LiveStates lives) {
     this.store = context.getStateStore(StoreNames.VM_SAMPLES);
+    this.live = context.getStateStore(StoreNames.VM_LIVE);
+    this.lives = lives;
     this.keepMillis = keep(config).toMillis();
     this.dropped = DroppedRecords.sensor(context);
     this.pins = context.getStateStore(StoreNames.HISTORY_PINS);
@@ -89,10 +102,30 @@ public final class SampleHistory {
       dropped.record();
       return;
     }
-    VmSamples.Block b = store.fetch(vmId, start * 1000);
+    VmLive state = lives.get(vmId);
+    VmSamples.Block open = state.block();
+    if (open != null && start < open.startSecond()) {
+      // Behind the VM's newest block: a closed one, in the store.
+      store.put(vmId, with(store.fetch(vmId, start * 1000), start, second, update), start * 1000);
+      return;
+    }
+    VmSamples.Block b = open;
+    if (open == null || start > open.startSecond()) {
+      // A newer block opens, and the open one is closed into the store. The store may hold the new one already: an
+      // earlier format wrote every block there.
+      if (open != null) {
+        store.put(vmId, open, open.startSecond() * 1000);
+      }
+      b = store.fetch(vmId, start * 1000);
+    }
+    lives.put(vmId, state.withBlock(with(b, start, second, update)));
+  }
+
+  private static VmSamples.Block with(VmSamples.Block b, long start, long second,
+      UnaryOperator<VmSamples.Point> update) {
     VmSamples.Point p = b == null ? null : b.point(second);
     VmSamples.Point next = update.apply(p == null ? VmSamples.empty(second) : p);
-    store.put(vmId, (b == null ? VmSamples.Block.empty(start) : b).with(next), start * 1000);
+    return (b == null ? VmSamples.Block.empty(start) : b).with(next);
   }
 
   /**
@@ -153,13 +186,18 @@ public final class SampleHistory {
     long first = from.getEpochSecond();
     long last = to.getEpochSecond();
     List<VmSamples.Point> points = new ArrayList<>();
-    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(key, VmSamples.Block.startOf(first) * 1000,
-        VmSamples.Block.startOf(last) * 1000)) {
-      while (it.hasNext()) {
-        for (VmSamples.Point p : it.next().value.points()) {
-          if (p.epochSecond() >= first && p.epochSecond() <= last) {
-            points.add(p);
-          }
+    long firstBlock = VmSamples.Block.startOf(first) * 1000;
+    long lastBlock = VmSamples.Block.startOf(last) * 1000;
+    VmLive state = live.get(key);
+    VmSamples.Block open = state == null ? null : state.block();
+    List<KeyValue<Long, VmSamples.Block>> blocks;
+    try (WindowStoreIterator<VmSamples.Block> it = store.fetch(key, firstBlock, lastBlock)) {
+      blocks = LiveReads.merged(it, open == null ? 0 : open.startSecond() * 1000, open, firstBlock, lastBlock);
+    }
+    for (KeyValue<Long, VmSamples.Block> kv : blocks) {
+      for (VmSamples.Point p : kv.value.points()) {
+        if (p.epochSecond() >= first && p.epochSecond() <= last) {
+          points.add(p);
         }
       }
     }

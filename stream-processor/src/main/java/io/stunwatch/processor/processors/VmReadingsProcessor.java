@@ -7,6 +7,7 @@ import io.stunwatch.model.VmInput;
 import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.DeferredStores;
 import io.stunwatch.processor.state.StoreCodec;
+import io.stunwatch.processor.readmodel.LoadKeySerde;
 import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.processor.readmodel.ValueCodecs;
 import io.stunwatch.processor.readmodel.VmSamples;
@@ -36,6 +37,7 @@ public final class VmReadingsProcessor implements Processor<String, VmInput, Str
   private final ProcessorConfig config;
   private final GpuLoadRecorder gpu;
   private final RdmaRecorder rdma = new RdmaRecorder();
+  private final LiveStates lives = new LiveStates();
   private ProcessorContext<String, VmInput> context;
   private SampleHistory throughput;
 
@@ -43,27 +45,31 @@ public final class VmReadingsProcessor implements Processor<String, VmInput, Str
   public static final String NAME = "vm-readings";
 
   /**
-   * The stores it writes. The current load, the windows and the RDMA counters are deferred stores (written once per
-   * key and commit): they are written on every reading. The windows are timestamped window stores, the format
-   * Streams' windowed aggregation uses, so that state and changelogs kept by a site stay readable. Each VM keeps
+   * The stores it writes. Each VM's live state ({@link StoreNames#VM_LIVE}) is a deferred store (written once per key
+   * and commit): it is written on every reading, and holds the open window of each window store and the open block
+   * of the history, which get a record when it closes. The windows are timestamped window stores, the format Streams'
+   * windowed aggregation uses, so that state and changelogs kept by a site stay readable. Each VM keeps
    * {@code process.window-retention} of the 10 s and 1 min windows behind its own newest ({@link GpuLoadRecorder});
    * the stores keep {@link SampleHistory#VM_SKEW} more, so that a VM behind another of its task keeps its windows, as
-   * the per-second history does.
+   * the per-second history does. The current load's and the RDMA counters' former stores stay, to be read once per VM
+   * and emptied ({@link LiveStates}).
    */
   public static List<StoreBuilder<?>> stores(ProcessorConfig config) {
     Duration loadWindows = config.windowRetention().plus(SampleHistory.VM_SKEW);
     return List.of(
         DeferredStores.window(Stores.windowStoreBuilder(historyStore(config), Serdes.String(), ValueCodecs.BLOCK)),
-        DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-            StoreNames.VM_LOAD_CURRENT), Serdes.String(), ValueCodecs.CURRENT_LOAD)),
+        DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LIVE),
+            LoadKeySerde.INSTANCE, ValueCodecs.VM_LIVE)),
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT), Serdes.String(),
+            ValueCodecs.CURRENT_LOAD),
         windowStore(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), loadWindows, ValueCodecs.LOAD_WINDOW),
         windowStore(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), loadWindows, ValueCodecs.LOAD_WINDOW),
         windowStore(StoreNames.VM_LOAD_1H, Duration.ofHours(1), StoreNames.VM_LOAD_1H_RETENTION,
             ValueCodecs.LOAD_WINDOW),
         windowStore(StoreNames.UTILIZATION_DAILY, Duration.ofDays(1), config.utilizationRetention(),
             ValueCodecs.UTILIZATION_DAY),
-        DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST),
-            Serdes.String(), RdmaRecorder.RDMA_LAST)));
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST), Serdes.String(),
+            RdmaRecorder.RDMA_LAST));
   }
 
   /**
@@ -97,9 +103,10 @@ public final class VmReadingsProcessor implements Processor<String, VmInput, Str
   @Override
   public void init(ProcessorContext<String, VmInput> context) {
     this.context = context;
-    gpu.init(context, new SampleHistory(context, config));
-    rdma.init(context, new SampleHistory(context, config));
-    throughput = new SampleHistory(context, config);
+    lives.init(context);
+    gpu.init(context, new SampleHistory(context, config, lives), lives);
+    rdma.init(new SampleHistory(context, config, lives), lives);
+    throughput = new SampleHistory(context, config, lives);
   }
 
   @Override

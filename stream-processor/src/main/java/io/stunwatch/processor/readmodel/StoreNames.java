@@ -23,9 +23,15 @@ public final class StoreNames {
    */
   public static final String VM_SAMPLES = "vm-sample-blocks";
   /**
-   * By load key ({@link LoadKeys}: the VM id, or the VM id and {@code |host} for the ESXi host's view): the latest
-   * sample of each of the VM's GPUs and its host ({@link CurrentLoad}). The window stores and the per-second history
-   * are keyed the same way.
+   * By load key ({@link LoadKeys}: the VM id, or the VM id and {@code |host} for the ESXi host's view, in the bytes of
+   * {@link LoadKeySerde}): everything a reading updates ({@link VmLive}), one record per VM written once per commit.
+   * Its current load, the open window of each load store and the open block of the per-second history are read from
+   * here; the window stores and the history hold the closed ones, keyed by the same load keys as text.
+   */
+  public static final String VM_LIVE = "vm-live";
+  /**
+   * What {@link #VM_LIVE} replaced for the current load ({@link CurrentLoad}): read once per VM on an upgraded site,
+   * then emptied (docs/upgrading.md).
    */
   public static final String VM_LOAD_CURRENT = "vm-load-current";
   /** Window store by VM id, 10 s tumbling windows of GPU load ({@link LoadAggregate}). */
@@ -62,7 +68,10 @@ public final class StoreNames {
    * per-second history ({@link #VM_SAMPLES}), which the history's writers keep whatever the VM's newest readings.
    */
   public static final String HISTORY_PINS = "history-pins";
-  /** By VM id: the previous RDMA sample of each port, for rates. */
+  /**
+   * What {@link #VM_LIVE} replaced for the previous RDMA sample of each port: read once per VM on an upgraded site,
+   * then emptied (docs/upgrading.md).
+   */
   public static final String RDMA_LAST = "rdma-last";
   /** By model key ({@code profile:T4-16C}, ...): the stun-time model this instance's partitions built. */
   public static final String STUN_MODEL = "stun-model";

@@ -66,6 +66,9 @@ public final class ValueCodecs {
     }
   };
 
+  /** {@link VmLive}, the value of {@link StoreNames#VM_LIVE}. */
+  public static final StoreCodec<VmLive> VM_LIVE = new VmLiveCodec();
+
   /** {@link LoadAggregate}, the value of {@link StoreNames#VM_LOAD_10S} and {@link StoreNames#VM_LOAD_1M}. */
   public static final StoreCodec<LoadAggregate> LOAD_WINDOW = new StoreCodec<>("store.vm-load-window", 1) {
     @Override

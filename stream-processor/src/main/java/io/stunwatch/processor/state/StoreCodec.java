@@ -231,6 +231,168 @@ public abstract class StoreCodec<T> implements Serde<T> {
     return map;
   }
 
+  // The compact forms below are for the values written most (a VM's live state, once per VM and commit): numbers as
+  // varints where they are whole, identifiers that are UUIDs as their 16 bytes.
+
+  /** A signed long as a zigzag varint: 1 byte for -64..63, 5 for an epoch second. */
+  protected static void writeVarLong(Out out, long v) {
+    long z = (v << 1) ^ (v >> 63);
+    while ((z & ~0x7FL) != 0) {
+      out.writeByte((int) (z & 0x7F) | 0x80);
+      z >>>= 7;
+    }
+    out.writeByte((int) z);
+  }
+
+  protected static long readVarLong(DataInputStream in) throws IOException {
+    long z = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      int b = in.readUnsignedByte();
+      z |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return (z >>> 1) ^ -(z & 1);
+      }
+    }
+    throw new IllegalStateException("varint longer than 10 bytes");
+  }
+
+  private static final int NUM_NULL = 0;
+  private static final int NUM_WHOLE = 1;
+  private static final int NUM_FLOAT = 2;
+  private static final int NUM_DOUBLE = 3;
+  /** Whole numbers up to this magnitude are exact in a double, so a varint gives back the same double. */
+  private static final double MAX_WHOLE = 1L << 53;
+
+  /**
+   * A number that may be null, in as few bytes as give it back exactly: a tag, then a varint when it is whole, the
+   * four bytes of a float when a float holds it, else the eight of the double. (A utilization percent or a MiB figure
+   * is whole: 2 or 3 bytes rather than 9.)
+   */
+  protected static void writeNumber(Out out, Double v) {
+    if (v == null) {
+      out.writeByte(NUM_NULL);
+    } else {
+      writeNumber(out, v.doubleValue());
+    }
+  }
+
+  protected static void writeNumber(Out out, double d) {
+    if (d == Math.rint(d) && Math.abs(d) <= MAX_WHOLE && !(d == 0 && 1 / d < 0)) {
+      out.writeByte(NUM_WHOLE);
+      writeVarLong(out, (long) d);
+    } else if ((double) (float) d == d || Double.isNaN(d)) {
+      out.writeByte(NUM_FLOAT);
+      out.writeInt(Float.floatToIntBits((float) d));
+    } else {
+      out.writeByte(NUM_DOUBLE);
+      out.writeDouble(d);
+    }
+  }
+
+  protected static Double readNumber(DataInputStream in) throws IOException {
+    int tag = in.readUnsignedByte();
+    return switch (tag) {
+      case NUM_NULL -> null;
+      case NUM_WHOLE -> (double) readVarLong(in);
+      case NUM_FLOAT -> (double) Float.intBitsToFloat(in.readInt());
+      case NUM_DOUBLE -> in.readDouble();
+      default -> throw new IllegalStateException("number tag " + tag);
+    };
+  }
+
+  protected static void writeNumber(Out out, Long v) {
+    if (v == null) {
+      out.writeByte(NUM_NULL);
+    } else {
+      out.writeByte(NUM_WHOLE);
+      writeVarLong(out, v);
+    }
+  }
+
+  protected static Long readWhole(DataInputStream in) throws IOException {
+    int tag = in.readUnsignedByte();
+    if (tag == NUM_NULL) {
+      return null;
+    }
+    if (tag != NUM_WHOLE) {
+      throw new IllegalStateException("a whole number's tag is " + NUM_WHOLE + ", not " + tag);
+    }
+    return readVarLong(in);
+  }
+
+  private static final int STR_NULL = 0;
+  private static final int STR_TEXT = 1;
+  private static final int STR_UUID = 2;
+  /** nvidia-smi's GPU UUID: {@code GPU-} and a UUID. */
+  private static final int STR_GPU_UUID = 3;
+  private static final String GPU_PREFIX = "GPU-";
+
+  /**
+   * A string that may be null: a UUID in its canonical lower-case form (a VM's SMBIOS UUID) or nvidia-smi's
+   * {@code GPU-<uuid>} as a tag and 16 bytes, anything else as a tag, a varint length and UTF-8.
+   */
+  protected static void writeCompact(Out out, String s) {
+    if (s == null) {
+      out.writeByte(STR_NULL);
+      return;
+    }
+    if (Uuids.isCanonical(s, 0)) {
+      out.writeByte(STR_UUID);
+      Uuids.write(out, s, 0);
+    } else if (s.startsWith(GPU_PREFIX) && Uuids.isCanonical(s, GPU_PREFIX.length())) {
+      out.writeByte(STR_GPU_UUID);
+      Uuids.write(out, s, GPU_PREFIX.length());
+    } else {
+      out.writeByte(STR_TEXT);
+      byte[] b = s.getBytes(StandardCharsets.UTF_8);
+      writeVarLong(out, b.length);
+      out.write(b);
+    }
+  }
+
+  protected static String readCompactString(DataInputStream in) throws IOException {
+    int tag = in.readUnsignedByte();
+    switch (tag) {
+      case STR_NULL:
+        return null;
+      case STR_UUID:
+        return Uuids.read(in);
+      case STR_GPU_UUID:
+        return GPU_PREFIX + Uuids.read(in);
+      case STR_TEXT:
+        long n = readVarLong(in);
+        if (n < 0 || n > in.available()) {
+          throw new IllegalStateException("string of " + n + " bytes in " + in.available() + " bytes");
+        }
+        byte[] b = new byte[(int) n];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
+      default:
+        throw new IllegalStateException("string tag " + tag);
+    }
+  }
+
+  /** Writes a map's size (a varint) and entries, each key a compact string. */
+  protected static <V> void writeCompactMap(Out out, Map<String, V> map, Writer<V> value) {
+    writeVarLong(out, map.size());
+    for (Map.Entry<String, V> e : map.entrySet()) {
+      writeCompact(out, e.getKey());
+      value.write(out, e.getValue());
+    }
+  }
+
+  protected static <V> Map<String, V> readCompactMap(DataInputStream in, Reader<V> value) throws IOException {
+    long n = readVarLong(in);
+    if (n < 0 || n > in.available()) {
+      throw new IllegalStateException("map of " + n + " entries in " + in.available() + " bytes");
+    }
+    Map<String, V> map = new HashMap<>((int) n * 2);
+    for (int i = 0; i < n; i++) {
+      map.put(readCompactString(in), value.read(in));
+    }
+    return map;
+  }
+
   /**
    * A byte array as a stream, without {@link java.io.ByteArrayInputStream}'s per-read locking: {@link DataInputStream}
    * reads a number a byte at a time, and the locks were most of a decode's time.

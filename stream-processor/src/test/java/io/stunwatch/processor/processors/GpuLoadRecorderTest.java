@@ -12,16 +12,20 @@ import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.StoreCodec;
 import io.stunwatch.processor.readmodel.CurrentLoad;
 import io.stunwatch.processor.readmodel.LoadAggregate;
+import io.stunwatch.processor.readmodel.LoadKeySerde;
 import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.processor.readmodel.UtilizationDay;
 import io.stunwatch.processor.readmodel.ValueCodecs;
+import io.stunwatch.processor.readmodel.VmLive;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
@@ -46,7 +50,8 @@ class GpuLoadRecorderTest {
   static final String OTHER = "00000000-0000-0000-0000-000000000002";
 
   private MockProcessorContext<Void, Void> context;
-  private KeyValueStore<String, CurrentLoad> current;
+  private KeyValueStore<String, CurrentLoad> formerCurrent;
+  private KeyValueStore<String, VmLive> live;
   private TimestampedWindowStore<String, LoadAggregate> tenSeconds;
   private TimestampedWindowStore<String, LoadAggregate> minute;
   private TimestampedWindowStore<String, LoadAggregate> hour;
@@ -56,8 +61,12 @@ class GpuLoadRecorderTest {
   @BeforeEach
   void setUp() {
     context = new MockProcessorContext<>();
-    current = add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LOAD_CURRENT),
+    live = add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LIVE),
+        LoadKeySerde.INSTANCE, ValueCodecs.VM_LIVE).withLoggingDisabled().build());
+    formerCurrent = add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LOAD_CURRENT),
         Serdes.String(), ValueCodecs.CURRENT_LOAD).withLoggingDisabled().build());
+    add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.RDMA_LAST), Serdes.String(),
+        RdmaRecorder.RDMA_LAST).withLoggingDisabled().build());
     tenSeconds = add(window(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), ValueCodecs.LOAD_WINDOW));
     minute = add(window(StoreNames.VM_LOAD_1M, Duration.ofMinutes(1), ValueCodecs.LOAD_WINDOW));
     hour = add(window(StoreNames.VM_LOAD_1H, Duration.ofHours(1), ValueCodecs.LOAD_WINDOW));
@@ -100,8 +109,37 @@ class GpuLoadRecorderTest {
     Clock clock = Clock.fixed(DAY, ZoneOffset.UTC);
     GpuLoadRecorder p = new GpuLoadRecorder(ProcessorConfig.defaults(), new InventoryIndex(clock, Duration.ZERO),
         clock);
-    p.init(context, new SampleHistory(context, ProcessorConfig.defaults()));
+    LiveStates lives = new LiveStates();
+    lives.init(context);
+    p.init(context, new SampleHistory(context, ProcessorConfig.defaults(), lives), lives);
     return p;
+  }
+
+  /**
+   * The VM's window of {@code store} that starts at {@code start}, as a reader finds it: the open one in the VM's
+   * live state, a closed one in the store.
+   */
+  private <A> A window(TimestampedWindowStore<String, A> store, Function<VmLive, VmLive.Open<A>> open, String vm,
+      Instant start) {
+    VmLive state = live.get(vm);
+    VmLive.Open<A> o = state == null ? null : open.apply(state);
+    if (o != null && o.start() == start.toEpochMilli()) {
+      return o.value();
+    }
+    ValueAndTimestamp<A> v = store.fetch(vm, start.toEpochMilli());
+    return v == null ? null : v.value();
+  }
+
+  private LoadAggregate tenSeconds(String vm, Instant start) {
+    return window(tenSeconds, VmLive::tenSeconds, vm, start);
+  }
+
+  private VmSamples.Block block(String vm, Instant start) {
+    VmLive state = live.get(vm);
+    if (state != null && state.block() != null && state.block().startSecond() == start.getEpochSecond()) {
+      return state.block();
+    }
+    return blocks.fetch(vm, start.toEpochMilli());
   }
 
   private static void sample(GpuLoadRecorder p, String vm, int second, double util, long fbUsed) {
@@ -121,17 +159,17 @@ class GpuLoadRecorderTest {
     for (int s = 5; s < 10; s++) {
       sample(after, VM, s, 2, 2048);
     }
-    LoadAggregate w = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    LoadAggregate w = tenSeconds(VM, DAY);
     assertThat(w.samples()).as("five samples before and five after, in one window").isEqualTo(10);
     assertThat(w.gpuUtilAvgPct()).isEqualTo(41.0);
     assertThat(w.fbUsedMaxMiB()).isEqualTo(2048L);
-    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(10);
-    UtilizationDay d = days.fetch(VM, DAY.toEpochMilli()).value();
+    assertThat(window(minute, VmLive::minute, VM, DAY).samples()).isEqualTo(10);
+    UtilizationDay d = window(days, VmLive::day, VM, DAY);
     assertThat(d.total().busy()).as("the intervals closed at 80% before the restart").isEqualTo(4.0);
     assertThat(d.total().idle()).as("those closed at 2% after it, the one across the restart too").isEqualTo(5.0);
     assertThat(d.byHost()).containsOnlyKeys("esx01");
-    assertThat(current.get(VM).latest()).isEqualTo(DAY.plusSeconds(9));
-    assertThat(current.get(VM).fbUsedMiB()).isEqualTo(2048L);
+    assertThat(live.get(VM).current().latest()).isEqualTo(DAY.plusSeconds(9));
+    assertThat(live.get(VM).current().fbUsedMiB()).isEqualTo(2048L);
   }
 
   @Test
@@ -142,16 +180,16 @@ class GpuLoadRecorderTest {
       sample(p, OTHER, s, 10, 512);
     }
     sample(p, VM, 3, 100, 1024); // late, within the grace: its window is not the one held
-    LoadAggregate first = tenSeconds.fetch(VM, DAY.toEpochMilli()).value();
+    LoadAggregate first = tenSeconds(VM, DAY);
     assertThat(first.samples()).isEqualTo(11);
     assertThat(first.gpuUtilMax()).isEqualTo(100.0);
-    assertThat(tenSeconds.fetch(VM, DAY.plusSeconds(20).toEpochMilli()).value().samples()).isEqualTo(5);
-    assertThat(tenSeconds.fetch(OTHER, DAY.toEpochMilli()).value().gpuUtilAvgPct()).isEqualTo(10.0);
-    assertThat(minute.fetch(VM, DAY.toEpochMilli()).value().samples()).isEqualTo(26);
-    assertThat(minute.fetch(OTHER, DAY.toEpochMilli()).value().samples()).isEqualTo(25);
-    assertThat(hour.fetch(VM, DAY.toEpochMilli()).value().samples()).as("the hour, for the hour-of-day profile")
+    assertThat(tenSeconds(VM, DAY.plusSeconds(20)).samples()).isEqualTo(5);
+    assertThat(tenSeconds(OTHER, DAY).gpuUtilAvgPct()).isEqualTo(10.0);
+    assertThat(window(minute, VmLive::minute, VM, DAY).samples()).isEqualTo(26);
+    assertThat(window(minute, VmLive::minute, OTHER, DAY).samples()).isEqualTo(25);
+    assertThat(window(hour, VmLive::hour, VM, DAY).samples()).as("the hour, for the hour-of-day profile")
         .isEqualTo(26);
-    assertThat(days.fetch(OTHER, DAY.toEpochMilli()).value().byHost())
+    assertThat(window(days, VmLive::day, OTHER, DAY).byHost())
         .as("the inventory does not know the other VM").containsOnlyKeys(UtilizationDay.UNRESOLVED_HOST);
   }
 
@@ -165,7 +203,7 @@ class GpuLoadRecorderTest {
     sample(p, VM, 1800, 50, 1024); // moves the VM's time half an hour on
     sample(p, VM, 2, 30, 1024); // far too late for any window, but within the VM's history, which takes it
 
-    VmSamples.Block first = blocks.fetch(VM, DAY.toEpochMilli());
+    VmSamples.Block first = block(VM, DAY);
     assertThat(first.points()).extracting(VmSamples.Point::epochSecond)
         .containsExactly(DAY.getEpochSecond(), DAY.getEpochSecond() + 1, DAY.getEpochSecond() + 2);
     VmSamples.Point second1 = first.point(DAY.getEpochSecond() + 1);
@@ -173,10 +211,10 @@ class GpuLoadRecorderTest {
     assertThat(second1.gpuUtilizationPct()).isEqualTo(60.0);
     assertThat(second1.fbUsedMiB()).isEqualTo(2048L);
     assertThat(first.point(DAY.getEpochSecond() + 2).gpuUtilizationPct()).isEqualTo(30.0);
-    assertThat(blocks.fetch(OTHER, DAY.toEpochMilli()).points()).singleElement()
+    assertThat(block(OTHER, DAY).points()).singleElement()
         .satisfies(point -> assertThat(point.gpuUtilizationPct()).isEqualTo(10.0));
-    assertThat(blocks.fetch(VM, DAY.plusSeconds(1800).toEpochMilli()).points()).hasSize(1);
-    assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
+    assertThat(block(VM, DAY.plusSeconds(1800)).points()).hasSize(1);
+    assertThat(tenSeconds(VM, DAY).samples())
         .as("the window had closed to the late sample").isEqualTo(3);
   }
 
@@ -191,13 +229,44 @@ class GpuLoadRecorderTest {
       hostSample(p, "esx01", s); // then the host it left: late for esx02's readings, in order for its own
     }
     for (int w = 0; w < 1200; w += 10) {
-      assertThat(tenSeconds.fetch(hostView, DAY.plusSeconds(w).toEpochMilli())).as("window at " + w + " s")
+      assertThat(tenSeconds(hostView, DAY.plusSeconds(w))).as("window at " + w + " s")
           .isNotNull();
     }
     hostSample(p, "esx01", 100); // but late for its own host's readings: dropped
-    assertThat(tenSeconds.fetch(hostView, DAY.plusSeconds(100).toEpochMilli()).value().samples()).isEqualTo(2);
-    assertThat(days.fetch(hostView, DAY.toEpochMilli()).value().total().busy())
+    assertThat(tenSeconds(hostView, DAY.plusSeconds(100)).samples()).isEqualTo(2);
+    assertThat(window(days, VmLive::day, hostView, DAY).total().busy())
         .as("each host's readings account for their own intervals").isEqualTo(595.0 + 595.0);
+  }
+
+  @Test
+  void aSiteUpgradedInPlaceGoesOnFromWhatTheFormerStoresHeldAndEmptiesThemOnce() {
+    // As the format before VmLive left a VM: its current load in its own store, its open windows and history block
+    // in theirs.
+    Instant t = DAY.plusSeconds(4);
+    GpuSample before = new GpuSample(VM, "guest", t, 0, "GPU-a", "GRID T4-16C", null, 80.0, 40.0, 1024L, 16_384L,
+        null, null, null, null, VgpuProfile.parse("GRID T4-16C").orElseThrow());
+    formerCurrent.put(VM, new CurrentLoad(VM, Map.of("GPU-a", before), "esx01", "train-1", true));
+    LoadAggregate five = LoadAggregate.empty();
+    for (int s = 0; s < 5; s++) {
+      five = five.with(before);
+    }
+    tenSeconds.put(VM, ValueAndTimestamp.make(five, t.toEpochMilli()), DAY.toEpochMilli());
+    VmSamples.Block held = VmSamples.Block.empty(DAY.getEpochSecond())
+        .with(VmSamples.withGpu(VmSamples.empty(DAY.getEpochSecond()), before));
+    blocks.put(VM, held, DAY.toEpochMilli());
+
+    GpuLoadRecorder p = started();
+    sample(p, VM, 5, 20, 2048);
+    assertThat(formerCurrent.get(VM)).as("converted once, then gone from the former store").isNull();
+    assertThat(tenSeconds(VM, DAY).samples()).as("five samples before the upgrade and one after").isEqualTo(6);
+    assertThat(tenSeconds(VM, DAY).gpuUtilMax()).isEqualTo(80.0);
+    assertThat(block(VM, DAY).points()).extracting(VmSamples.Point::epochSecond)
+        .containsExactly(DAY.getEpochSecond(), DAY.getEpochSecond() + 5);
+    assertThat(live.get(VM).current().vmName()).isEqualTo("train-1");
+    sample(p, VM, 12, 20, 2048);
+    assertThat(tenSeconds.fetch(VM, DAY.toEpochMilli()).value().samples())
+        .as("the window closed into its store once a newer one opened").isEqualTo(6);
+    assertThat(blocks.fetch(VM, DAY.toEpochMilli()).points()).hasSize(2);
   }
 
   private static void hostSample(GpuLoadRecorder p, String esx, int second) {

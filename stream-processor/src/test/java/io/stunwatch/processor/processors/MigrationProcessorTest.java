@@ -24,7 +24,9 @@ import io.stunwatch.processor.domain.EventSet;
 import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.readmodel.AnnotationBlock;
 import io.stunwatch.processor.readmodel.MigrationRow;
+import io.stunwatch.processor.readmodel.LoadKeySerde;
 import io.stunwatch.processor.readmodel.StoreNames;
+import io.stunwatch.processor.readmodel.ValueCodecs;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
@@ -95,12 +97,18 @@ class MigrationProcessorTest {
     add(Stores.timestampedKeyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.STUN_MODEL_GLOBAL),
         Serdes.String(), Topics.STUN_MODEL.valueSerde()).withLoggingDisabled().build());
     add(blocks());
+    add(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.VM_LIVE), LoadKeySerde.INSTANCE,
+        ValueCodecs.VM_LIVE).withLoggingDisabled().build());
+    add(kv(StoreNames.VM_LOAD_CURRENT, ValueCodecs.CURRENT_LOAD));
+    add(kv(StoreNames.RDMA_LAST, RdmaRecorder.RDMA_LAST));
     if (!Proxy.isProxyClass(vms.getClass())) {
       VmInventoryEntry e = new VmInventoryEntry(VC, "vm-1", "train-1", VM, null,
           new EntityRef("HostSystem", "host-1", "esx01"), null, "dc", null, null, List.of(), null, T0);
       inventory.put(e.key(), ValueAndTimestamp.make(e, T0.toEpochMilli()));
     }
-    history = new SampleHistory(context, CONFIG);
+    LiveStates lives = new LiveStates();
+    lives.init(context);
+    history = new SampleHistory(context, CONFIG, lives);
     processor = new MigrationProcessor(CONFIG, CLOCK);
     processor.init(context);
   }
