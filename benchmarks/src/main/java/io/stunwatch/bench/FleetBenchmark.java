@@ -86,7 +86,7 @@ public final class FleetBenchmark {
       long heapLiveBytes, long rssBytes, long stateBytes, double changelogBytesPerSec, double metricsMs,
       long metricsBytes, List<Latency> api, Latency alerts, double restartReadyS, double restartFirstOutputS,
       double historyLoadS, long generatorBehindMs, String sampleStore, double inputBytesPerSec,
-      double cpuSecondsPerThousand, Map<String, Double> changelogBytesPerSecByStore) {
+      double cpuSecondsPerThousand, Map<String, Double> changelogBytesPerSecByStore, String restartParts) {
   }
 
   /** The processor's {@code process.application-id}, the prefix of its internal topics. */
@@ -196,10 +196,11 @@ public final class FleetBenchmark {
             Thread.sleep(20);
           }
           double firstOutput = alerts.firstOutputAfter(after) + 1.0;
+          String parts = ProductJvm.startupLine(dir.resolve("processor-2.log"));
           gen.stop();
           return new Result(settings.vms(), offered, achieved, raw, memory.heapBytes(), memory.rssBytes(), state, changelogRate,
               metrics.medianMs(), metrics.bytes(), api, alertLatency, ready, firstOutput, historyLoad, gen.behindMillis(),
-              settings.sampleStore(), inputRate, cpuPerThousand, changelogRates);
+              settings.sampleStore(), inputRate, cpuPerThousand, changelogRates, parts);
         } finally {
           gen.stop();
           alerts.close();
@@ -354,6 +355,8 @@ public final class FleetBenchmark {
     b.append(String.format("| restart after kill -9: to /ready | %.1f s | |%n", r.restartReadyS()));
     b.append(String.format("| restart after kill -9: to the first output record | %.1f s | |%n",
         r.restartFirstOutputS()));
+    b.append(String.format("| restart after kill -9: where it went (the restarted processor's log) | %s | |%n",
+        r.restartParts()));
     return b.toString();
   }
 }

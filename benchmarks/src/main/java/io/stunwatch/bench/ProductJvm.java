@@ -60,6 +60,17 @@ final class ProductJvm {
     return new ProductJvm(p);
   }
 
+  /**
+   * What a processor's log says of its start ({@code StartupTimeline}: from the JVM's start to the first RUNNING, by
+   * part), or a note that it said nothing.
+   */
+  static String startupLine(Path logFile) throws IOException {
+    try (var lines = Files.lines(logFile)) {
+      return lines.filter(l -> l.contains("Running ") && l.contains(" ms after the JVM started"))
+          .map(l -> l.substring(l.indexOf("Running "))).findFirst().orElse("(not in " + logFile.getFileName() + ")");
+    }
+  }
+
   long pid() {
     return process.pid();
   }

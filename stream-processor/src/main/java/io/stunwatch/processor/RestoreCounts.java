@@ -24,10 +24,23 @@ public final class RestoreCounts implements StateRestoreListener, StandbyUpdateL
 
   private final Map<String, AtomicLong> restored = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> standbyUpdated = new ConcurrentHashMap<>();
+  private final StartupTimeline timeline;
+
+  public RestoreCounts() {
+    this(null);
+  }
+
+  /** Counts that also tell {@code timeline} when restores start and end. */
+  RestoreCounts(StartupTimeline timeline) {
+    this.timeline = timeline;
+  }
 
   @Override
   public void onRestoreStart(TopicPartition partition, String store, long startOffset, long endOffset) {
     restored.computeIfAbsent(store, s -> new AtomicLong());
+    if (timeline != null) {
+      timeline.restoreStarted();
+    }
     LOG.debug("Restoring {} from {} offsets {} to {}", store, partition, startOffset, endOffset);
   }
 
@@ -38,6 +51,9 @@ public final class RestoreCounts implements StateRestoreListener, StandbyUpdateL
 
   @Override
   public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+    if (timeline != null) {
+      timeline.restoreEnded(totalRestored);
+    }
     LOG.debug("Restored {} records of {} from {}", totalRestored, store, partition);
   }
 

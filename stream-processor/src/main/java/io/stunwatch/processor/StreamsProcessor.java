@@ -204,10 +204,15 @@ public final class StreamsProcessor implements AutoCloseable {
       LOG.error("Stream thread failed; replacing it", e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
-    streams.setStateListener((now, before) -> LOG.info("Stream processor {} -> {}", before, now));
-    RestoreCounts restores = new RestoreCounts();
+    StartupTimeline timeline = new StartupTimeline();
+    streams.setStateListener((now, before) -> {
+      LOG.info("Stream processor {} -> {}", before, now);
+      timeline.stateChanged(now);
+    });
+    RestoreCounts restores = new RestoreCounts(timeline);
     streams.setGlobalStateRestoreListener(restores);
     streams.setStandbyUpdateListener(restores);
+    timeline.processorStarting();
     streams.start();
     return new StreamsProcessor(streams, restores);
   }

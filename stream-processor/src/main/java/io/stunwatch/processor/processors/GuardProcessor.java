@@ -1,6 +1,9 @@
 package io.stunwatch.processor.processors;
 
 import io.stunwatch.model.GpuSample;
+import io.stunwatch.model.LoadSource;
+import io.stunwatch.model.RdmaCounterSample;
+import io.stunwatch.model.ThroughputSample;
 import io.stunwatch.model.VmInput;
 import io.stunwatch.model.GuardDecision;
 import io.stunwatch.model.HostInventoryEntry;
@@ -14,13 +17,16 @@ import io.stunwatch.processor.ProcessorConfig;
 import io.stunwatch.processor.state.DeferredStores;
 import io.stunwatch.processor.readmodel.ForecastInputs;
 import io.stunwatch.processor.readmodel.GuardState;
+import io.stunwatch.processor.readmodel.LoadKeys;
 import io.stunwatch.processor.readmodel.Forecasts;
 import io.stunwatch.processor.readmodel.StoreNames;
 import io.stunwatch.processor.readmodel.VmPlacement;
 import io.stunwatch.processor.readmodel.VmSamples;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -53,6 +59,9 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
   private final InventoryIndex index;
   private ProcessorContext<String, Object> context;
   private SampleHistory samples;
+  /** Each load key's newest seconds, refreshed at each of its readings: what a decision reads, decoding nothing. */
+  private final Map<String, RecentSeconds> recent = new HashMap<>();
+  private final int recentSeconds;
   private KeyValueStore<String, GuardState> state;
   private KeyValueStore<String, ValueAndTimestamp<VmInventoryEntry>> inventory;
   private KeyValueStore<String, ValueAndTimestamp<HostInventoryEntry>> hosts;
@@ -62,16 +71,23 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
     this.config = config;
     this.guard = config.guard();
     this.index = index;
+    this.recentSeconds = (int) config.alertWindow().toSeconds() + 2;
   }
 
   /** The name it has in the topology, and writes its stores under. */
   public static final String NAME = "drs-guard";
 
-  /** The store it writes: each VM's guard state, deferred (written once per key and commit), as it is per reading. */
+  /**
+   * The store it writes: each VM's guard state, deferred (written once per key and commit), as it is per reading,
+   * and kept as objects after the commit (up to {@link #KEPT_STATES}), as it is read at each reading too.
+   */
   public static List<StoreBuilder<?>> stores() {
     return List.of(DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(
-        StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(GuardState.class))));
+        StoreNames.GUARD_STATE), Serdes.String(), JsonSerde.of(GuardState.class)), KEPT_STATES));
   }
+
+  /** How many VMs' guard states are kept decoded: every protected VM of an instance, at any fleet size planned. */
+  static final int KEPT_STATES = 100_000;
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
@@ -81,13 +97,54 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
     this.inventory = context.getStateStore(StoreNames.VM_INVENTORY);
     this.hosts = context.getStateStore(StoreNames.HOST_INVENTORY);
     this.model = context.getStateStore(StoreNames.STUN_MODEL_GLOBAL);
+    recent.clear(); // after a restore: filled again from the history
   }
 
   @Override
   public void process(Record<String, VmInput> record) {
-    if (record.value() instanceof GpuSample s) {
-      decide(record.key(), s, record.timestamp());
-    } // the guard decides on GPU load alone
+    VmInput v = record.value();
+    // Each reading changed one point of the history: the one the guard holds is put back.
+    if (v instanceof GpuSample s) {
+      refresh(LoadKeys.of(record.key(), s.loadSource()), s.timestamp());
+      decide(record.key(), s, record.timestamp()); // the guard decides on GPU load alone
+    } else if (v instanceof RdmaCounterSample s) {
+      refresh(record.key(), s.timestamp());
+    } else if (v instanceof ThroughputSample s) {
+      refresh(record.key(), s.timestamp());
+    }
+  }
+
+  private void refresh(String key, Instant at) {
+    long second = at.getEpochSecond();
+    RecentSeconds r = recent.get(key);
+    if (r == null) {
+      recent(key, second);
+    } else {
+      r.update(second, samples.point(key, second));
+    }
+  }
+
+  /** The key's newest seconds, filled from the history when the guard sees the key for the first time. */
+  private RecentSeconds recent(String key, long second) {
+    RecentSeconds r = recent.get(key);
+    if (r == null) {
+      r = new RecentSeconds(recentSeconds);
+      r.fill(second, (from, to) -> samples.points(key, from, to));
+      recent.put(key, r);
+    }
+    return r;
+  }
+
+  /** The VM's history of {@code [from, to]} as {@link SampleHistory#range} reads it, from what the guard holds. */
+  private VmSamples range(String vmId, Instant from, Instant to) {
+    return SampleHistory.combined(points(vmId, from, to),
+        () -> points(LoadKeys.of(vmId, LoadSource.HOST), from, to));
+  }
+
+  private List<VmSamples.Point> points(String key, Instant from, Instant to) {
+    RecentSeconds r = recent(key, to.getEpochSecond());
+    return r.covers(from.getEpochSecond()) ? r.points(from.getEpochSecond(), to.getEpochSecond())
+        : samples.points(key, from, to);
   }
 
   private void decide(String vmId, GpuSample s, long timestamp) {
@@ -98,7 +155,7 @@ public final class GuardProcessor implements Processor<String, VmInput, String, 
     }
     Instant to = at.minus(MigrationRanges.ALERT_WINDOW_END);
     Instant from = at.minus(config.alertWindow());
-    VmSamples history = samples.range(vmId, from, to);
+    VmSamples history = range(vmId, from, to);
     VmSamples.Load load = history.load(from, to);
     if (!UnderLoad.known(load)) {
       if (was != null) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.KeyValue;
@@ -172,17 +173,38 @@ public final class SampleHistory {
    * reading in the range, the GPU figures of the host's view in their place ({@link LoadKeys}).
    */
   VmSamples range(String vmId, Instant from, Instant to) {
-    List<VmSamples.Point> guest = points(vmId, from, to);
+    return combined(points(vmId, from, to), () -> points(LoadKeys.of(vmId, LoadSource.HOST), from, to));
+  }
+
+  /**
+   * A VM's points from its guest's and its host's (read only when needed): the guest's when it has a GPU reading,
+   * else the host's GPU figures in their place ({@link LoadKeys}).
+   */
+  static VmSamples combined(List<VmSamples.Point> guest, Supplier<List<VmSamples.Point>> hostPoints) {
     for (VmSamples.Point p : guest) {
       if (p.samples() > 0) {
         return new VmSamples(guest, LoadSource.GUEST);
       }
     }
-    List<VmSamples.Point> host = points(LoadKeys.of(vmId, LoadSource.HOST), from, to);
+    List<VmSamples.Point> host = hostPoints.get();
     return host.isEmpty() ? new VmSamples(guest, null) : VmSamples.hostGpu(guest, host);
   }
 
-  private List<VmSamples.Point> points(String key, Instant from, Instant to) {
+  /**
+   * The point of the second {@code epochSecond} under {@code key}, or null: from the key's open block without a
+   * read of the store when it holds that second.
+   */
+  VmSamples.Point point(String key, long epochSecond) {
+    VmLive state = live.get(key);
+    VmSamples.Block open = state == null ? null : state.block();
+    long start = VmSamples.Block.startOf(epochSecond);
+    VmSamples.Block b = open != null && open.startSecond() == start ? open
+        : open != null && open.startSecond() < start ? null : store.fetch(key, start * 1000);
+    return b == null ? null : b.point(epochSecond);
+  }
+
+  /** The key's points within {@code [from, to]}, oldest first. */
+  List<VmSamples.Point> points(String key, Instant from, Instant to) {
     long first = from.getEpochSecond();
     long last = to.getEpochSecond();
     List<VmSamples.Point> points = new ArrayList<>();

@@ -59,7 +59,7 @@ public final class VmReadingsProcessor implements Processor<String, VmInput, Str
     return List.of(
         DeferredStores.window(Stores.windowStoreBuilder(historyStore(config), Serdes.String(), ValueCodecs.BLOCK)),
         DeferredStores.keyValue(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LIVE),
-            LoadKeySerde.INSTANCE, ValueCodecs.VM_LIVE)),
+            LoadKeySerde.INSTANCE, ValueCodecs.VM_LIVE), KEPT_LIVE),
         Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.VM_LOAD_CURRENT), Serdes.String(),
             ValueCodecs.CURRENT_LOAD),
         windowStore(StoreNames.VM_LOAD_10S, Duration.ofSeconds(10), loadWindows, ValueCodecs.LOAD_WINDOW),
@@ -71,6 +71,12 @@ public final class VmReadingsProcessor implements Processor<String, VmInput, Str
         Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.RDMA_LAST), Serdes.String(),
             RdmaRecorder.RDMA_LAST));
   }
+
+  /**
+   * How many VMs' live states {@link StoreNames#VM_LIVE} keeps decoded after their commit: the guard and the API read
+   * them at every reading and request, and they are the objects this processor holds anyway ({@link LiveStates}).
+   */
+  static final int KEPT_LIVE = 1_000_000;
 
   /**
    * The per-second history's store, as {@code process.sample-store} says. On the heap by default: it is the store

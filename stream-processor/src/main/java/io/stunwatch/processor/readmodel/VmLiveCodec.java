@@ -12,15 +12,23 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * The codec of {@link VmLive}, the record written for every VM at every commit: a version byte, a byte saying which
- * parts are present, the VM id once, then each part with whole numbers as varints, figures as the fewest bytes that
- * give them back exactly, and UUIDs as their 16 bytes ({@link StoreCodec}'s compact forms). Times are kept to the
- * nanosecond, as the samples carry them.
+ * The codec of {@link VmLive}, the record written for every VM at every commit. The producer compresses a commit's
+ * records together (lz4), which takes out what records share and keeps what each adds; so the format keeps each
+ * record's own bytes few and its shared ones in one run:
+ * <ol>
+ *   <li>a version byte, a byte saying which parts are present;</li>
+ *   <li>the record's strings, each once, in the order of their first use (the VM id, GPU and profile names, counter
+ *       names: the same run in every VM's record but for a few ids), UUIDs as 16 bytes;</li>
+ *   <li>a base second, and every time after it as a difference from it;</li>
+ *   <li>the parts, strings by their place in the list, whole numbers as varints, figures as the fewest bytes that give
+ *       them back exactly ({@link StoreCodec#writeNumber}).</li>
+ * </ol>
  */
 final class VmLiveCodec extends StoreCodec<VmLive> {
 
@@ -36,132 +44,221 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
     super("store.vm-live", 1);
   }
 
+  /** What one encoding refers to: its strings, by first use, and its base second. */
+  private static final class Refs {
+    final Map<String, Integer> index = new HashMap<>();
+    final List<String> strings = new ArrayList<>();
+    long base;
+
+    /** The string's place, 0 for null. */
+    int of(String s) {
+      if (s == null) {
+        return 0;
+      }
+      Integer i = index.get(s);
+      if (i == null) {
+        strings.add(s);
+        i = strings.size();
+        index.put(s, i);
+      }
+      return i;
+    }
+  }
+
+  /** What one decoding refers to. */
+  private static final class Table {
+    final String[] strings;
+    final long base;
+
+    Table(String[] strings, long base) {
+      this.strings = strings;
+      this.base = base;
+    }
+
+    String string(DataInputStream in) throws IOException {
+      long i = readVarLong(in);
+      if (i < 0 || i > strings.length) {
+        throw new IllegalStateException("string " + i + " of " + strings.length);
+      }
+      return i == 0 ? null : strings[(int) i - 1];
+    }
+  }
+
   @Override
   protected void write(Out out, VmLive v) {
-    int parts = (v.current() != null ? CURRENT : 0) | (v.tenSeconds() != null ? TEN_SECONDS : 0)
-        | (v.minute() != null ? MINUTE : 0) | (v.hour() != null ? HOUR : 0) | (v.day() != null ? DAY : 0)
-        | (v.rdma() != null ? RDMA : 0) | (v.block() != null ? BLOCK : 0);
-    out.writeByte(parts);
+    Refs refs = new Refs();
+    refs.base = base(v);
+    Out body = new Out();
     String vmId = v.vmId();
-    writeCompact(out, vmId);
+    writeVarLong(body, refs.of(vmId));
     if (v.current() != null) {
-      writeCurrent(out, v.current(), vmId);
+      writeCurrent(body, v.current(), vmId, refs);
     }
-    for (VmLive.Open<LoadAggregate> w : Arrays.asList(v.tenSeconds(), v.minute(), v.hour())) {
+    for (VmLive.Open<LoadAggregate> w : java.util.Arrays.asList(v.tenSeconds(), v.minute(), v.hour())) {
       if (w != null) {
-        writeOpen(out, w);
-        writeAggregate(out, w.value());
+        writeOpen(body, w, refs);
+        writeAggregate(body, w.value(), refs);
       }
     }
     if (v.day() != null) {
-      writeOpen(out, v.day());
-      writeDay(out, v.day().value());
+      writeOpen(body, v.day(), refs);
+      writeDay(body, v.day().value(), refs);
     }
     if (v.rdma() != null) {
-      writeCompactMap(out, v.rdma().ports(), (o, s) -> writeRdma(o, s, vmId));
+      writeVarLong(body, v.rdma().ports().size());
+      v.rdma().ports().forEach((port, s) -> {
+        writeVarLong(body, refs.of(port));
+        writeRdma(body, s, vmId, refs);
+      });
     }
     if (v.block() != null) {
-      writeBlock(out, v.block());
+      writeBlock(body, v.block(), refs);
     }
+    out.writeByte((v.current() != null ? CURRENT : 0) | (v.tenSeconds() != null ? TEN_SECONDS : 0)
+        | (v.minute() != null ? MINUTE : 0) | (v.hour() != null ? HOUR : 0) | (v.day() != null ? DAY : 0)
+        | (v.rdma() != null ? RDMA : 0) | (v.block() != null ? BLOCK : 0));
+    writeVarLong(out, refs.strings.size());
+    for (String s : refs.strings) {
+      writeCompact(out, s);
+    }
+    writeVarLong(out, refs.base);
+    out.write(body.toByteArray());
+  }
+
+  /** The second every time of the record is written from: its newest block's, else its newest sample's. */
+  private static long base(VmLive v) {
+    if (v.block() != null) {
+      return v.block().startSecond();
+    }
+    if (v.current() != null && v.current().latest() != null) {
+      return v.current().latest().getEpochSecond();
+    }
+    if (v.rdma() != null) {
+      for (RdmaCounterSample s : v.rdma().ports().values()) {
+        return s.timestamp().getEpochSecond();
+      }
+    }
+    return 0;
   }
 
   @Override
   protected VmLive read(DataInputStream in) throws IOException {
     int parts = in.readUnsignedByte();
-    String vmId = readCompactString(in);
-    CurrentLoad current = (parts & CURRENT) != 0 ? readCurrent(in, vmId) : null;
-    VmLive.Open<LoadAggregate> ten = (parts & TEN_SECONDS) != 0 ? readWindow(in) : null;
-    VmLive.Open<LoadAggregate> minute = (parts & MINUTE) != 0 ? readWindow(in) : null;
-    VmLive.Open<LoadAggregate> hour = (parts & HOUR) != 0 ? readWindow(in) : null;
+    long n = readVarLong(in);
+    if (n < 0 || n > in.available()) {
+      throw new IllegalStateException(n + " strings in " + in.available() + " bytes");
+    }
+    String[] strings = new String[(int) n];
+    for (int i = 0; i < n; i++) {
+      strings[i] = readCompactString(in);
+    }
+    Table t = new Table(strings, readVarLong(in));
+    String vmId = t.string(in);
+    CurrentLoad current = (parts & CURRENT) != 0 ? readCurrent(in, vmId, t) : null;
+    VmLive.Open<LoadAggregate> ten = (parts & TEN_SECONDS) != 0 ? readWindow(in, t) : null;
+    VmLive.Open<LoadAggregate> minute = (parts & MINUTE) != 0 ? readWindow(in, t) : null;
+    VmLive.Open<LoadAggregate> hour = (parts & HOUR) != 0 ? readWindow(in, t) : null;
     VmLive.Open<UtilizationDay> day = null;
     if ((parts & DAY) != 0) {
-      long start = readVarLong(in);
+      long start = t.base * 1000 + readVarLong(in);
       long timestamp = start + readVarLong(in);
-      day = new VmLive.Open<>(start, timestamp, readDay(in));
+      day = new VmLive.Open<>(start, timestamp, readDay(in, t));
     }
-    RdmaRates.Last rdma = (parts & RDMA) != 0 ? new RdmaRates.Last(readCompactMap(in, i -> readRdma(i, vmId))) : null;
-    VmSamples.Block block = (parts & BLOCK) != 0 ? readBlock(in) : null;
+    RdmaRates.Last rdma = null;
+    if ((parts & RDMA) != 0) {
+      long ports = readVarLong(in);
+      Map<String, RdmaCounterSample> byPort = new HashMap<>();
+      for (int i = 0; i < ports; i++) {
+        byPort.put(t.string(in), readRdma(in, vmId, t));
+      }
+      rdma = new RdmaRates.Last(byPort);
+    }
+    VmSamples.Block block = (parts & BLOCK) != 0 ? readBlock(in, t) : null;
     return new VmLive(current, ten, minute, hour, day, rdma, block);
   }
 
-  private static void writeOpen(Out out, VmLive.Open<?> w) {
-    writeVarLong(out, w.start());
+  private static void writeOpen(Out out, VmLive.Open<?> w, Refs refs) {
+    writeVarLong(out, w.start() - refs.base * 1000);
     writeVarLong(out, w.timestamp() - w.start());
   }
 
-  private static VmLive.Open<LoadAggregate> readWindow(DataInputStream in) throws IOException {
-    long start = readVarLong(in);
+  private static VmLive.Open<LoadAggregate> readWindow(DataInputStream in, Table t) throws IOException {
+    long start = t.base * 1000 + readVarLong(in);
     long timestamp = start + readVarLong(in);
-    return new VmLive.Open<>(start, timestamp, readAggregate(in));
+    return new VmLive.Open<>(start, timestamp, readAggregate(in, t));
   }
 
-  private static void writeInstant(Out out, Instant t) {
-    writeVarLong(out, t.getEpochSecond());
-    writeVarLong(out, t.getNano());
+  private static void writeInstant(Out out, Instant at, Refs refs) {
+    writeVarLong(out, at.getEpochSecond() - refs.base);
+    writeVarLong(out, at.getNano());
   }
 
-  private static Instant readInstant(DataInputStream in) throws IOException {
-    return Instant.ofEpochSecond(readVarLong(in), readVarLong(in));
+  private static Instant readInstant(DataInputStream in, Table t) throws IOException {
+    return Instant.ofEpochSecond(t.base + readVarLong(in), readVarLong(in));
   }
 
   /** A sample's own VM id: nothing when it is the state's, as it always is (a flag says which). */
-  private static void writeVmId(Out out, String own, String vmId) {
-    boolean same = own.equals(vmId);
-    out.writeBoolean(!same);
-    if (!same) {
-      writeCompact(out, own);
-    }
+  private static void writeVmId(Out out, String own, String vmId, Refs refs) {
+    writeVarLong(out, own.equals(vmId) ? 0 : refs.of(own));
   }
 
-  private static String readVmId(DataInputStream in, String vmId) throws IOException {
-    return in.readBoolean() ? readCompactString(in) : vmId;
+  private static String readVmId(DataInputStream in, String vmId, Table t) throws IOException {
+    String own = t.string(in);
+    return own == null ? vmId : own;
   }
 
-  private static void writeCurrent(Out out, CurrentLoad c, String vmId) {
-    writeCompact(out, c.host());
-    writeCompact(out, c.vmName());
+  private static void writeCurrent(Out out, CurrentLoad c, String vmId, Refs refs) {
+    writeVarLong(out, refs.of(c.host()));
+    writeVarLong(out, refs.of(c.vmName()));
     out.writeBoolean(c.inInventory());
-    writeCompactMap(out, c.byGpu(), (o, s) -> {
-      writeVmId(o, s.vmId(), vmId);
-      writeCompact(o, s.hostname());
-      writeInstant(o, s.timestamp());
-      writeVarLong(o, s.gpuIndex());
-      writeCompact(o, s.gpuUuid());
-      writeCompact(o, s.name());
-      writeCompact(o, s.pciBusId());
-      writeNumber(o, s.utilizationGpuPct());
-      writeNumber(o, s.utilizationMemoryPct());
-      writeNumber(o, s.memoryUsedMiB());
-      writeNumber(o, s.memoryTotalMiB());
-      writeNumber(o, s.powerDrawW());
-      writeNumber(o, s.temperatureC());
-      writeNumber(o, s.smClockMHz());
-      writeCompact(o, s.pstate());
+    writeVarLong(out, c.byGpu().size());
+    c.byGpu().forEach((gpu, s) -> {
+      writeVarLong(out, refs.of(gpu));
+      writeVmId(out, s.vmId(), vmId, refs);
+      writeVarLong(out, refs.of(s.hostname()));
+      writeInstant(out, s.timestamp(), refs);
+      writeVarLong(out, s.gpuIndex());
+      writeVarLong(out, refs.of(s.gpuUuid()));
+      writeVarLong(out, refs.of(s.name()));
+      writeVarLong(out, refs.of(s.pciBusId()));
+      writeNumber(out, s.utilizationGpuPct());
+      writeNumber(out, s.utilizationMemoryPct());
+      writeNumber(out, s.memoryUsedMiB());
+      writeNumber(out, s.memoryTotalMiB());
+      writeNumber(out, s.powerDrawW());
+      writeNumber(out, s.temperatureC());
+      writeNumber(out, s.smClockMHz());
+      writeVarLong(out, refs.of(s.pstate()));
       VgpuProfile p = s.vgpuProfile();
-      o.writeBoolean(p != null);
+      out.writeBoolean(p != null);
       if (p != null) {
-        writeCompact(o, p.name());
-        writeCompact(o, p.gpuModel());
-        writeVarLong(o, p.framebufferMiB());
-        writeCompact(o, p.series());
-        writeNumber(o, p.migSlices() == null ? null : p.migSlices().longValue());
+        writeVarLong(out, refs.of(p.name()));
+        writeVarLong(out, refs.of(p.gpuModel()));
+        writeVarLong(out, p.framebufferMiB());
+        writeVarLong(out, refs.of(p.series()));
+        writeNumber(out, p.migSlices() == null ? null : p.migSlices().longValue());
       }
-      writeCompact(o, s.source() == null ? null : s.source().name());
-      writeNumber(o, s.migInstanceId() == null ? null : s.migInstanceId().longValue());
+      writeVarLong(out, refs.of(s.source() == null ? null : s.source().name()));
+      writeNumber(out, s.migInstanceId() == null ? null : s.migInstanceId().longValue());
     });
   }
 
-  private static CurrentLoad readCurrent(DataInputStream in, String vmId) throws IOException {
-    String host = readCompactString(in);
-    String vmName = readCompactString(in);
+  private static CurrentLoad readCurrent(DataInputStream in, String vmId, Table t) throws IOException {
+    String host = t.string(in);
+    String vmName = t.string(in);
     boolean inInventory = in.readBoolean();
-    // Arguments are evaluated left to right, in the order the fields were written.
-    Map<String, GpuSample> byGpu = readCompactMap(in, i -> new GpuSample(readVmId(i, vmId), readCompactString(i),
-        readInstant(i), (int) readVarLong(i), readCompactString(i), readCompactString(i), readCompactString(i),
-        readNumber(i), readNumber(i), readWhole(i), readWhole(i), readNumber(i), readNumber(i), readWhole(i),
-        readCompactString(i), i.readBoolean() ? new VgpuProfile(readCompactString(i), readCompactString(i),
-            readVarLong(i), readCompactString(i), toInt(readWhole(i))) : null,
-        source(readCompactString(i)), toInt(readWhole(i))));
+    long n = readVarLong(in);
+    Map<String, GpuSample> byGpu = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      String gpu = t.string(in);
+      // Arguments are evaluated left to right, in the order the fields were written.
+      byGpu.put(gpu, new GpuSample(readVmId(in, vmId, t), t.string(in), readInstant(in, t), (int) readVarLong(in),
+          t.string(in), t.string(in), t.string(in), readNumber(in), readNumber(in), readWhole(in), readWhole(in),
+          readNumber(in), readNumber(in), readWhole(in), t.string(in), in.readBoolean()
+              ? new VgpuProfile(t.string(in), t.string(in), readVarLong(in), t.string(in), toInt(readWhole(in)))
+              : null,
+          source(t.string(in)), toInt(readWhole(in))));
+    }
     return new CurrentLoad(vmId, byGpu, host, vmName, inInventory);
   }
 
@@ -173,7 +270,7 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
     return v == null ? null : Math.toIntExact(v);
   }
 
-  private static void writeAggregate(Out out, LoadAggregate a) {
+  private static void writeAggregate(Out out, LoadAggregate a, Refs refs) {
     writeVarLong(out, a.samples());
     writeNumber(out, a.gpuUtilSum());
     writeVarLong(out, a.gpuUtilCount());
@@ -183,89 +280,186 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
     writeNumber(out, a.fbUsedMaxMiB());
     writeNumber(out, a.fbUsedLastMiB());
     writeNumber(out, a.fbTotalMiB());
-    writeCompactMap(out, a.fbByGpu(), (o, fb) -> {
-      writeVarLong(o, fb.usedMiB());
-      writeVarLong(o, fb.totalMiB());
+    writeVarLong(out, a.fbByGpu().size());
+    a.fbByGpu().forEach((gpu, fb) -> {
+      writeVarLong(out, refs.of(gpu));
+      writeVarLong(out, fb.usedMiB());
+      writeVarLong(out, fb.totalMiB());
     });
   }
 
-  private static LoadAggregate readAggregate(DataInputStream in) throws IOException {
-    return new LoadAggregate(readVarLong(in), readNumber(in), (int) readVarLong(in), readNumber(in), readNumber(in),
-        (int) readVarLong(in), readWhole(in), readWhole(in), readWhole(in),
-        readCompactMap(in, i -> new LoadAggregate.Fb(readVarLong(i), readVarLong(i))));
+  private static LoadAggregate readAggregate(DataInputStream in, Table t) throws IOException {
+    long samples = readVarLong(in);
+    double utilSum = readNumber(in);
+    int utilCount = (int) readVarLong(in);
+    Double utilMax = readNumber(in);
+    double memSum = readNumber(in);
+    int memCount = (int) readVarLong(in);
+    Long fbMax = readWhole(in);
+    Long fbLast = readWhole(in);
+    Long fbTotal = readWhole(in);
+    long n = readVarLong(in);
+    Map<String, LoadAggregate.Fb> byGpu = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      byGpu.put(t.string(in), new LoadAggregate.Fb(readVarLong(in), readVarLong(in)));
+    }
+    return new LoadAggregate(samples, utilSum, utilCount, utilMax, memSum, memCount, fbMax, fbLast, fbTotal, byGpu);
   }
 
-  private static void writeDay(Out out, UtilizationDay d) {
-    writeCompactMap(out, d.byHost(), (o, s) -> {
-      writeNumber(o, s.busy());
-      writeNumber(o, s.idle());
-      writeNumber(o, s.unknown());
+  private static void writeDay(Out out, UtilizationDay d, Refs refs) {
+    writeVarLong(out, d.byHost().size());
+    d.byHost().forEach((host, s) -> {
+      writeVarLong(out, refs.of(host));
+      writeNumber(out, s.busy());
+      writeNumber(out, s.idle());
+      writeNumber(out, s.unknown());
     });
-    writeCompactMap(out, d.lastByGpu(), StoreCodec::writeVarLong);
+    writeVarLong(out, d.lastByGpu().size());
+    d.lastByGpu().forEach((gpu, last) -> {
+      writeVarLong(out, refs.of(gpu));
+      writeVarLong(out, last - refs.base * 1000);
+    });
   }
 
-  private static UtilizationDay readDay(DataInputStream in) throws IOException {
-    return new UtilizationDay(readCompactMap(in, i -> new UtilizationDay.Seconds(readNumber(i), readNumber(i),
-        readNumber(i))), readCompactMap(in, StoreCodec::readVarLong));
+  private static UtilizationDay readDay(DataInputStream in, Table t) throws IOException {
+    long hosts = readVarLong(in);
+    Map<String, UtilizationDay.Seconds> byHost = new HashMap<>();
+    for (int i = 0; i < hosts; i++) {
+      byHost.put(t.string(in), new UtilizationDay.Seconds(readNumber(in), readNumber(in), readNumber(in)));
+    }
+    long gpus = readVarLong(in);
+    Map<String, Long> lastByGpu = new HashMap<>();
+    for (int i = 0; i < gpus; i++) {
+      lastByGpu.put(t.string(in), t.base * 1000 + readVarLong(in));
+    }
+    return new UtilizationDay(byHost, lastByGpu);
   }
 
-  private static void writeRdma(Out out, RdmaCounterSample s, String vmId) {
-    writeVmId(out, s.vmId(), vmId);
-    writeCompact(out, s.hostname());
-    writeInstant(out, s.timestamp());
-    writeCompact(out, s.device());
+  private static void writeRdma(Out out, RdmaCounterSample s, String vmId, Refs refs) {
+    writeVmId(out, s.vmId(), vmId, refs);
+    writeVarLong(out, refs.of(s.hostname()));
+    writeInstant(out, s.timestamp(), refs);
+    writeVarLong(out, refs.of(s.device()));
     writeVarLong(out, s.port());
-    writeCompact(out, s.linkLayer());
-    writeCompactMap(out, s.counters(), VmLiveCodec::writeCounter);
-    writeCompactMap(out, s.hwCounters(), VmLiveCodec::writeCounter);
-    writeCompact(out, s.unavailableReason());
+    writeVarLong(out, refs.of(s.linkLayer()));
+    writeCounters(out, s.counters(), refs);
+    writeCounters(out, s.hwCounters(), refs);
+    writeVarLong(out, refs.of(s.unavailableReason()));
   }
 
-  private static RdmaCounterSample readRdma(DataInputStream in, String vmId) throws IOException {
-    return new RdmaCounterSample(readVmId(in, vmId), readCompactString(in), readInstant(in), readCompactString(in),
-        (int) readVarLong(in), readCompactString(in), readCompactMap(in, VmLiveCodec::readCounter),
-        readCompactMap(in, VmLiveCodec::readCounter), readCompactString(in));
+  private static RdmaCounterSample readRdma(DataInputStream in, String vmId, Table t) throws IOException {
+    return new RdmaCounterSample(readVmId(in, vmId, t), t.string(in), readInstant(in, t), t.string(in),
+        (int) readVarLong(in), t.string(in), readCounters(in, t), readCounters(in, t), t.string(in));
   }
 
-  private static void writeCounter(Out out, CounterReading c) {
-    writeNumber(out, c.value());
-    writeCompact(out, c.state() == null ? null : c.state().name());
-    writeCompact(out, c.reason());
+  private static void writeCounters(Out out, Map<String, CounterReading> counters, Refs refs) {
+    writeVarLong(out, counters.size());
+    counters.forEach((name, c) -> {
+      writeVarLong(out, refs.of(name));
+      writeNumber(out, c.value());
+      writeVarLong(out, refs.of(c.state() == null ? null : c.state().name()));
+      writeVarLong(out, refs.of(c.reason()));
+    });
   }
 
-  private static CounterReading readCounter(DataInputStream in) throws IOException {
-    Long value = readWhole(in);
-    String state = readCompactString(in);
-    return new CounterReading(value, state == null ? null : CounterState.valueOf(state), readCompactString(in));
+  private static Map<String, CounterReading> readCounters(DataInputStream in, Table t) throws IOException {
+    long n = readVarLong(in);
+    Map<String, CounterReading> out = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      String name = t.string(in);
+      Long value = readWhole(in);
+      String state = t.string(in);
+      out.put(name, new CounterReading(value, state == null ? null : CounterState.valueOf(state), t.string(in)));
+    }
+    return out;
   }
 
-  private static void writeBlock(Out out, VmSamples.Block b) {
-    writeVarLong(out, b.startSecond());
+  /**
+   * A block's points, each as its offset in the block, a mask of the figures that differ from the point before it
+   * (the first from an empty second's), and those figures: a VM's framebuffer and counts mostly stay put from second
+   * to second, and the open block is written whole at every commit.
+   */
+  private static void writeBlock(Out out, VmSamples.Block b, Refs refs) {
+    writeVarLong(out, b.startSecond() - refs.base);
     out.writeByte(b.points().size());
+    VmSamples.Point prev = NO_POINT;
     for (VmSamples.Point p : b.points()) {
       out.writeByte((int) (p.epochSecond() - b.startSecond()));
-      writeVarLong(out, p.samples());
-      writeNumber(out, p.gpuUtilSum());
-      writeVarLong(out, p.gpuUtilCount());
-      writeNumber(out, p.fbUsedMiB());
-      writeNumber(out, p.fbTotalMiB());
-      writeNumber(out, p.throughputSum());
-      writeNumber(out, p.throughputCount() == null ? null : p.throughputCount().longValue());
-      writeNumber(out, p.rdmaBytesPerSec());
-      writeVarLong(out, p.gpuMask());
-      writeNumber(out, p.totalSum());
-      writeNumber(out, p.totalCount() == null ? null : p.totalCount().longValue());
+      int mask = (p.samples() != prev.samples() ? 1 : 0)
+          | (Double.doubleToLongBits(p.gpuUtilSum()) != Double.doubleToLongBits(prev.gpuUtilSum()) ? 1 << 1 : 0)
+          | (p.gpuUtilCount() != prev.gpuUtilCount() ? 1 << 2 : 0)
+          | (!Objects.equals(p.fbUsedMiB(), prev.fbUsedMiB()) ? 1 << 3 : 0)
+          | (!Objects.equals(p.fbTotalMiB(), prev.fbTotalMiB()) ? 1 << 4 : 0)
+          | (!Objects.equals(p.throughputSum(), prev.throughputSum()) ? 1 << 5 : 0)
+          | (!Objects.equals(p.throughputCount(), prev.throughputCount()) ? 1 << 6 : 0)
+          | (!Objects.equals(p.rdmaBytesPerSec(), prev.rdmaBytesPerSec()) ? 1 << 7 : 0)
+          | (p.gpuMask() != prev.gpuMask() ? 1 << 8 : 0)
+          | (!Objects.equals(p.totalSum(), prev.totalSum()) ? 1 << 9 : 0)
+          | (!Objects.equals(p.totalCount(), prev.totalCount()) ? 1 << 10 : 0);
+      writeVarLong(out, mask);
+      if ((mask & 1) != 0) {
+        writeVarLong(out, p.samples());
+      }
+      if ((mask & 1 << 1) != 0) {
+        writeNumber(out, p.gpuUtilSum());
+      }
+      if ((mask & 1 << 2) != 0) {
+        writeVarLong(out, p.gpuUtilCount());
+      }
+      if ((mask & 1 << 3) != 0) {
+        writeNumber(out, p.fbUsedMiB());
+      }
+      if ((mask & 1 << 4) != 0) {
+        writeNumber(out, p.fbTotalMiB());
+      }
+      if ((mask & 1 << 5) != 0) {
+        writeNumber(out, p.throughputSum());
+      }
+      if ((mask & 1 << 6) != 0) {
+        writeNumber(out, p.throughputCount() == null ? null : p.throughputCount().longValue());
+      }
+      if ((mask & 1 << 7) != 0) {
+        writeNumber(out, p.rdmaBytesPerSec());
+      }
+      if ((mask & 1 << 8) != 0) {
+        writeVarLong(out, p.gpuMask());
+      }
+      if ((mask & 1 << 9) != 0) {
+        writeNumber(out, p.totalSum());
+      }
+      if ((mask & 1 << 10) != 0) {
+        writeNumber(out, p.totalCount() == null ? null : p.totalCount().longValue());
+      }
+      prev = p;
     }
   }
 
-  private static VmSamples.Block readBlock(DataInputStream in) throws IOException {
-    long start = readVarLong(in);
+  /** What the first point of a block is written against. */
+  private static final VmSamples.Point NO_POINT = new VmSamples.Point(0, 0, 0, 0, null, null, null, null, null, 0,
+      null, null);
+
+  private static VmSamples.Block readBlock(DataInputStream in, Table t) throws IOException {
+    long start = t.base + readVarLong(in);
     int n = in.readUnsignedByte();
     List<VmSamples.Point> points = new ArrayList<>(n);
+    VmSamples.Point prev = NO_POINT;
     for (int i = 0; i < n; i++) {
-      points.add(new VmSamples.Point(start + in.readUnsignedByte(), (int) readVarLong(in), readNumber(in),
-          (int) readVarLong(in), readWhole(in), readWhole(in), readNumber(in), toInt(readWhole(in)), readNumber(in),
-          (int) readVarLong(in), readNumber(in), toInt(readWhole(in))));
+      long second = start + in.readUnsignedByte();
+      long mask = readVarLong(in);
+      VmSamples.Point p = new VmSamples.Point(second,
+          (mask & 1) != 0 ? (int) readVarLong(in) : prev.samples(),
+          (mask & 1 << 1) != 0 ? readNumber(in) : prev.gpuUtilSum(),
+          (mask & 1 << 2) != 0 ? (int) readVarLong(in) : prev.gpuUtilCount(),
+          (mask & 1 << 3) != 0 ? readWhole(in) : prev.fbUsedMiB(),
+          (mask & 1 << 4) != 0 ? readWhole(in) : prev.fbTotalMiB(),
+          (mask & 1 << 5) != 0 ? readNumber(in) : prev.throughputSum(),
+          (mask & 1 << 6) != 0 ? toInt(readWhole(in)) : prev.throughputCount(),
+          (mask & 1 << 7) != 0 ? readNumber(in) : prev.rdmaBytesPerSec(),
+          (mask & 1 << 8) != 0 ? (int) readVarLong(in) : prev.gpuMask(),
+          (mask & 1 << 9) != 0 ? readNumber(in) : prev.totalSum(),
+          (mask & 1 << 10) != 0 ? toInt(readWhole(in)) : prev.totalCount());
+      points.add(p);
+      prev = p;
     }
     return new VmSamples.Block(start, points);
   }

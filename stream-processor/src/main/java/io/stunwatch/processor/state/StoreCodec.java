@@ -260,6 +260,9 @@ public abstract class StoreCodec<T> implements Serde<T> {
   private static final int NUM_WHOLE = 1;
   private static final int NUM_FLOAT = 2;
   private static final int NUM_DOUBLE = 3;
+  /** A decimal fraction: a scale byte (1 to 3), then the number times ten to that power as a varint. */
+  private static final int NUM_DECIMAL = 4;
+  private static final double[] POWERS = {1, 10, 100, 1000};
   /** Whole numbers up to this magnitude are exact in a double, so a varint gives back the same double. */
   private static final double MAX_WHOLE = 1L << 53;
 
@@ -280,6 +283,8 @@ public abstract class StoreCodec<T> implements Serde<T> {
     if (d == Math.rint(d) && Math.abs(d) <= MAX_WHOLE && !(d == 0 && 1 / d < 0)) {
       out.writeByte(NUM_WHOLE);
       writeVarLong(out, (long) d);
+    } else if (writeDecimal(out, d)) {
+      return;
     } else if ((double) (float) d == d || Double.isNaN(d)) {
       out.writeByte(NUM_FLOAT);
       out.writeInt(Float.floatToIntBits((float) d));
@@ -289,6 +294,26 @@ public abstract class StoreCodec<T> implements Serde<T> {
     }
   }
 
+  /**
+   * Writes {@code d} as a decimal of up to three places when one gives it back exactly (a rate a log printed as
+   * {@code 243.7}); false when none does.
+   */
+  private static boolean writeDecimal(Out out, double d) {
+    if (d == 0 || Double.isNaN(d) || Double.isInfinite(d) || Math.abs(d) > MAX_WHOLE / 1000) {
+      return false;
+    }
+    for (int scale = 1; scale < POWERS.length; scale++) {
+      double scaled = Math.rint(d * POWERS[scale]);
+      if (scaled / POWERS[scale] == d) {
+        out.writeByte(NUM_DECIMAL);
+        out.writeByte(scale);
+        writeVarLong(out, (long) scaled);
+        return true;
+      }
+    }
+    return false;
+  }
+
   protected static Double readNumber(DataInputStream in) throws IOException {
     int tag = in.readUnsignedByte();
     return switch (tag) {
@@ -296,6 +321,13 @@ public abstract class StoreCodec<T> implements Serde<T> {
       case NUM_WHOLE -> (double) readVarLong(in);
       case NUM_FLOAT -> (double) Float.intBitsToFloat(in.readInt());
       case NUM_DOUBLE -> in.readDouble();
+      case NUM_DECIMAL -> {
+        int scale = in.readUnsignedByte();
+        if (scale < 1 || scale >= POWERS.length) {
+          throw new IllegalStateException("decimal scale " + scale);
+        }
+        yield readVarLong(in) / POWERS[scale];
+      }
       default -> throw new IllegalStateException("number tag " + tag);
     };
   }
