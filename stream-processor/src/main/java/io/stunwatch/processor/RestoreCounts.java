@@ -52,7 +52,7 @@ public final class RestoreCounts implements StateRestoreListener, StandbyUpdateL
   @Override
   public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
     if (timeline != null) {
-      timeline.restoreEnded(totalRestored);
+      timeline.restoreEnded(store, totalRestored);
     }
     LOG.debug("Restored {} records of {} from {}", totalRestored, store, partition);
   }

@@ -1,9 +1,13 @@
 package io.stunwatch.processor;
 
 import java.lang.management.ManagementFactory;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.streams.KafkaStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +28,7 @@ public final class StartupTimeline {
   private final AtomicLong firstRestoreStart = new AtomicLong(-1);
   private final AtomicLong lastRestoreEnd = new AtomicLong(-1);
   private final AtomicLong restored = new AtomicLong();
+  private final Map<String, AtomicLong> restoredByStore = new ConcurrentHashMap<>();
   private final AtomicBoolean said = new AtomicBoolean();
 
   /** A timeline of this JVM, on the wall clock. */
@@ -45,8 +50,9 @@ public final class StartupTimeline {
     firstRestoreStart.compareAndSet(-1, millis.getAsLong());
   }
 
-  void restoreEnded(long records) {
+  void restoreEnded(String store, long records) {
     restored.addAndGet(records);
+    restoredByStore.computeIfAbsent(store, k -> new AtomicLong()).addAndGet(records);
     lastRestoreEnd.set(millis.getAsLong());
   }
 
@@ -69,9 +75,17 @@ public final class StartupTimeline {
     } else {
       long restoreTo = Math.max(restoreFrom, lastRestoreEnd.get());
       b.append(String.format(", the group's join and assignment and the stores' opening %d ms, restoring %d changelog "
-              + "records %d ms, then until every task ran %d ms", restoreFrom - started, restored.get(),
-          restoreTo - restoreFrom, running - restoreTo));
+              + "records %d ms (%s), then until every task ran %d ms", restoreFrom - started, restored.get(),
+          restoreTo - restoreFrom, largest(), running - restoreTo));
     }
     return b.toString();
+  }
+
+  /** The stores that read back the most, most first: at most three. */
+  private String largest() {
+    return restoredByStore.entrySet().stream()
+        .sorted(Map.Entry.<String, AtomicLong>comparingByValue(Comparator.comparingLong(AtomicLong::get)).reversed()
+            .thenComparing(Map.Entry.comparingByKey()))
+        .limit(3).map(e -> e.getKey() + " " + e.getValue().get()).collect(Collectors.joining(", "));
   }
 }

@@ -18,12 +18,12 @@ class StartupTimelineTest {
     now.set(15_000);
     t.restoreStarted(); // a second store: the first start counts
     now.set(16_000);
-    t.restoreEnded(1_200);
+    t.restoreEnded("vm-live", 1_200);
     now.set(17_000);
-    t.restoreEnded(300);
+    t.restoreEnded("alerts", 300);
     assertThat(t.line(17_250)).isEqualTo("Running 8250 ms after the JVM started: the JVM and topology until the "
         + "processor started 1000 ms, the group's join and assignment and the stores' opening 4500 ms, restoring 1500 "
-        + "changelog records 2500 ms, then until every task ran 250 ms");
+        + "changelog records 2500 ms (vm-live 1200, alerts 300), then until every task ran 250 ms");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.stunwatch.processor.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.stunwatch.processor.readmodel.StoreNames;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,15 @@ class RocksDbSettingsTest {
       assertThat(ours.maxFileOpeningThreads()).isEqualTo(1);
       assertThat(ours.writeBufferSize()).isEqualTo(streams.writeBufferSize());
       assertThat(ours.maxWriteBufferNumber()).isEqualTo(streams.maxWriteBufferNumber());
+    }
+  }
+
+  @Test
+  void aVmsLiveStateHasASmallMemtableSoThatACrashLeavesLittleToReadBack() {
+    try (Options ours = new Options()) {
+      ours.setWriteBufferSize(16 * 1024 * 1024L);
+      new RocksDbSettings().setConfig(StoreNames.VM_LIVE, ours, Map.of());
+      assertThat(ours.writeBufferSize()).isEqualTo(2 * 1024 * 1024L);
     }
   }
 
