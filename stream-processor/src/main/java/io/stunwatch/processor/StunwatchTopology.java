@@ -14,6 +14,7 @@ import io.stunwatch.model.topic.Topics;
 import io.stunwatch.processor.domain.StunModel;
 import io.stunwatch.processor.domain.Tracked;
 import io.stunwatch.processor.support.CatalogSink;
+import io.stunwatch.processor.support.DecodeMemo;
 import io.stunwatch.processor.support.DeadLetterDeserializationExceptionHandler;
 import io.stunwatch.processor.support.DeadLetterProcessingExceptionHandler;
 import io.stunwatch.processor.processors.GuardProcessor;
@@ -228,10 +229,13 @@ public final class StunwatchTopology {
             .withKeySerde(InputSerdes.KEYS).withValueSerde(InputSerdes.of(topic)));
   }
 
+  /** How many values of each global store are kept decoded ({@link DecodeMemo}): a site's hosts and model groups. */
+  static final int GLOBAL_VALUES_KEPT = 10_000;
+
   private static <V> void globalTable(StreamsBuilder b, Topic<String, V> topic, String store) {
     String name = topic.name().substring(Topics.PREFIX.length());
     b.globalTable(topic.name(), Consumed.with(Serdes.String(), topic.valueSerde()).withName(name + "-source"),
         Materialized.<String, V, KeyValueStore<Bytes, byte[]>>as(store)
-            .withKeySerde(Serdes.String()).withValueSerde(topic.valueSerde()));
+            .withKeySerde(Serdes.String()).withValueSerde(new DecodeMemo<>(topic.valueSerde(), GLOBAL_VALUES_KEPT)));
   }
 }

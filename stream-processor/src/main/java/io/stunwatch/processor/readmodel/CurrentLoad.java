@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * A VM's latest GPU sample of each of its GPUs, and where it runs. State-store value of
- * {@link StoreNames#VM_LOAD_CURRENT}.
+ * A VM's latest GPU sample of each of its GPUs, and where it runs: a part of its live state ({@link VmLive}), and the
+ * value of the store that held it before, {@link StoreNames#VM_LOAD_CURRENT}.
  *
  * @param vmId        the VM id (SMBIOS UUID)
  * @param byGpu       the latest sample of each GPU, by GPU UUID (or {@code index:N})

@@ -4,7 +4,7 @@ import io.stunwatch.model.LoadSource;
 
 /**
  * The keys a VM's load is kept under in the load stores ({@link StoreNames#VM_SAMPLES},
- * {@link StoreNames#VM_LOAD_CURRENT}, the load windows and {@link StoreNames#UTILIZATION_DAILY}): the VM id for the
+ * {@link StoreNames#VM_LIVE}, the load windows and {@link StoreNames#UTILIZATION_DAILY}): the VM id for the
  * guest's own readings, the VM id and {@link #HOST_SUFFIX} for the ESXi host's. The two views are kept apart rather
  * than folded together, so that the same GPU is never counted twice, and a reader chooses between them: the guest's
  * when it has readings, else the host's. The choice is made when reading, so it does not depend on which view's
