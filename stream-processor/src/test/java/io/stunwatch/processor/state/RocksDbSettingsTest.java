@@ -27,11 +27,19 @@ class RocksDbSettingsTest {
   }
 
   @Test
-  void aVmsLiveStateHasASmallMemtableSoThatACrashLeavesLittleToReadBack() {
+  void theStoresReadingsWriteAllTheTimeHaveASmallMemtableSoThatACrashLeavesLittleToReadBack() {
+    for (String store : new String[] {StoreNames.VM_LIVE, StoreNames.VM_LOAD_10S + ".1796000000000",
+        StoreNames.VM_SAMPLES + ".1795998200000"}) {
+      try (Options ours = new Options()) {
+        ours.setWriteBufferSize(16 * 1024 * 1024L);
+        new RocksDbSettings().setConfig(store, ours, Map.of());
+        assertThat(ours.writeBufferSize()).as(store).isEqualTo(2 * 1024 * 1024L);
+      }
+    }
     try (Options ours = new Options()) {
       ours.setWriteBufferSize(16 * 1024 * 1024L);
-      new RocksDbSettings().setConfig(StoreNames.VM_LIVE, ours, Map.of());
-      assertThat(ours.writeBufferSize()).isEqualTo(2 * 1024 * 1024L);
+      new RocksDbSettings().setConfig(StoreNames.MIGRATIONS, ours, Map.of());
+      assertThat(ours.writeBufferSize()).as("a store written as migrations come").isEqualTo(16 * 1024 * 1024L);
     }
   }
 
