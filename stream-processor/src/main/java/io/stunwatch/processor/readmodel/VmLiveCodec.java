@@ -1,5 +1,13 @@
 package io.stunwatch.processor.readmodel;
 
+import static io.stunwatch.processor.state.CompactForms.readCompactString;
+import static io.stunwatch.processor.state.CompactForms.readNumber;
+import static io.stunwatch.processor.state.CompactForms.readVarLong;
+import static io.stunwatch.processor.state.CompactForms.readWhole;
+import static io.stunwatch.processor.state.CompactForms.writeCompact;
+import static io.stunwatch.processor.state.CompactForms.writeNumber;
+import static io.stunwatch.processor.state.CompactForms.writeVarLong;
+
 import io.stunwatch.model.CounterReading;
 import io.stunwatch.model.CounterState;
 import io.stunwatch.model.GpuSample;
@@ -12,10 +20,10 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The codec of {@link VmLive}, the record written for every VM at every commit. The producer compresses a commit's
@@ -27,7 +35,7 @@ import java.util.Objects;
  *       names: the same run in every VM's record but for a few ids), UUIDs as 16 bytes;</li>
  *   <li>a base second, and every time after it as a difference from it;</li>
  *   <li>the parts, strings by their place in the list, whole numbers as varints, figures as the fewest bytes that give
- *       them back exactly ({@link StoreCodec#writeNumber}).</li>
+ *       them back exactly ({@link io.stunwatch.processor.state.CompactForms#writeNumber}).</li>
  * </ol>
  */
 final class VmLiveCodec extends StoreCodec<VmLive> {
@@ -94,7 +102,7 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
     if (v.current() != null) {
       writeCurrent(body, v.current(), vmId, refs);
     }
-    for (VmLive.Open<LoadAggregate> w : java.util.Arrays.asList(v.tenSeconds(), v.minute(), v.hour())) {
+    for (VmLive.Open<LoadAggregate> w : Arrays.asList(v.tenSeconds(), v.minute(), v.hour())) {
       if (w != null) {
         writeOpen(body, w, refs);
         writeAggregate(body, w.value(), refs);
@@ -112,7 +120,7 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       });
     }
     if (v.block() != null) {
-      writeBlock(body, v.block(), refs);
+      BlockDeltas.write(body, v.block(), refs.base);
     }
     out.writeByte((v.current() != null ? CURRENT : 0) | (v.tenSeconds() != null ? TEN_SECONDS : 0)
         | (v.minute() != null ? MINUTE : 0) | (v.hour() != null ? HOUR : 0) | (v.day() != null ? DAY : 0)
@@ -173,7 +181,7 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       }
       rdma = new RdmaRates.Last(byPort);
     }
-    VmSamples.Block block = (parts & BLOCK) != 0 ? readBlock(in, t) : null;
+    VmSamples.Block block = (parts & BLOCK) != 0 ? BlockDeltas.read(in, t.base) : null;
     return new VmLive(current, ten, minute, hour, day, rdma, block);
   }
 
@@ -372,95 +380,5 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       out.put(name, new CounterReading(value, state == null ? null : CounterState.valueOf(state), t.string(in)));
     }
     return out;
-  }
-
-  /**
-   * A block's points, each as its offset in the block, a mask of the figures that differ from the point before it
-   * (the first from an empty second's), and those figures: a VM's framebuffer and counts mostly stay put from second
-   * to second, and the open block is written whole at every commit.
-   */
-  private static void writeBlock(Out out, VmSamples.Block b, Refs refs) {
-    writeVarLong(out, b.startSecond() - refs.base);
-    out.writeByte(b.points().size());
-    VmSamples.Point prev = NO_POINT;
-    for (VmSamples.Point p : b.points()) {
-      out.writeByte((int) (p.epochSecond() - b.startSecond()));
-      int mask = (p.samples() != prev.samples() ? 1 : 0)
-          | (Double.doubleToLongBits(p.gpuUtilSum()) != Double.doubleToLongBits(prev.gpuUtilSum()) ? 1 << 1 : 0)
-          | (p.gpuUtilCount() != prev.gpuUtilCount() ? 1 << 2 : 0)
-          | (!Objects.equals(p.fbUsedMiB(), prev.fbUsedMiB()) ? 1 << 3 : 0)
-          | (!Objects.equals(p.fbTotalMiB(), prev.fbTotalMiB()) ? 1 << 4 : 0)
-          | (!Objects.equals(p.throughputSum(), prev.throughputSum()) ? 1 << 5 : 0)
-          | (!Objects.equals(p.throughputCount(), prev.throughputCount()) ? 1 << 6 : 0)
-          | (!Objects.equals(p.rdmaBytesPerSec(), prev.rdmaBytesPerSec()) ? 1 << 7 : 0)
-          | (p.gpuMask() != prev.gpuMask() ? 1 << 8 : 0)
-          | (!Objects.equals(p.totalSum(), prev.totalSum()) ? 1 << 9 : 0)
-          | (!Objects.equals(p.totalCount(), prev.totalCount()) ? 1 << 10 : 0);
-      writeVarLong(out, mask);
-      if ((mask & 1) != 0) {
-        writeVarLong(out, p.samples());
-      }
-      if ((mask & 1 << 1) != 0) {
-        writeNumber(out, p.gpuUtilSum());
-      }
-      if ((mask & 1 << 2) != 0) {
-        writeVarLong(out, p.gpuUtilCount());
-      }
-      if ((mask & 1 << 3) != 0) {
-        writeNumber(out, p.fbUsedMiB());
-      }
-      if ((mask & 1 << 4) != 0) {
-        writeNumber(out, p.fbTotalMiB());
-      }
-      if ((mask & 1 << 5) != 0) {
-        writeNumber(out, p.throughputSum());
-      }
-      if ((mask & 1 << 6) != 0) {
-        writeNumber(out, p.throughputCount() == null ? null : p.throughputCount().longValue());
-      }
-      if ((mask & 1 << 7) != 0) {
-        writeNumber(out, p.rdmaBytesPerSec());
-      }
-      if ((mask & 1 << 8) != 0) {
-        writeVarLong(out, p.gpuMask());
-      }
-      if ((mask & 1 << 9) != 0) {
-        writeNumber(out, p.totalSum());
-      }
-      if ((mask & 1 << 10) != 0) {
-        writeNumber(out, p.totalCount() == null ? null : p.totalCount().longValue());
-      }
-      prev = p;
-    }
-  }
-
-  /** What the first point of a block is written against. */
-  private static final VmSamples.Point NO_POINT = new VmSamples.Point(0, 0, 0, 0, null, null, null, null, null, 0,
-      null, null);
-
-  private static VmSamples.Block readBlock(DataInputStream in, Table t) throws IOException {
-    long start = t.base + readVarLong(in);
-    int n = in.readUnsignedByte();
-    List<VmSamples.Point> points = new ArrayList<>(n);
-    VmSamples.Point prev = NO_POINT;
-    for (int i = 0; i < n; i++) {
-      long second = start + in.readUnsignedByte();
-      long mask = readVarLong(in);
-      VmSamples.Point p = new VmSamples.Point(second,
-          (mask & 1) != 0 ? (int) readVarLong(in) : prev.samples(),
-          (mask & 1 << 1) != 0 ? readNumber(in) : prev.gpuUtilSum(),
-          (mask & 1 << 2) != 0 ? (int) readVarLong(in) : prev.gpuUtilCount(),
-          (mask & 1 << 3) != 0 ? readWhole(in) : prev.fbUsedMiB(),
-          (mask & 1 << 4) != 0 ? readWhole(in) : prev.fbTotalMiB(),
-          (mask & 1 << 5) != 0 ? readNumber(in) : prev.throughputSum(),
-          (mask & 1 << 6) != 0 ? toInt(readWhole(in)) : prev.throughputCount(),
-          (mask & 1 << 7) != 0 ? readNumber(in) : prev.rdmaBytesPerSec(),
-          (mask & 1 << 8) != 0 ? (int) readVarLong(in) : prev.gpuMask(),
-          (mask & 1 << 9) != 0 ? readNumber(in) : prev.totalSum(),
-          (mask & 1 << 10) != 0 ? toInt(readWhole(in)) : prev.totalCount());
-      points.add(p);
-      prev = p;
-    }
-    return new VmSamples.Block(start, points);
   }
 }
