@@ -59,7 +59,7 @@ final class LiveStates {
     if (current == null && rdma == null) {
       return VmLive.EMPTY;
     }
-    VmLive v = VmLive.EMPTY.withCurrent(current).withRdma(rdma);
+    VmLive v = VmLive.EMPTY.withCurrent(current).withRdma(rdma == null ? null : rdma.ports());
     put(key, v);
     if (current != null) {
       formerCurrent.delete(key);

@@ -28,13 +28,13 @@ public final class RdmaRecorder {
   /** Records an RDMA counter sample of the VM keyed {@code key}. */
   public void record(String key, RdmaCounterSample s) {
     VmLive live = lives.get(key);
-    RdmaRates.Last before = live.rdma();
+    RdmaRates.Last before = live.rdma() == null ? null : new RdmaRates.Last(live.rdma());
     RdmaCounterSample prev = before == null ? null : before.ports().get(RdmaRates.portKey(s));
     if (prev != null && !s.timestamp().isAfter(prev.timestamp())) {
       return; // late or repeated: the newer reading stays the reference
     }
     Double rate = RdmaRates.bytesPerSecond(prev, s);
-    lives.put(key, live.withRdma((before == null ? new RdmaRates.Last(null) : before).with(s)));
+    lives.put(key, live.withRdma((before == null ? new RdmaRates.Last(null) : before).with(s).ports()));
     if (rate != null) {
       samples.update(key, s.timestamp(), p -> VmSamples.withRdma(p, rate));
     }

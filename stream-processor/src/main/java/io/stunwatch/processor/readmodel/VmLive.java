@@ -2,7 +2,7 @@ package io.stunwatch.processor.readmodel;
 
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.json.Schema;
-import io.stunwatch.processor.domain.RdmaRates;
+import java.util.Map;
 
 /**
  * What a VM's readings update, in one record per load key ({@link LoadKeys}): the value of {@link StoreNames#VM_LIVE},
@@ -19,12 +19,17 @@ import io.stunwatch.processor.domain.RdmaRates;
  * @param minute     the newest 1 min window, or null
  * @param hour       the newest 1 h window, or null
  * @param day        the newest day of the utilization audit, or null
- * @param rdma       the last counters of each RDMA port, or null before the first
+ * @param rdma       the last counters of each RDMA port, by {@code device/port} (only those a rate is taken from), or
+ *                   null before the first
  * @param block      the newest block of the per-second history, or null
  */
 @Schema(name = "store.vm-live")
 public record VmLive(CurrentLoad current, Open<LoadAggregate> tenSeconds, Open<LoadAggregate> minute,
-    Open<LoadAggregate> hour, Open<UtilizationDay> day, RdmaRates.Last rdma, VmSamples.Block block) {
+    Open<LoadAggregate> hour, Open<UtilizationDay> day, Map<String, RdmaCounterSample> rdma, VmSamples.Block block) {
+
+  public VmLive {
+    rdma = rdma == null ? null : Map.copyOf(rdma);
+  }
 
   /** A VM's state before its first reading. */
   public static final VmLive EMPTY = new VmLive(null, null, null, null, null, null, null);
@@ -72,7 +77,7 @@ public record VmLive(CurrentLoad current, Open<LoadAggregate> tenSeconds, Open<L
     return new VmLive(c, tenSeconds, minute, hour, day, rdma, block);
   }
 
-  public VmLive withRdma(RdmaRates.Last r) {
+  public VmLive withRdma(Map<String, RdmaCounterSample> r) {
     return new VmLive(current, tenSeconds, minute, hour, day, r, block);
   }
 
@@ -89,7 +94,7 @@ public record VmLive(CurrentLoad current, Open<LoadAggregate> tenSeconds, Open<L
       return current.vmId();
     }
     if (rdma != null) {
-      for (RdmaCounterSample s : rdma.ports().values()) {
+      for (RdmaCounterSample s : rdma.values()) {
         return s.vmId();
       }
     }

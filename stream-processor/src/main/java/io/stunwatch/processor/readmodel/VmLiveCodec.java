@@ -14,7 +14,6 @@ import io.stunwatch.model.GpuSample;
 import io.stunwatch.model.LoadSource;
 import io.stunwatch.model.RdmaCounterSample;
 import io.stunwatch.model.VgpuProfile;
-import io.stunwatch.processor.domain.RdmaRates;
 import io.stunwatch.processor.state.StoreCodec;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -113,8 +112,8 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       writeDay(body, v.day().value(), refs);
     }
     if (v.rdma() != null) {
-      writeVarLong(body, v.rdma().ports().size());
-      v.rdma().ports().forEach((port, s) -> {
+      writeVarLong(body, v.rdma().size());
+      v.rdma().forEach((port, s) -> {
         writeVarLong(body, refs.of(port));
         writeRdma(body, s, vmId, refs);
       });
@@ -142,7 +141,7 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       return v.current().latest().getEpochSecond();
     }
     if (v.rdma() != null) {
-      for (RdmaCounterSample s : v.rdma().ports().values()) {
+      for (RdmaCounterSample s : v.rdma().values()) {
         return s.timestamp().getEpochSecond();
       }
     }
@@ -172,14 +171,14 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       long timestamp = start + readVarLong(in);
       day = new VmLive.Open<>(start, timestamp, readDay(in, t));
     }
-    RdmaRates.Last rdma = null;
+    Map<String, RdmaCounterSample> rdma = null;
     if ((parts & RDMA) != 0) {
       long ports = readVarLong(in);
       Map<String, RdmaCounterSample> byPort = new HashMap<>();
       for (int i = 0; i < ports; i++) {
         byPort.put(t.string(in), readRdma(in, vmId, t));
       }
-      rdma = new RdmaRates.Last(byPort);
+      rdma = byPort;
     }
     VmSamples.Block block = (parts & BLOCK) != 0 ? BlockDeltas.read(in, t.base) : null;
     return new VmLive(current, ten, minute, hour, day, rdma, block);

@@ -44,7 +44,7 @@ class VmLiveCodecTest {
         .with(new VmSamples.Point(1_763_719_205L, 1, 0, 0, null, null, null, null, null, 0, 9.75, 1));
     return new VmLive(current, new VmLive.Open<>(start, start + 7_123, a), new VmLive.Open<>(start, start + 7_123, a),
         null, new VmLive.Open<>(Instant.parse("2026-11-21T00:00:00Z").toEpochMilli(), T.toEpochMilli(), day),
-        new RdmaRates.Last(null).with(r), block);
+        new RdmaRates.Last(null).with(r).ports(), block);
   }
 
   @Test
@@ -63,7 +63,7 @@ class VmLiveCodecTest {
         + 2 * ValueCodecs.LOAD_WINDOW.encode(v.tenSeconds().value()).length
         + ValueCodecs.UTILIZATION_DAY.encode(v.day().value()).length
         + ValueCodecs.BLOCK.encode(v.block()).length
-        + io.stunwatch.processor.processors.RdmaRecorder.RDMA_LAST.encode(v.rdma()).length;
+        + io.stunwatch.processor.processors.RdmaRecorder.RDMA_LAST.encode(new RdmaRates.Last(v.rdma())).length;
     int now = ValueCodecs.VM_LIVE.encode(v).length;
     // The strings that remain (GPU and profile names, counter names) are the same in every VM's record, which the
     // producer's lz4 takes out of a batch; ids and figures are what each record adds.
