@@ -3,6 +3,7 @@ package io.stunwatch.processor.readmodel;
 import static io.stunwatch.processor.state.CompactForms.readNumber;
 import static io.stunwatch.processor.state.CompactForms.readVarLong;
 import static io.stunwatch.processor.state.CompactForms.readWhole;
+import static io.stunwatch.processor.state.CompactForms.readWholeInt;
 import static io.stunwatch.processor.state.CompactForms.writeNumber;
 import static io.stunwatch.processor.state.CompactForms.writeVarLong;
 
@@ -61,7 +62,7 @@ final class BlockDeltas {
         writeNumber(out, p.throughputSum());
       }
       if ((mask & 1 << 6) != 0) {
-        writeNumber(out, p.throughputCount() == null ? null : p.throughputCount().longValue());
+        writeNumber(out, p.throughputCount());
       }
       if ((mask & 1 << 7) != 0) {
         writeNumber(out, p.rdmaBytesPerSec());
@@ -73,7 +74,7 @@ final class BlockDeltas {
         writeNumber(out, p.totalSum());
       }
       if ((mask & 1 << 10) != 0) {
-        writeNumber(out, p.totalCount() == null ? null : p.totalCount().longValue());
+        writeNumber(out, p.totalCount());
       }
       prev = p;
     }
@@ -98,18 +99,14 @@ final class BlockDeltas {
           (mask & 1 << 3) != 0 ? readWhole(in) : prev.fbUsedMiB(),
           (mask & 1 << 4) != 0 ? readWhole(in) : prev.fbTotalMiB(),
           (mask & 1 << 5) != 0 ? readNumber(in) : prev.throughputSum(),
-          (mask & 1 << 6) != 0 ? toInt(readWhole(in)) : prev.throughputCount(),
+          (mask & 1 << 6) != 0 ? readWholeInt(in) : prev.throughputCount(),
           (mask & 1 << 7) != 0 ? readNumber(in) : prev.rdmaBytesPerSec(),
           (mask & 1 << 8) != 0 ? (int) readVarLong(in) : prev.gpuMask(),
           (mask & 1 << 9) != 0 ? readNumber(in) : prev.totalSum(),
-          (mask & 1 << 10) != 0 ? toInt(readWhole(in)) : prev.totalCount());
+          (mask & 1 << 10) != 0 ? readWholeInt(in) : prev.totalCount());
       points.add(p);
       prev = p;
     }
     return new VmSamples.Block(start, points);
-  }
-
-  private static Integer toInt(Long v) {
-    return v == null ? null : Math.toIntExact(v);
   }
 }

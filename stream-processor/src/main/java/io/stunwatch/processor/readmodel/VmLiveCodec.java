@@ -4,6 +4,7 @@ import static io.stunwatch.processor.state.CompactForms.readCompactString;
 import static io.stunwatch.processor.state.CompactForms.readNumber;
 import static io.stunwatch.processor.state.CompactForms.readVarLong;
 import static io.stunwatch.processor.state.CompactForms.readWhole;
+import static io.stunwatch.processor.state.CompactForms.readWholeInt;
 import static io.stunwatch.processor.state.CompactForms.writeCompact;
 import static io.stunwatch.processor.state.CompactForms.writeNumber;
 import static io.stunwatch.processor.state.CompactForms.writeVarLong;
@@ -243,10 +244,10 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
         writeVarLong(out, refs.of(p.gpuModel()));
         writeVarLong(out, p.framebufferMiB());
         writeVarLong(out, refs.of(p.series()));
-        writeNumber(out, p.migSlices() == null ? null : p.migSlices().longValue());
+        writeNumber(out, p.migSlices());
       }
       writeVarLong(out, refs.of(s.source() == null ? null : s.source().name()));
-      writeNumber(out, s.migInstanceId() == null ? null : s.migInstanceId().longValue());
+      writeNumber(out, s.migInstanceId());
     });
   }
 
@@ -262,9 +263,9 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
       byGpu.put(gpu, new GpuSample(readVmId(in, vmId, t), t.string(in), readInstant(in, t), (int) readVarLong(in),
           t.string(in), t.string(in), t.string(in), readNumber(in), readNumber(in), readWhole(in), readWhole(in),
           readNumber(in), readNumber(in), readWhole(in), t.string(in), in.readBoolean()
-              ? new VgpuProfile(t.string(in), t.string(in), readVarLong(in), t.string(in), toInt(readWhole(in)))
+              ? new VgpuProfile(t.string(in), t.string(in), readVarLong(in), t.string(in), readWholeInt(in))
               : null,
-          source(t.string(in)), toInt(readWhole(in))));
+          source(t.string(in)), readWholeInt(in)));
     }
     return new CurrentLoad(vmId, byGpu, host, vmName, inInventory);
   }
@@ -273,9 +274,6 @@ final class VmLiveCodec extends StoreCodec<VmLive> {
     return name == null ? null : LoadSource.valueOf(name);
   }
 
-  private static Integer toInt(Long v) {
-    return v == null ? null : Math.toIntExact(v);
-  }
 
   private static void writeAggregate(Out out, LoadAggregate a, Refs refs) {
     writeVarLong(out, a.samples());

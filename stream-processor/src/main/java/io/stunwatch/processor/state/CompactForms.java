@@ -122,6 +122,16 @@ public final class CompactForms {
     }
   }
 
+  public static void writeNumber(Out out, Integer v) {
+    writeNumber(out, v == null ? null : Long.valueOf(v));
+  }
+
+  /** A whole number {@link #writeNumber(Out, Integer)} wrote, or null. */
+  public static Integer readWholeInt(DataInputStream in) throws IOException {
+    Long v = readWhole(in);
+    return v == null ? null : Math.toIntExact(v);
+  }
+
   public static Long readWhole(DataInputStream in) throws IOException {
     int tag = in.readUnsignedByte();
     if (tag == NUM_NULL) {
