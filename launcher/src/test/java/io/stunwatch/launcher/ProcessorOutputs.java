@@ -9,15 +9,19 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
@@ -70,20 +74,30 @@ final class ProcessorOutputs {
     }
   }
 
-  /** Records of the group's input partitions not yet committed as processed (read_committed ends). */
+  /**
+   * Records of the group's input partitions not yet committed as processed (read_committed ends). A partition a
+   * member is assigned and has never committed counts whole: a task that has not begun on it is behind, not done.
+   */
   private static long lag(Admin admin, String group) {
     try {
-      var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-      if (committed.isEmpty()) {
-        return Long.MAX_VALUE;
+      Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>(
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
+      ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      Set<TopicPartition> assigned = new HashSet<>();
+      d.members().forEach(m -> assigned.addAll(m.assignment().topicPartitions()));
+      if (committed.isEmpty() || assigned.isEmpty()) {
+        return Long.MAX_VALUE; // nothing processed yet, or a rebalance under way
       }
       Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
       committed.keySet().forEach(tp -> spec.put(tp, OffsetSpec.latest()));
+      assigned.forEach(tp -> spec.put(tp, OffsetSpec.latest()));
       var ends = admin.listOffsets(spec, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get();
       long lag = 0;
-      for (var e : committed.entrySet()) {
+      for (var e : ends.entrySet()) {
+        OffsetAndMetadata done = committed.get(e.getKey());
+        long end = e.getValue().offset();
         // A transaction marker follows the last record of a repartition topic: one offset of "lag" is none.
-        lag += Math.max(0, ends.get(e.getKey()).offset() - e.getValue().offset() - 1);
+        lag += done == null ? end : Math.max(0, end - done.offset() - 1);
       }
       return lag;
     } catch (Exception e) {
