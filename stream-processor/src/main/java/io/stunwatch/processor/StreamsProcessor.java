@@ -72,6 +72,16 @@ public final class StreamsProcessor implements AutoCloseable {
   /** Kafka Streams' own {@code transaction.timeout.ms} under exactly-once. */
   static final int STREAMS_TRANSACTION_TIMEOUT_MS = 10_000;
 
+  /**
+   * The global and restore consumers' {@code fetch.max.wait.ms}, where Kafka's default is 500 ms: how long the broker
+   * holds a fetch at a partition's end. A restore reads a global store's partitions one after the other; after the
+   * poll that reaches one's end the consumer has already sent the next fetch, at that end, and the next partition's
+   * first fetch waits until the broker answers it. At a restart that was 500 ms for every partition after a non-empty
+   * one: 5.5 s of the 6 s the inventory and stun-model stores took to read back (docs/performance.md). Idle, each
+   * consumer sends a fetch this often instead of twice a second.
+   */
+  static final int RESTORE_FETCH_MAX_WAIT_MS = 50;
+
   /** The main consumer's {@code max.poll.records}: more than a whole fetch holds (see above). */
   static final int MAIN_MAX_POLL_RECORDS = 20_000;
 
@@ -151,6 +161,8 @@ public final class StreamsProcessor implements AutoCloseable {
         .HEARTBEAT_INTERVAL_MS_CONFIG), MAIN_HEARTBEAT_INTERVAL_MS);
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
         (int) config.sessionTimeout().toMillis());
+    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), RESTORE_FETCH_MAX_WAIT_MS);
+    p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), RESTORE_FETCH_MAX_WAIT_MS);
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, config.cacheMib() * 1024L * 1024L);
     // Each new window segment is a RocksDB open on the stream thread; see RocksDbSettings for what that cost.
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksDbSettings.class);

@@ -117,6 +117,18 @@ class StreamsProcessorTest {
     assertThat(c.getGlobalConsumerConfigs("c").get("max.partition.fetch.bytes")).isNull();
   }
 
+  /**
+   * A restore reads the global stores' partitions one after the other, and the first fetch of each waited for the
+   * one already sent at the end of the last: 500 ms a partition at Kafka's default, 5.5 s of a restart.
+   */
+  @Test
+  void theGlobalAndRestoreConsumersWaitLittleAtAPartitionsEndAndTheMainOneKeepsKafkasWait() {
+    StreamsConfig c = new StreamsConfig(properties(Map.of()));
+    assertThat(c.getGlobalConsumerConfigs("c")).containsEntry("fetch.max.wait.ms", 50);
+    assertThat(c.getRestoreConsumerConfigs("c")).containsEntry("fetch.max.wait.ms", 50);
+    assertThat(c.getMainConsumerConfigs("g", "c", 0).get("fetch.max.wait.ms")).isNull();
+  }
+
   @Test
   void theCommitIntervalIsTheConfiguredOneAndALongOneStillFitsInATransaction() {
     StreamsConfig c = new StreamsConfig(properties(Map.of()));

@@ -18,41 +18,31 @@ public final class ValueCodecs {
   }
 
   /**
-   * {@link VmSamples.Block}, the value of {@link StoreNames#VM_SAMPLES}: its first second, then each point as its
-   * offset in the block and its figures.
+   * {@link VmSamples.Block}, the value of {@link StoreNames#VM_SAMPLES}: written once, when the block closes, as the
+   * open block is in {@link StoreNames#VM_LIVE} ({@link BlockDeltas}): each point as the figures that differ from the
+   * point before it, in the fewest bytes that give them back exactly. Format 2 wrote every figure of every point in
+   * full, 19 B a point after the changelog's compression.
    */
-  public static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 2, 1) {
+  public static final StoreCodec<VmSamples.Block> BLOCK = new StoreCodec<>("store.vm-sample-block", 3, 1) {
     @Override
     protected void write(Out out, VmSamples.Block b) {
-      out.writeLong(b.startSecond());
-      out.writeByte(b.points().size());
-      for (VmSamples.Point p : b.points()) {
-        out.writeByte((int) (p.epochSecond() - b.startSecond()));
-        out.writeInt(p.samples());
-        out.writeDouble(p.gpuUtilSum());
-        out.writeInt(p.gpuUtilCount());
-        writeNullable(out, p.fbUsedMiB());
-        writeNullable(out, p.fbTotalMiB());
-        writeNullable(out, p.throughputSum());
-        writeNullable(out, p.throughputCount());
-        writeNullable(out, p.rdmaBytesPerSec());
-        out.writeInt(p.gpuMask());
-        writeNullable(out, p.totalSum());
-        writeNullable(out, p.totalCount());
-      }
+      BlockDeltas.write(out, b, 0);
     }
 
     @Override
     protected VmSamples.Block read(DataInputStream in) throws IOException {
-      return read(in, 2);
+      return BlockDeltas.read(in, 0);
     }
 
     /**
      * Format 1 had no GPU mask and no job totals: its framebuffer figure was the largest GPU's, and its throughput
-     * the average of every line of the second, read as they are.
+     * the average of every line of the second, read as they are. Format 2 had every figure in full.
      */
     @Override
     protected VmSamples.Block read(DataInputStream in, int version) throws IOException {
+      if (version >= 3) {
+        return read(in);
+      }
       long start = in.readLong();
       int n = in.readUnsignedByte();
       VmSamples.Point[] points = new VmSamples.Point[n];

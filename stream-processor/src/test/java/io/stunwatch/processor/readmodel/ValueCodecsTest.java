@@ -82,13 +82,13 @@ class ValueCodecsTest {
 
   @Test
   void valuesManyTimesTheEncodersFirstBufferRoundTripWhole() {
-    var full = VmSamples.Block.empty(1_700_000_000L);
-    for (int i = 0; i < VmSamples.Block.SECONDS; i++) {
-      full = full.with(new VmSamples.Point(1_700_000_000L + i, i + 1, 10.5 * i, i + 1, 1_000L * i, 16_384L,
-          1.5 * i, i, 1e6 * i, 1));
+    Map<String, LoadAggregate.Fb> gpus = new java.util.TreeMap<>();
+    for (int i = 0; i < 200; i++) {
+      gpus.put(String.format("GPU-4211c0de-0001-aaaa-bbbb-%012d", i), new LoadAggregate.Fb(1_000L * i, 16_384L));
     }
-    assertThat(ValueCodecs.BLOCK.encode(full).length).isGreaterThan(4 * 64);
-    assertThat(ValueCodecs.BLOCK.decode(ValueCodecs.BLOCK.encode(full))).isEqualTo(full);
+    var wide = new LoadAggregate(4, 180, 3, 75.0, 90, 3, 30_000L, 29_000L, 32_768L, gpus);
+    assertThat(ValueCodecs.LOAD_WINDOW.encode(wide).length).isGreaterThan(4 * 1024);
+    assertThat(ValueCodecs.LOAD_WINDOW.decode(ValueCodecs.LOAD_WINDOW.encode(wide))).isEqualTo(wide);
     // One write of a few KB at once, past twice the buffer: the buffer must grow to fit it, not merely double.
     String host = "esx-" + "h".repeat(5_000);
     var load = new CurrentLoad("4211c0de-0001-aaaa-bbbb-ccccddddeeee", Map.of(), host, "trainer-01", true);
@@ -198,6 +198,73 @@ class ValueCodecsTest {
         new VmSamples.Point(1_700_000_003L, 2, 100.0, 2, 8192L, 16_384L, null, null, null, 0));
   }
 
+  /** A busy VM's minute: the load moves every second, the framebuffer and the counts stay put. */
+  private static VmSamples.Block busyMinute() {
+    var b = VmSamples.Block.empty(1_700_000_040L);
+    for (int i = 0; i < VmSamples.Block.SECONDS; i++) {
+      b = b.with(new VmSamples.Point(1_700_000_040L + i, 1, 80 + i % 17, 1, 15_360L + (i / 20) * 64, 16_384L,
+          412.5 + i % 5, 1, 1.25e9 + i * 1_000, 1, 1_200.0 + i, 1));
+    }
+    return b;
+  }
+
+  @Test
+  void aClosedBlockOfTheFormerFormatIsStillReadAndTheNewOneIsAFractionOfItsSize() throws IOException {
+    VmSamples.Block minute = busyMinute();
+    byte[] former = formatTwo(minute);
+    assertThat(ValueCodecs.BLOCK.decode(former)).isEqualTo(minute);
+    byte[] now = ValueCodecs.BLOCK.encode(minute);
+    assertThat(now[0]).as("format").isEqualTo((byte) 3);
+    assertThat(ValueCodecs.BLOCK.decode(now)).isEqualTo(minute);
+    assertThat(now.length).as("bytes of a minute, against %d in format 2", former.length)
+        .isLessThan(former.length / 3);
+  }
+
+  /** A block as format 2 wrote it: every figure of every point in full. */
+  private static byte[] formatTwo(VmSamples.Block b) throws IOException {
+    var bytes = new ByteArrayOutputStream();
+    var out = new DataOutputStream(bytes);
+    out.writeByte(2);
+    out.writeLong(b.startSecond());
+    out.writeByte(b.points().size());
+    for (VmSamples.Point p : b.points()) {
+      out.writeByte((int) (p.epochSecond() - b.startSecond()));
+      out.writeInt(p.samples());
+      out.writeDouble(p.gpuUtilSum());
+      out.writeInt(p.gpuUtilCount());
+      writeLong(out, p.fbUsedMiB());
+      writeLong(out, p.fbTotalMiB());
+      writeDouble(out, p.throughputSum());
+      writeInt(out, p.throughputCount());
+      writeDouble(out, p.rdmaBytesPerSec());
+      out.writeInt(p.gpuMask());
+      writeDouble(out, p.totalSum());
+      writeInt(out, p.totalCount());
+    }
+    return bytes.toByteArray();
+  }
+
+  private static void writeLong(DataOutputStream out, Long v) throws IOException {
+    out.writeByte(v == null ? 0 : 1);
+    if (v != null) {
+      out.writeLong(v);
+    }
+  }
+
+  private static void writeDouble(DataOutputStream out, Double v) throws IOException {
+    out.writeByte(v == null ? 0 : 1);
+    if (v != null) {
+      out.writeDouble(v);
+    }
+  }
+
+  private static void writeInt(DataOutputStream out, Integer v) throws IOException {
+    out.writeByte(v == null ? 0 : 1);
+    if (v != null) {
+      out.writeInt(v);
+    }
+  }
+
   @Test
   void stateOfAnotherFormatVersionIsRefusedWithTheValueNamed() {
     byte[] bytes = ValueCodecs.BLOCK.encode(new VmSamples.Block(0, List.of(
@@ -211,7 +278,7 @@ class ValueCodecsTest {
   void aBlockWithASecondOutsideItIsRefusedWithTheValueNamed() {
     byte[] bytes = ValueCodecs.BLOCK.encode(new VmSamples.Block(0, List.of(
         new VmSamples.Point(9, 1, 1, 1, null, null, null, null, null, 1))));
-    bytes[1 + 8 + 1] = 10; // the point's offset in the block: past its last second
+    bytes[1 + 1 + 1] = 10; // after the version, the start (0: one byte) and the count, the point's offset in the block
     assertThatThrownBy(() -> ValueCodecs.BLOCK.decode(bytes)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("store.vm-sample-block").hasMessageContaining("invalid value")
         .hasMessageContaining("second 10");
