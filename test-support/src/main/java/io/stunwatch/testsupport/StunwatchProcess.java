@@ -25,11 +25,13 @@ import java.util.regex.Pattern;
 public final class StunwatchProcess implements AutoCloseable {
 
   private final Process process;
+  private final ClassDataArchives.Plan archive;
   private final List<String> stdout = new ArrayList<>();
   private final List<String> stderr = new ArrayList<>();
 
-  private StunwatchProcess(Process process) {
+  private StunwatchProcess(Process process, ClassDataArchives.Plan archive) {
     this.process = process;
+    this.archive = archive;
     pump(process.getInputStream(), stdout, "stdout");
     pump(process.getErrorStream(), stderr, "stderr");
   }
@@ -47,13 +49,16 @@ public final class StunwatchProcess implements AutoCloseable {
   public static StunwatchProcess start(Map<String, String> env, String... args) {
     List<String> cmd = new ArrayList<>(List.of(javaBin()));
     cmd.addAll(javaOptions());
+    ClassDataArchives.Plan archive = ClassDataArchives.plan(jar(), List.of(args));
+    cmd.addAll(archive.options());
     cmd.addAll(List.of("-jar", jar().toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().putAll(env);
     try {
-      return new StunwatchProcess(pb.start());
+      return new StunwatchProcess(pb.start(), archive);
     } catch (IOException e) {
+      archive.ended(false);
       throw new UncheckedIOException("cannot start " + cmd, e);
     }
   }
@@ -72,7 +77,7 @@ public final class StunwatchProcess implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile());
     pb.environment().putAll(env);
     try {
-      return new StunwatchProcess(pb.start());
+      return new StunwatchProcess(pb.start(), ClassDataArchives.Plan.NONE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + cmd, e);
     }
@@ -137,6 +142,7 @@ public final class StunwatchProcess implements AutoCloseable {
         throw new AssertionError("process still running after " + timeout + "\n--- stderr ---\n"
             + String.join("\n", stderr()));
       }
+      archive.ended(true);
       return process.exitValue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -201,6 +207,7 @@ public final class StunwatchProcess implements AutoCloseable {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         throw new AssertionError("still alive 30 s after SIGKILL");
       }
+      archive.ended(false);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError("interrupted", e);
@@ -225,7 +232,8 @@ public final class StunwatchProcess implements AutoCloseable {
 
   @Override
   public void close() {
-    if (process.isAlive()) {
+    boolean byItself = !process.isAlive();
+    if (!byItself) {
       process.destroyForcibly();
       try {
         process.waitFor(30, TimeUnit.SECONDS);
@@ -233,6 +241,7 @@ public final class StunwatchProcess implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    archive.ended(byItself);
   }
 
   private void pump(InputStream in, List<String> sink, String name) {
