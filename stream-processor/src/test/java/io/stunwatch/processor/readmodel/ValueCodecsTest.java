@@ -198,8 +198,8 @@ class ValueCodecsTest {
         new VmSamples.Point(1_700_000_003L, 2, 100.0, 2, 8192L, 16_384L, null, null, null, 0));
   }
 
-  /** A busy VM's minute: the load moves every second, the framebuffer and the counts stay put. */
-  private static VmSamples.Block busyMinute() {
+  /** A busy VM's block: the load moves every second, the framebuffer and the counts stay put. */
+  private static VmSamples.Block busyBlock() {
     var b = VmSamples.Block.empty(1_700_000_040L);
     for (int i = 0; i < VmSamples.Block.SECONDS; i++) {
       b = b.with(new VmSamples.Point(1_700_000_040L + i, 1, 80 + i % 17, 1, 15_360L + (i / 20) * 64, 16_384L,
@@ -210,13 +210,13 @@ class ValueCodecsTest {
 
   @Test
   void aClosedBlockOfTheFormerFormatIsStillReadAndTheNewOneIsAFractionOfItsSize() throws IOException {
-    VmSamples.Block minute = busyMinute();
-    byte[] former = formatTwo(minute);
-    assertThat(ValueCodecs.BLOCK.decode(former)).isEqualTo(minute);
-    byte[] now = ValueCodecs.BLOCK.encode(minute);
+    VmSamples.Block block = busyBlock();
+    byte[] former = formatTwo(block);
+    assertThat(ValueCodecs.BLOCK.decode(former)).isEqualTo(block);
+    byte[] now = ValueCodecs.BLOCK.encode(block);
     assertThat(now[0]).as("format").isEqualTo((byte) 3);
-    assertThat(ValueCodecs.BLOCK.decode(now)).isEqualTo(minute);
-    assertThat(now.length).as("bytes of a minute, against %d in format 2", former.length)
+    assertThat(ValueCodecs.BLOCK.decode(now)).isEqualTo(block);
+    assertThat(now.length).as("bytes of a block, against %d in format 2", former.length)
         .isLessThan(former.length / 3);
   }
 
