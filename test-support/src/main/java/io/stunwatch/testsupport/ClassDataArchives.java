@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Class-data-sharing archives for the {@code stunwatch} processes the ITs start, one per kind of process (its first
  * two arguments: {@code collect worker}, {@code api}, ...). The suite starts hundreds of them on two shared cores,
- * most living for a second or two, and loading and verifying the same classes was most of that: a {@code collect
+ * most living for a second or two, and loading and verifying the same classes is most of that: a {@code collect
  * worker --replay} took 1.97 s (2.5 s of CPU) without an archive and 1.24 s (1.5 s) with one (docs/tests.md).
  *
  * <p>The first process of a kind that finds no archive writes one as it exits ({@code -XX:ArchiveClassesAtExit}),

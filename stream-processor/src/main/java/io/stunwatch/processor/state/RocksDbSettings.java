@@ -41,7 +41,7 @@ public final class RocksDbSettings implements RocksDBConfigSetter {
    * so after a {@code kill -9} a store is what its last flushed memtable held, and the restart reads the changelog back
    * from there. At 10,000 VMs a task's {@code vm-live} filled 16 MiB in about a minute, and a 10 s window store's
    * segment never did: the restart read back every window written since the start (399,763 records after 8
-   * minutes, of 599,672 in 10.8 s of a 14.8 s restart; docs/performance.md). A small memtable is flushed every few
+   * minutes, of 599,672 in 10.8 s of a 14.8 s restart). A small memtable is flushed every few
    * seconds (a small file for RocksDB to compact) and leaves that much to read back.
    */
   static final long WRITE_BUFFER_BYTES = 2L * 1024 * 1024;
